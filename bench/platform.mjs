@@ -1,0 +1,92 @@
+// Local platform on loopback, as users run it (`parley platform` in its own process, in-memory data dir on tmpfs-like temp):
+// non-streamed conversation starts per second (zero pacing) and time to first SSE event p50/p99,
+// with a bare authenticated GET /v1/models in the same run as the baseline the ratios are against.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const KEY = 'bench-key';
+const CLI = join(import.meta.dirname, '../bin/parley.js');
+
+function startPlatform(dataDir) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'platform', '--port', '0', '--data', dataDir, '--token-delay', '0'], {
+      env: { ...process.env, PARLEY_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/API base URL\s+(http:\/\/\S+)/);
+      if (m) resolve({ child, url: m[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`platform exited ${code}`)));
+  });
+}
+
+const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function rate(label, n, concurrency, once) {
+  for (let i = 0; i < 20; i++) await once(); // warm up
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next++ < n) await once();
+  }));
+  const seconds = (performance.now() - t0) / 1000;
+  return n / seconds;
+}
+
+export async function benchPlatform() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
+  const { child, url } = await startPlatform(dataDir);
+  try {
+    const models = await rate('models', 1000, 8, async () => {
+      const r = await fetch(`${url}/v1/models`, { headers });
+      await r.arrayBuffer();
+      if (!r.ok) throw new Error(`models ${r.status}`);
+    });
+    const starts = await rate('starts', 300, 8, async () => {
+      const r = await fetch(`${url}/v1/conversations`, { method: 'POST', headers, body: JSON.stringify({ model: 'parley-local', inputs: 'Benchmark: say something short.' }) });
+      await r.arrayBuffer();
+      if (!r.ok) throw new Error(`start ${r.status}`);
+    });
+    const getLatency = [];
+    for (let i = 0; i < 220; i++) {
+      const t0 = performance.now();
+      const r = await fetch(`${url}/v1/models`, { headers });
+      await r.arrayBuffer();
+      if (i >= 20) getLatency.push(performance.now() - t0);
+    }
+    getLatency.sort((a, b) => a - b);
+    const ttfe = [];
+    const total = [];
+    for (let i = 0; i < 220; i++) {
+      const t0 = performance.now();
+      const r = await fetch(`${url}/v1/conversations`, { method: 'POST', headers, body: JSON.stringify({ model: 'parley-local', inputs: 'Benchmark stream.', stream: true }) });
+      const reader = r.body.getReader();
+      const { value } = await reader.read();
+      const first = performance.now() - t0;
+      if (!new TextDecoder().decode(value).includes('event: conversation.response.started')) throw new Error('first event was not response.started');
+      while (!(await reader.read()).done) { /* drain */ }
+      if (i >= 20) { ttfe.push(first); total.push(performance.now() - t0); }
+    }
+    ttfe.sort((a, b) => a - b);
+    total.sort((a, b) => a - b);
+    return {
+      'bare GET /v1/models per second (baseline)': models.toFixed(0),
+      'non-streamed conversation starts per second': starts.toFixed(1),
+      'starts / baseline ratio': (starts / models).toFixed(3),
+      'time to first SSE event p50 (ms)': percentile(ttfe, 50).toFixed(2),
+      'time to first SSE event p99 (ms)': percentile(ttfe, 99).toFixed(2),
+      'whole streamed turn p50 (ms)': percentile(total, 50).toFixed(2),
+      'bare GET /v1/models latency p50 (ms, baseline)': percentile(getLatency, 50).toFixed(2),
+      'first SSE event / bare GET latency ratio (p50)': (percentile(ttfe, 50) / percentile(getLatency, 50)).toFixed(2),
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,342 @@
+/**
+ * Wire types of the platform HTTP API: the one contract shared by the client, the relay and the
+ * local platform. Field names are the wire's (snake_case); shapes follow the public API reference.
+ * Pure types: importing this module costs nothing at run time.
+ */
+
+/** ISO-8601 date-time with `Z`, e.g. `2025-06-16T09:19:56.901953Z`. */
+export type Timestamp = string;
+
+// ---------------------------------------------------------------- content chunks
+
+export interface TextChunk { type: 'text'; text: string }
+export interface ImageUrlChunk {
+  type: 'image_url';
+  image_url: string | { url: string; detail?: 'low' | 'auto' | 'high' | null };
+}
+export interface DocumentUrlChunk { type: 'document_url'; document_url: string; document_name?: string | null }
+export interface ToolFileChunk { type: 'tool_file'; tool: string; file_id: string; file_name?: string | null; file_type?: string | null }
+export interface ToolReferenceChunk {
+  type: 'tool_reference'; tool: string; title: string; url?: string | null; favicon?: string | null; description?: string | null;
+}
+export interface ReferenceChunk { type: 'reference'; reference_ids: Array<number | string> }
+export interface ThinkingChunk {
+  type: 'thinking'; thinking: Array<TextChunk | ToolReferenceChunk | ReferenceChunk>; signature?: string | null; closed?: boolean;
+}
+export type InputContentChunk = TextChunk | ImageUrlChunk | DocumentUrlChunk | ToolFileChunk | ThinkingChunk;
+export type OutputContentChunk = InputContentChunk | ToolReferenceChunk;
+
+// ---------------------------------------------------------------- entries
+
+interface EntryBase {
+  object: 'entry';
+  id: string;
+  created_at: Timestamp;
+  completed_at?: Timestamp | null;
+}
+
+export interface MessageInputEntry extends EntryBase {
+  type: 'message.input';
+  role: 'user' | 'assistant';
+  content: string | InputContentChunk[];
+  prefix?: boolean;
+}
+export interface MessageOutputEntry extends EntryBase {
+  type: 'message.output';
+  role: 'assistant';
+  content: string | OutputContentChunk[];
+  agent_id: string | null;
+  model: string | null;
+}
+export interface FunctionCallEntry extends EntryBase {
+  type: 'function.call';
+  tool_call_id: string;
+  name: string;
+  arguments: string;
+  agent_id?: string | null;
+  model?: string | null;
+  confirmation_status?: 'pending' | 'allowed' | 'denied' | null;
+}
+export interface FunctionResultEntry extends EntryBase {
+  type: 'function.result';
+  tool_call_id: string;
+  result: string;
+}
+export interface ToolExecutionEntry extends EntryBase {
+  type: 'tool.execution';
+  name: string;
+  arguments: string;
+  info?: Record<string, unknown>;
+  agent_id?: string | null;
+  model?: string | null;
+}
+export interface AgentHandoffEntry extends EntryBase {
+  type: 'agent.handoff';
+  previous_agent_id: string;
+  previous_agent_name: string;
+  next_agent_id: string;
+  next_agent_name: string;
+}
+export type ConversationEntry =
+  | MessageInputEntry | MessageOutputEntry | FunctionCallEntry
+  | FunctionResultEntry | ToolExecutionEntry | AgentHandoffEntry;
+export type OutputEntry = MessageOutputEntry | FunctionCallEntry | ToolExecutionEntry | AgentHandoffEntry;
+
+// ---------------------------------------------------------------- tools, args, guardrails
+
+export interface ToolConfiguration { exclude?: string[] | null; include?: string[] | null; requires_confirmation?: string[] | null }
+export interface FunctionDefinition { name: string; parameters: Record<string, unknown>; description?: string; strict?: boolean }
+export type Tool =
+  | { type: 'function'; function: FunctionDefinition }
+  | { type: 'web_search' | 'web_search_premium' | 'code_interpreter' | 'image_generation'; tool_configuration?: ToolConfiguration | null }
+  | { type: 'document_library'; library_ids: string[]; tool_configuration?: ToolConfiguration | null }
+  | { type: 'connector'; connector_id: string; authorization?: { type: 'oauth2-token' | 'api-key'; value: string } | null; tool_configuration?: ToolConfiguration | null };
+
+export interface ResponseFormat {
+  type?: 'text' | 'json_object' | 'json_schema';
+  json_schema?: { name: string; schema: Record<string, unknown>; description?: string | null; strict?: boolean } | null;
+}
+export interface CompletionArgs {
+  stop?: string | string[] | null;
+  presence_penalty?: number | null;
+  frequency_penalty?: number | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  max_tokens?: number | null;
+  random_seed?: number | null;
+  prediction?: { type?: 'content'; content?: string } | null;
+  response_format?: ResponseFormat | null;
+  tool_choice?: 'auto' | 'none' | 'any' | 'required';
+  reasoning_effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | null;
+}
+export interface GuardrailConfig {
+  block_on_error?: boolean;
+  moderation_llm_v1?: Record<string, unknown> | null;
+  moderation_llm_v2?: Record<string, unknown> | null;
+}
+
+// ---------------------------------------------------------------- conversations
+
+export interface ConversationUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  connector_tokens?: number | null;
+  connectors?: Record<string, number> | null;
+}
+
+interface ConversationRecordBase {
+  object: 'conversation';
+  id: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  name?: string | null;
+  description?: string | null;
+  metadata?: Record<string, unknown> | null;
+}
+export interface ModelConversation extends ConversationRecordBase {
+  model: string;
+  instructions?: string | null;
+  tools?: Tool[];
+  completion_args?: CompletionArgs;
+  guardrails?: GuardrailConfig[] | null;
+}
+export interface AgentConversation extends ConversationRecordBase {
+  agent_id: string;
+  agent_version?: string | number | null;
+}
+export type Conversation = ModelConversation | AgentConversation;
+
+export interface ConversationResponse {
+  object: 'conversation.response';
+  conversation_id: string;
+  outputs: OutputEntry[];
+  usage: ConversationUsage;
+  guardrails?: Array<Record<string, unknown>> | null;
+}
+export interface ConversationHistory { object: 'conversation.history'; conversation_id: string; entries: ConversationEntry[] }
+export interface ConversationMessages {
+  object: 'conversation.messages';
+  conversation_id: string;
+  messages: Array<MessageInputEntry | MessageOutputEntry>;
+}
+
+/** An input entry as a caller may send it: `object`, `type`, `id` and timestamps are optional. */
+export type InputEntry =
+  | ({ type?: 'message.input'; object?: 'entry'; role: 'user' | 'assistant'; content: string | InputContentChunk[]; prefix?: boolean })
+  | ({ type: 'message.output'; object?: 'entry'; role?: 'assistant'; content: string | OutputContentChunk[] })
+  | ({ type: 'function.call'; object?: 'entry'; tool_call_id: string; name: string; arguments: string | Record<string, unknown> })
+  | ({ type: 'function.result'; object?: 'entry'; tool_call_id: string; result: string })
+  | ({ type: 'tool.execution'; object?: 'entry'; name: string; arguments: string; info?: Record<string, unknown> })
+  | ({ type: 'agent.handoff'; object?: 'entry'; previous_agent_id: string; previous_agent_name: string; next_agent_id: string; next_agent_name: string });
+export type ConversationInputs = string | InputEntry[];
+
+export type HandoffExecution = 'client' | 'server';
+
+export interface StartConversationRequest {
+  inputs: ConversationInputs;
+  stream?: boolean | null;
+  store?: boolean | null;
+  handoff_execution?: HandoffExecution | null;
+  instructions?: string | null;
+  tools?: Tool[] | null;
+  completion_args?: CompletionArgs | null;
+  guardrails?: GuardrailConfig[] | null;
+  name?: string | null;
+  description?: string | null;
+  metadata?: Record<string, unknown> | null;
+  agent_id?: string | null;
+  agent_version?: string | number | null;
+  model?: string | null;
+}
+export interface AppendConversationRequest {
+  inputs?: ConversationInputs;
+  stream?: boolean;
+  store?: boolean;
+  handoff_execution?: HandoffExecution;
+  completion_args?: CompletionArgs;
+  tool_confirmations?: Array<{ tool_call_id: string; confirmation: 'allow' | 'deny' }> | null;
+}
+export interface RestartConversationRequest {
+  inputs?: ConversationInputs;
+  stream?: boolean;
+  store?: boolean;
+  handoff_execution?: HandoffExecution;
+  completion_args?: CompletionArgs;
+  guardrails?: GuardrailConfig[] | null;
+  metadata?: Record<string, unknown> | null;
+  agent_version?: string | number | null;
+  from_entry_id: string;
+}
+
+// ---------------------------------------------------------------- conversation stream events
+
+interface EventBase { created_at?: Timestamp }
+export interface ResponseStartedEvent extends EventBase { type: 'conversation.response.started'; conversation_id: string }
+export interface MessageOutputDeltaEvent extends EventBase {
+  type: 'message.output.delta';
+  id: string;
+  content: string | OutputContentChunk;
+  output_index: number;
+  content_index: number;
+  model: string | null;
+  agent_id: string | null;
+  role: 'assistant';
+}
+export interface ToolExecutionStartedEvent extends EventBase {
+  type: 'tool.execution.started'; id: string; name: string; arguments: string; output_index: number; model?: string | null; agent_id?: string | null;
+}
+export interface ToolExecutionDeltaEvent extends EventBase {
+  type: 'tool.execution.delta'; id: string; name: string; arguments: string; output_index: number;
+}
+export interface ToolExecutionDoneEvent extends EventBase {
+  type: 'tool.execution.done'; id: string; name: string; info: Record<string, unknown>; output_index: number;
+}
+export interface FunctionCallDeltaEvent extends EventBase {
+  type: 'function.call.delta';
+  id: string;
+  name: string;
+  tool_call_id: string;
+  arguments: string;
+  output_index: number;
+  model: string | null;
+  agent_id: string | null;
+  confirmation_status?: 'pending' | 'allowed' | 'denied' | null;
+}
+export interface AgentHandoffStartedEvent extends EventBase {
+  type: 'agent.handoff.started'; id: string; previous_agent_id: string; previous_agent_name: string; output_index: number;
+}
+export interface AgentHandoffDoneEvent extends EventBase {
+  type: 'agent.handoff.done'; id: string; next_agent_id: string; next_agent_name: string; output_index: number;
+}
+export interface ResponseDoneEvent extends EventBase { type: 'conversation.response.done'; usage: ConversationUsage }
+export interface ResponseErrorEvent extends EventBase { type: 'conversation.response.error'; message: string; code: number }
+
+export type ConversationEvent =
+  | ResponseStartedEvent | MessageOutputDeltaEvent
+  | ToolExecutionStartedEvent | ToolExecutionDeltaEvent | ToolExecutionDoneEvent
+  | FunctionCallDeltaEvent | AgentHandoffStartedEvent | AgentHandoffDoneEvent
+  | ResponseDoneEvent | ResponseErrorEvent;
+export type ConversationEventType = ConversationEvent['type'];
+
+// ---------------------------------------------------------------- agents
+
+export interface Agent {
+  object: 'agent';
+  id: string;
+  name: string;
+  model: string;
+  version: number;
+  versions: number[];
+  instructions?: string | null;
+  tools?: Tool[];
+  completion_args?: CompletionArgs;
+  guardrails?: GuardrailConfig[] | null;
+  description?: string | null;
+  handoffs?: string[] | null;
+  metadata?: Record<string, unknown> | null;
+  owner_id?: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deployment_chat: boolean;
+  source: string;
+  version_message?: string | null;
+}
+export interface CreateAgentRequest {
+  model: string;
+  name: string;
+  instructions?: string | null;
+  tools?: Tool[];
+  completion_args?: CompletionArgs;
+  guardrails?: GuardrailConfig[] | null;
+  description?: string | null;
+  handoffs?: string[] | null;
+  metadata?: Record<string, unknown> | null;
+  version_message?: string | null;
+}
+export type UpdateAgentRequest = Partial<CreateAgentRequest> & { deployment_chat?: boolean | null };
+export interface AgentAlias { alias: string; version: number; created_at: Timestamp; updated_at: Timestamp }
+export interface AgentPage { object: 'list'; data: Agent[]; next_page_token: string | null }
+
+// ---------------------------------------------------------------- models
+
+export interface ModelCapabilities {
+  completion_chat: boolean;
+  function_calling: boolean;
+  reasoning: boolean;
+  completion_fim: boolean;
+  fine_tuning: boolean;
+  vision: boolean;
+  ocr: boolean;
+  classification: boolean;
+  moderation: boolean;
+  audio: boolean;
+  audio_transcription: boolean;
+  audio_transcription_realtime: boolean;
+  audio_speech: boolean;
+  unified_resources: boolean;
+}
+export interface ModelCard {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+  capabilities: ModelCapabilities;
+  name: string | null;
+  description: string | null;
+  max_context_length: number;
+  aliases: string[];
+  deprecation: Timestamp | null;
+  deprecation_replacement_model: string | null;
+  default_model_temperature: number | null;
+  type: 'base';
+}
+export interface ModelList { object: 'list'; data: ModelCard[] }
+
+// ---------------------------------------------------------------- errors
+
+/** One item of a 422 body (FastAPI style). */
+export interface ValidationIssue { loc: Array<string | number>; msg: string; type: string; input?: unknown; ctx?: Record<string, unknown> }
+export interface HTTPValidationError { detail: ValidationIssue[] }
+export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'rate_limit_error' | 'server_error' | (string & {});
+export interface GenericErrorBody { object: 'error'; message: string; type: ErrorType; param: string | null; code: string | null }

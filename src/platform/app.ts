@@ -1,0 +1,114 @@
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { PlatformHttpError, genericError, unauthorized } from './errors.js';
+import { openDb } from './store/db.js';
+import { createConversationStore } from './store/conversations.js';
+import { createAgentStore } from './store/agents.js';
+import { ChatModelRegistry } from './engines/chat/registry.js';
+import type { ChatEngine } from './engines/chat/types.js';
+import { createLocalChatEngine } from './engines/chat/local.js';
+import { createOpenAICompatibleChatEngine } from './engines/chat/openai-compatible.js';
+import type { PlatformContext } from './context.js';
+import { modelRoutes } from './routes/models.js';
+import { agentRoutes } from './routes/agents.js';
+import { conversationRoutes } from './routes/conversations.js';
+import { DEFAULT_JSON_LIMIT } from './validation.js';
+
+export interface PlatformOptions {
+  /** Key callers send as `Authorization: Bearer <key>` (or `x-api-key`). */
+  apiKey: string;
+  /** Key for `/v1/admin/*`; it is accepted on every other route too. */
+  adminKey?: string;
+  /** Directory of the durable database; omit to keep everything in memory (tests). */
+  dataDir?: string;
+  /** Chat engines; default: the local deterministic model, plus an OpenAI-compatible server when `chatUrl` is set. */
+  chatEngines?: ChatEngine[];
+  /** Delay between streamed tokens of the local chat model (visible streaming in demos; 0 in tests). */
+  tokenDelayMs?: number;
+  /** An OpenAI-compatible chat-completions server (Ollama, llama.cpp server), e.g. `http://127.0.0.1:11434/v1`. */
+  chatUrl?: string;
+  chatModel?: string;
+  chatApiKey?: string;
+  /** Cap on JSON request bodies in bytes (413 above it). */
+  maxJsonBytes?: number;
+  /** Where unexpected errors are reported (default: console.error). */
+  onError?: (error: unknown) => void;
+}
+
+/** The local platform as a Web-standard fetch handler. */
+export interface Platform {
+  fetch(request: Request): Promise<Response>;
+  /** Resolves once the database is open and migrated. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function defaultChatEngines(options: Pick<PlatformOptions, 'tokenDelayMs' | 'chatUrl' | 'chatModel' | 'chatApiKey'>): ChatEngine[] {
+  const engines: ChatEngine[] = [createLocalChatEngine({ tokenDelayMs: options.tokenDelayMs ?? 0 })];
+  if (options.chatUrl) {
+    engines.push(createOpenAICompatibleChatEngine({ baseUrl: options.chatUrl, model: options.chatModel, apiKey: options.chatApiKey }));
+  }
+  return engines;
+}
+
+export function createPlatform(options: PlatformOptions): Platform {
+  const report = options.onError ?? ((e: unknown) => console.error('[parley platform]', e));
+  const chat = new ChatModelRegistry(options.chatEngines ?? defaultChatEngines(options));
+  const opened = openDb(options.dataDir).then((db) => {
+    const ctx: PlatformContext = {
+      db,
+      conversations: createConversationStore(db),
+      agents: createAgentStore(db),
+      chat,
+      limits: { maxJsonBytes: options.maxJsonBytes ?? DEFAULT_JSON_LIMIT },
+    };
+    return { db, app: buildApp(ctx, options, report) };
+  });
+  opened.catch(report);
+
+  return {
+    async fetch(request) {
+      const { app } = await opened;
+      return app.fetch(request);
+    },
+    async ready() {
+      await opened;
+    },
+    async close() {
+      const { db } = await opened;
+      await chat.close();
+      await db.close();
+    },
+  };
+}
+
+function buildApp(ctx: PlatformContext, options: PlatformOptions, report: (e: unknown) => void): Hono {
+  const app = new Hono();
+  const keys = new Set([options.apiKey, options.adminKey].filter((k): k is string => !!k));
+
+  app.onError((err, c) => errorResponse(err, c, report));
+  app.notFound((c) => c.json(genericError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, 'invalid_request_error', 'not_found').body, 404));
+
+  app.use('/v1/*', async (c, next) => {
+    const header = c.req.header('authorization');
+    const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+    const key = bearer ?? c.req.header('x-api-key');
+    if (!key || !keys.has(key)) throw unauthorized();
+    c.set('isAdmin' as never, (key === options.adminKey) as never);
+    await next();
+  });
+
+  app.route('/', modelRoutes(ctx));
+  app.route('/', agentRoutes(ctx));
+  app.route('/', conversationRoutes(ctx));
+  return app;
+}
+
+export function errorResponse(err: unknown, c: Context, report: (e: unknown) => void): Response {
+  if (err instanceof PlatformHttpError) {
+    return c.json(err.body, err.status as 400, err.headers);
+  }
+  report(err);
+  const body = genericError(500, 'Internal server error', 'server_error', 'internal_error').body;
+  return c.json(body, 500);
+}

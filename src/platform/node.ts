@@ -1,0 +1,26 @@
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+
+/** Serves a Web-standard fetch handler on Node; resolves with the bound URL once listening. */
+export function serveFetch(
+  fetch: (request: Request) => Promise<Response> | Response,
+  { port = 0, hostname = '127.0.0.1' }: { port?: number; hostname?: string } = {},
+): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, port, hostname }, (info: AddressInfo) => {
+      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+      resolve({
+        url: `http://${host}:${info.port}`,
+        port: info.port,
+        close: () => new Promise<void>((done) => {
+          server.close(() => done());
+          // Open SSE streams would hold the server open; end them.
+          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        }),
+      });
+    });
+    server.once('error', reject);
+  });
+}
+
+export { serveFetch as servePlatform };

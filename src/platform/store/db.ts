@@ -1,0 +1,78 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+
+/**
+ * The local platform's embedded database: PGlite (Postgres compiled to wasm, no native addon).
+ * With a directory it is durable: a commit is on disk before the HTTP answer is written.
+ * Without one (tests) it lives in memory.
+ */
+export type Db = PGlite;
+
+/** Schema versions, applied in order once each; never edit a shipped entry, add a new one. */
+const MIGRATIONS: string[] = [
+  // 1: conversations, entries, agents
+  `
+  create table conversations (
+    id text primary key,
+    seq bigserial,
+    created_at text not null,
+    updated_at text not null,
+    record jsonb not null,
+    state jsonb not null
+  );
+  create index conversations_seq on conversations (seq);
+  create table entries (
+    conversation_id text not null references conversations(id) on delete cascade,
+    position integer not null,
+    id text not null,
+    entry jsonb not null,
+    primary key (conversation_id, position)
+  );
+  create index entries_id on entries (conversation_id, id);
+  create table agents (
+    id text primary key,
+    seq bigserial,
+    current_version integer not null,
+    created_at text not null,
+    updated_at text not null
+  );
+  create table agent_versions (
+    agent_id text not null references agents(id) on delete cascade,
+    version integer not null,
+    record jsonb not null,
+    primary key (agent_id, version)
+  );
+  create table agent_aliases (
+    agent_id text not null references agents(id) on delete cascade,
+    alias text not null,
+    version integer not null,
+    created_at text not null,
+    updated_at text not null,
+    primary key (agent_id, alias)
+  );
+  `,
+];
+
+export async function openDb(dataDir?: string): Promise<Db> {
+  let db: PGlite;
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    db = await PGlite.create(dataDir);
+  } else {
+    db = await PGlite.create();
+  }
+  await migrate(db);
+  return db;
+}
+
+async function migrate(db: PGlite): Promise<void> {
+  await db.exec('create table if not exists parley_schema (version integer not null)');
+  const { rows } = await db.query<{ version: number }>('select max(version) as version from parley_schema');
+  const current = rows[0]?.version ?? 0;
+  for (let v = current + 1; v <= MIGRATIONS.length; v++) {
+    await db.transaction(async (tx) => {
+      await tx.exec(MIGRATIONS[v - 1]);
+      await tx.query('insert into parley_schema (version) values ($1)', [v]);
+    });
+  }
+}

@@ -1,0 +1,20 @@
+import { Mistral } from '@mistralai/mistralai';
+import { HTTPClient } from '@mistralai/mistralai/lib/http.js';
+import type { Platform } from '../../../src/platform/app.js';
+import { API_KEY, BASE } from './helpers.js';
+
+/** The official SDK, unmodified, talking to the platform's fetch handler directly. */
+export function sdkFor(platform: Platform, serverURL = BASE): Mistral {
+  const httpClient = new HTTPClient({ fetcher: (input, init) => platform.fetch(input instanceof Request ? input : new Request(input, init)) });
+  return new Mistral({ apiKey: API_KEY, serverURL, httpClient });
+}
+
+/** Drains an SDK event stream; fails on any event the SDK could not recognise. */
+export async function drain(stream: AsyncIterable<{ event: string; data: any }>) {
+  const events: Array<{ event: string; data: any }> = [];
+  for await (const e of stream) {
+    if (e.data?.isUnknown || e.data?.type === 'UNKNOWN') throw new Error(`SDK saw an unknown event: ${JSON.stringify(e.data.raw ?? e.data)}`);
+    events.push(e);
+  }
+  return events;
+}
