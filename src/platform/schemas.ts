@@ -171,7 +171,7 @@ const HandoffExecution = z.enum(['client', 'server']);
 const AgentVersion = z.union([z.int().min(0), z.string().min(1)]);
 
 export const StartConversationSchema = z.object({
-  inputs: InputsSchema,
+  inputs: z.union([z.string(), z.array(InputEntrySchema).min(1)]),
   stream: nullable(z.boolean()),
   store: nullable(z.boolean()),
   handoff_execution: nullable(HandoffExecution),

@@ -122,6 +122,11 @@ describe('start: bad input', () => {
     expect(locs).toContain('body.stream');
     for (const d of res.json.detail) expect(typeof d.msg).toBe('string');
   });
+  it('an empty inputs list → 422', async () => {
+    const res = await post({ model: 'parley-local', inputs: [] });
+    expect(res.status).toBe(422);
+    expect(res.json.detail[0].loc).toEqual(['body', 'inputs']);
+  });
   it('neither model nor agent_id → 422', async () => {
     expect((await post({ inputs: 'hi' })).status).toBe(422);
   });
