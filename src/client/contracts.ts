@@ -1,0 +1,146 @@
+/**
+ * Contracts between the browser layers: what the client, the history store and a chat session
+ * promise each other and the elements. Pure types (no run-time code); implementations live in
+ * client.ts, chat-session.ts (src/client) and history-store.ts (src/store).
+ */
+import type {
+  AgentConversation, Agent, AppendConversationRequest, ConversationEntry, ConversationEvent, ConversationHistory,
+  ConversationMessages, ModelConversation, ModelList, RestartConversationRequest, StartConversationRequest, ValidationIssue,
+} from './types.js';
+
+// ---------------------------------------------------------------- relay session (wire)
+
+/** `POST {relay}/session` answer. `resume_token` lets the same visitor get a token for the same session after a reload. */
+export interface SessionResponse {
+  token: string;
+  /** ISO date-time with Z. */
+  expires_at: string;
+  session_id: string;
+  /** Long-lived, only accepted by `POST {relay}/session` (body `{resume_token}`) from an allowed origin. */
+  resume_token: string;
+}
+
+// ---------------------------------------------------------------- client
+
+/** One error type for everything the client can fail with (HTTP answers, broken streams, network). */
+export interface PlatformErrorShape {
+  status: number;            // HTTP status; 0 for network failures and broken streams
+  type: string | null;       // body `type` ('invalid_request_error', …) or 'network_error' / 'stream_error'
+  code: string | null;
+  message: string;
+  retryAfter: number | null; // seconds, from Retry-After
+  detail?: ValidationIssue[];
+}
+
+/** A streamed turn: an async iterable of the real events, abortable. */
+export interface ConversationStream extends AsyncIterable<ConversationEvent> {
+  /** Resolves with the conversation id once `conversation.response.started` arrives. */
+  readonly conversationId: Promise<string>;
+  abort(): void;
+}
+
+export interface RequestOptions { signal?: AbortSignal }
+
+export interface ParleyClientApi {
+  readonly baseUrl: string;
+  readonly conversations: {
+    /** Always streamed (`stream: true` is set by the client). */
+    start(request: Omit<StartConversationRequest, 'stream'>, options?: RequestOptions): ConversationStream;
+    append(conversationId: string, request: Omit<AppendConversationRequest, 'stream'>, options?: RequestOptions): ConversationStream;
+    restart(conversationId: string, request: Omit<RestartConversationRequest, 'stream'>, options?: RequestOptions): ConversationStream;
+    get(conversationId: string, options?: RequestOptions): Promise<ModelConversation | AgentConversation>;
+    list(query?: { page?: number; pageSize?: number }, options?: RequestOptions): Promise<Array<ModelConversation | AgentConversation>>;
+    delete(conversationId: string, options?: RequestOptions): Promise<void>;
+    history(conversationId: string, options?: RequestOptions): Promise<ConversationHistory>;
+    messages(conversationId: string, options?: RequestOptions): Promise<ConversationMessages>;
+  };
+  readonly agents: {
+    get(agentId: string, query?: { agentVersion?: string | number }, options?: RequestOptions): Promise<Agent>;
+  };
+  readonly models: { list(options?: RequestOptions): Promise<ModelList> };
+}
+
+// ---------------------------------------------------------------- history store
+
+export interface CachedConversation {
+  id: string;
+  title: string;            // first user message, shortened
+  agentId: string | null;
+  model: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A cached entry; `interrupted` marks a reply cut off (reload or broken stream) before it finished. */
+export type CachedEntry = ConversationEntry & { interrupted?: boolean };
+
+export interface HistoryStoreApi {
+  listConversations(): Promise<CachedConversation[]>;                 // newest first
+  getConversation(id: string): Promise<CachedConversation | undefined>;
+  getEntries(conversationId: string): Promise<CachedEntry[]>;         // in order
+  putConversation(conversation: CachedConversation): Promise<void>;
+  /** Insert or replace an entry by id (called as deltas arrive, so a reload keeps what was received). */
+  putEntry(conversationId: string, entry: CachedEntry): Promise<void>;
+  /** Replace the cached entries with the server's (reconcile when online). */
+  replaceEntries(conversationId: string, entries: ConversationEntry[]): Promise<void>;
+  deleteConversation(id: string): Promise<void>;
+  getResumeToken(relayUrl: string): Promise<string | undefined>;
+  setResumeToken(relayUrl: string, token: string): Promise<void>;
+  /** Called when old conversations were evicted to make room (quota). */
+  onEvicted?: (ids: string[]) => void;
+}
+
+// ---------------------------------------------------------------- chat session (what <agent-chat> renders)
+
+export type ChatStatus = 'ready' | 'submitted' | 'streaming' | 'error';
+
+/** A page-registered tool: runs in the page when the agent calls the function of that name. */
+export interface ClientTool { (args: any): unknown | Promise<unknown> }
+
+export interface ChatState {
+  conversationId: string | null;
+  /** Entries in order, including the one streaming now (its content grows). */
+  entries: CachedEntry[];
+  /** Id of the entry being streamed, if any. */
+  streamingEntryId: string | null;
+  status: ChatStatus;
+  error: PlatformErrorShape | null;
+  /** Name of the agent speaking now (changes on handoff), or null. */
+  agentName: string | null;
+  /** Notices for the user (e.g. "Older conversations were removed to free space"). */
+  notice: string | null;
+}
+
+export interface ChatSessionOptions {
+  client: ParleyClientApi;
+  store?: HistoryStoreApi;
+  agentId?: string;
+  agentVersion?: string | number;
+  model?: string;
+  instructions?: string;
+  handoffExecution?: 'server' | 'client';
+  /** Functions the page runs for the agent's function calls, by function name. */
+  tools?: Record<string, ClientTool>;
+}
+
+export interface ChatSessionApi {
+  readonly state: ChatState;
+  /** Called after every state change (deltas included); returns an unsubscribe function. */
+  subscribe(listener: (state: ChatState) => void): () => void;
+  send(text: string): Promise<void>;
+  /** Aborts the turn streaming now; what was received is kept. */
+  stop(): void;
+  /** Sends the failed turn again. */
+  retry(): Promise<void>;
+  /** Restart from the user message before `entryId` (default: the last reply) to get a new reply. */
+  regenerate(entryId?: string): Promise<void>;
+  /** Restart from before the user message `entryId` with new text. */
+  edit(entryId: string, text: string): Promise<void>;
+  /** Shows a conversation: cached entries at once, then reconciled with the server. */
+  load(conversationId: string): Promise<void>;
+  /** Starts afresh (the next send starts a new conversation). */
+  reset(): void;
+  listConversations(): Promise<CachedConversation[]>;
+  deleteConversation(conversationId: string): Promise<void>;
+  dispose(): void;
+}
