@@ -1,16 +1,21 @@
 import { defineConfig } from 'vite';
 
-// Library build of the browser layers (client, audio, store, elements): one ES module per entry.
-// Server code (src/platform, src/relay, src/cli.ts) is compiled by tsc and never bundled for the browser.
+/**
+ * Browser build: one ES module per element (registering its tag) plus shared chunks, into dist/browser/.
+ * `parley start` serves these to the demo pages under /assets/. Everything is bundled (lit, marked,
+ * DOMPurify, idb, fetch-event-source): a page needs nothing else. Server code is compiled by tsc only.
+ */
 export default defineConfig({
-  root: 'demo',
+  publicDir: false,
   build: {
-    outDir: '../dist/browser',
+    outDir: 'dist/browser',
     emptyOutDir: true,
+    target: 'es2022',
+    sourcemap: true,
     lib: {
-      entry: { index: '../src/index.ts' },
+      entry: { 'agent-chat': 'src/elements/agent-chat/define.ts' },
       formats: ['es'],
+      fileName: (_format, name) => `${name}.js`,
     },
-    rollupOptions: { external: [/^lit/] },
   },
 });

@@ -22,6 +22,7 @@
  * {@link tokenize}); `usage` counts prompt tokens over the instructions and the text of every history
  * entry ({@link countPromptTokens}) and completion tokens over what was yielded.
  */
+import { modelCard } from '../model-card.js';
 import type {
   ConversationEntry,
   FunctionDefinition,
@@ -1090,40 +1091,19 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 // ---------------------------------------------------------------- the engine
 
-const LOCAL_MODEL_CARD: ModelCard = {
+const LOCAL_MODEL_CARD: ModelCard = modelCard({
   id: LOCAL_CHAT_MODEL_ID,
-  object: 'model',
   created: 1735689600,
-  owned_by: 'parley',
-  capabilities: {
-    completion_chat: true,
-    function_calling: true,
-    reasoning: false,
-    completion_fim: false,
-    fine_tuning: false,
-    vision: false,
-    ocr: false,
-    classification: false,
-    moderation: false,
-    audio: false,
-    audio_transcription: false,
-    audio_transcription_realtime: false,
-    audio_speech: false,
-    unified_resources: false,
-  },
+  ownedBy: 'parley',
+  capabilities: { completion_chat: true, function_calling: true },
   name: 'Parley local stand-in',
   description:
     'A deterministic local stand-in for offline development, not a language model: it describes your message instead of ' +
     'understanding it, demonstrates markdown when asked, calls function tools you name, hands off to agents you ask for and ' +
     'fails on purpose on "/fail". It also answers to mistral-small-latest, mistral-medium-latest and mistral-large-latest so ' +
     'code written for the hosted platform runs offline.',
-  max_context_length: 32768,
   aliases: [...LOCAL_CHAT_MODEL_ALIASES],
-  deprecation: null,
-  deprecation_replacement_model: null,
-  default_model_temperature: null,
-  type: 'base',
-};
+});
 
 /**
  * Create the `parley-local` chat engine: a deterministic stand-in (no ML, no randomness, no network)

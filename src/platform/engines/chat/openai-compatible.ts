@@ -2,6 +2,7 @@
  * A chat engine that forwards turns to any OpenAI-compatible chat-completions server (Ollama,
  * llama.cpp server, vLLM, …) with `stream: true`, and turns its SSE chunks into engine events.
  */
+import { modelCard } from '../model-card.js';
 import { createParser } from 'eventsource-parser';
 import type { ConversationEntry, ModelCard, ResponseFormat } from '../../../client/types.js';
 import { contentText, countTokens } from './local.js';
@@ -203,36 +204,16 @@ export function createOpenAICompatibleChatEngine(options: OpenAICompatibleChatEn
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   const created = Math.floor(Date.now() / 1000);
 
-  const card: ModelCard = {
+  const card: ModelCard = modelCard({
     id: model,
-    object: 'model',
     created,
-    owned_by: 'openai-compatible',
-    capabilities: {
-      completion_chat: true,
-      function_calling: true,
-      reasoning: false,
-      completion_fim: false,
-      fine_tuning: false,
-      vision: false,
-      ocr: false,
-      classification: false,
-      moderation: false,
-      audio: false,
-      audio_transcription: false,
-      audio_transcription_realtime: false,
-      audio_speech: false,
-      unified_resources: false,
-    },
+    ownedBy: 'openai-compatible',
+    capabilities: { completion_chat: true, function_calling: true },
     name: model,
     description: `Forwards chat turns to the OpenAI-compatible server at ${baseUrl} (model "${model}").`,
-    max_context_length: options.maxContextLength ?? 32768,
+    maxContextLength: options.maxContextLength,
     aliases: [...(options.aliases ?? [])],
-    deprecation: null,
-    deprecation_replacement_model: null,
-    default_model_temperature: null,
-    type: 'base',
-  };
+  });
 
   async function* run(request: ChatTurnRequest): AsyncGenerator<ChatEngineEvent> {
     const { signal } = request;

@@ -1,0 +1,16 @@
+// Demo wiring: the agent ids come from the server (it created the demo agents), and the
+// order-status tool runs here, in the page, when the agent calls it.
+const config = await fetch('/demo-config.json').then((r) => r.json());
+
+const orders = {
+  1042: { status: 'shipped', carrier: 'PostNord', eta: '2 days' },
+  1043: { status: 'being packed', eta: '4 days' },
+};
+
+for (const chat of document.querySelectorAll('agent-chat')) {
+  if (config.agentId) chat.setAttribute('agent-id', config.agentId);
+  else if (config.model) chat.setAttribute('model', config.model);
+  chat.tools = {
+    get_order_status: ({ order_id }) => orders[String(order_id).replace(/\D/g, '')] ?? { error: `No order ${order_id}` },
+  };
+}
