@@ -12,6 +12,9 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: true,
+    minify: true,
+    // Library mode keeps whitespace in ES output; the demo and CDN users load this file as is, so minify fully.
+    rolldownOptions: { output: { minify: true } },
     lib: {
       entry: { 'agent-chat': 'src/elements/agent-chat/define.ts' },
       formats: ['es'],

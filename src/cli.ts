@@ -1,39 +1,53 @@
 /**
- * `parley start | platform` — what `npm start` runs.
- *   parley platform [--port 8788] [--host 127.0.0.1] [--data .parley] [--token-delay 0]
- *   parley start    [--port 8787] [--host 127.0.0.1] [--data .parley] [--token-delay 25]
- * Keys: PARLEY_API_KEY, PARLEY_ADMIN_KEY (dev defaults printed when unset).
- * Chat: PARLEY_CHAT_URL (+ PARLEY_CHAT_MODEL, PARLEY_CHAT_API_KEY) adds an OpenAI-compatible server as a model.
+ * The `parley` command (what `npm start` runs):
+ *   parley start     local platform + relay + demo pages on one port
+ *   parley platform  the local platform only (offline development, SDK tests)
+ *   parley relay     the token relay only, in front of a platform (`--upstream URL`, key from PLATFORM_API_KEY)
  */
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
+import { serveStatic } from '@hono/node-server/serve-static';
 import { createPlatform, type Platform } from './platform/app.js';
-import { serveFetch } from './platform/node.js';
-import { demoPage } from './demo-page.js';
+import { serveFetch, type NodeIncoming } from './platform/node.js';
+import { createRelay, nodeRelayEnv, type Relay, type RelayPolicy } from './relay/index.js';
+import { ensureDemoAgents } from './demo-agents.js';
 
 const DEV_API_KEY = 'parley-dev-key';
 const DEV_ADMIN_KEY = 'parley-dev-admin-key';
+const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const HELP = `Usage: parley <command> [options]
 
 Commands:
-  start      local platform and demo page on one port (what npm start runs)
-  platform   the local platform only: the platform HTTP API under /v1, for offline development and SDK tests
+  start      local platform, relay (/api) and demo pages on one port (what npm start runs)
+  platform   the local platform only: the platform HTTP API under /v1
+  relay      the token relay only, in front of a platform: --upstream URL, key from PLATFORM_API_KEY
 
 Options:
-  --port <n>          port to listen on (start: 8787, platform: 8788; 0 picks a free one)
-  --host <addr>       address to bind (default 127.0.0.1)
-  --data <dir>        database directory (default .parley/)
-  --token-delay <ms>  pause between streamed tokens of the local model (start: 25, platform: 0)
-  -h, --help          this text
+  --port <n>            port (start: PORT or 8787, platform: 8788, relay: 8789; 0 picks a free one)
+  --host <addr>         address to bind (default 127.0.0.1)
+  --data <dir>          local platform database directory (default .parley/)
+  --token-delay <ms>    pause between streamed tokens of the local model (start: 25, platform: 0)
+  --upstream <url>      relay: the platform base URL (default PLATFORM_BASE_URL or https://api.mistral.ai)
+  --allow-origin <url>  relay: a page origin allowed to open sessions (repeatable)
+  -h, --help            this text
 
 Environment:
-  PARLEY_API_KEY      API key callers must send (default ${DEV_API_KEY})
-  PARLEY_ADMIN_KEY    admin key for /v1/admin (default ${DEV_ADMIN_KEY})
-  PARLEY_CHAT_URL     an OpenAI-compatible server (Ollama, llama.cpp) to serve as an extra chat model
-  PARLEY_CHAT_MODEL   that server's model name; PARLEY_CHAT_API_KEY its key
+  PLATFORM_API_KEY      the real platform's key: start and relay use the real platform instead of the local one
+  PLATFORM_BASE_URL     the real platform's base URL (default https://api.mistral.ai)
+  PARLEY_API_KEY        key of the local platform (default ${DEV_API_KEY})
+  PARLEY_ADMIN_KEY      admin key of the local platform (default ${DEV_ADMIN_KEY})
+  PARLEY_RELAY_SECRET   relay token signing secret, 32+ bytes (start keeps one in the data dir; relay makes one per process)
+  PARLEY_AGENT_ID       start with a real platform: the agent the demo talks to (else PARLEY_MODEL or mistral-small-latest)
+  PARLEY_CHAT_URL       an OpenAI-compatible server (Ollama, llama.cpp) served as an extra local chat model
+  PARLEY_CHAT_MODEL     that server's model name; PARLEY_CHAT_API_KEY its key
 `;
+
+type Values = { port?: string; host: string; data: string; 'token-delay'?: string; upstream?: string; 'allow-origin'?: string[]; help?: boolean };
 
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -44,6 +58,8 @@ async function main(argv: string[]): Promise<void> {
       host: { type: 'string', default: '127.0.0.1' },
       data: { type: 'string', default: '.parley' },
       'token-delay': { type: 'string' },
+      upstream: { type: 'string' },
+      'allow-origin': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -53,68 +69,152 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = command || values.help ? 0 : 1;
     return;
   }
-  if (command !== 'start' && command !== 'platform') {
-    process.stderr.write(`parley: unknown command '${command}'\n\n${HELP}`);
-    process.exitCode = 2;
-    return;
-  }
-  const port = parseNumber('--port', values.port ?? (command === 'start' ? '8787' : '8788'));
-  const tokenDelayMs = parseNumber('--token-delay', values['token-delay'] ?? (command === 'start' ? '25' : '0'));
+  if (command === 'platform') return runPlatform(values);
+  if (command === 'start') return runStart(values);
+  if (command === 'relay') return runRelay(values);
+  process.stderr.write(`parley: unknown command '${command}'\n\n${HELP}`);
+  process.exitCode = 2;
+}
+
+function localPlatform(values: Values, defaultDelay: number): { platform: Platform; apiKey: string; notes: string[]; dataDir: string } {
   const apiKey = process.env.PARLEY_API_KEY || DEV_API_KEY;
   const adminKey = process.env.PARLEY_ADMIN_KEY || DEV_ADMIN_KEY;
-  const dataDir = resolve(values.data!);
-
+  const dataDir = resolve(values.data);
   const platform = createPlatform({
-    apiKey, adminKey, dataDir, tokenDelayMs,
+    apiKey, adminKey, dataDir,
+    tokenDelayMs: parseNumber('--token-delay', values['token-delay'] ?? String(defaultDelay)),
     chatUrl: process.env.PARLEY_CHAT_URL || undefined,
     chatModel: process.env.PARLEY_CHAT_MODEL || undefined,
     chatApiKey: process.env.PARLEY_CHAT_API_KEY || undefined,
   });
-  await platform.ready();
-
-  const handler = command === 'start' ? startApp(platform, apiKey).fetch : platform.fetch;
-  const server = await serveFetch(handler, { port, hostname: values.host });
-
-  const lines = [
-    command === 'start' ? `Parley is running: ${server.url}/` : `Parley local platform: ${server.url}/v1`,
-    `  API base URL   ${server.url}   (SDK: new Mistral({ serverURL: '${server.url}', apiKey }))`,
-    `  data           ${dataDir}`,
-  ];
-  if (!process.env.PARLEY_API_KEY) lines.push(`  API key        ${apiKey}   (dev default; set PARLEY_API_KEY to change)`);
-  if (!process.env.PARLEY_ADMIN_KEY) lines.push(`  admin key      ${adminKey}   (dev default; set PARLEY_ADMIN_KEY to change)`);
-  process.stdout.write(lines.join('\n') + '\n');
-
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await server.close();
-    await platform.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  const notes = [`  data           ${dataDir}`];
+  if (!process.env.PARLEY_API_KEY) notes.push(`  API key        ${apiKey}   (dev default; set PARLEY_API_KEY to change)`);
+  if (!process.env.PARLEY_ADMIN_KEY) notes.push(`  admin key      ${adminKey}   (dev default; set PARLEY_ADMIN_KEY to change)`);
+  return { platform, apiKey, notes, dataDir };
 }
 
-/** `parley start`: the platform's API under /v1 and a page that says what is running. */
-function startApp(platform: Platform, apiKey: string): Hono {
-  const app = new Hono();
-  app.all('/v1/*', (c) => platform.fetch(c.req.raw));
-  app.get('/', async (c) => {
-    const models = await platform.fetch(new Request(new URL('/v1/models', c.req.url), { headers: { authorization: `Bearer ${apiKey}` } }));
-    const { data } = (await models.json()) as { data: Array<{ id: string; description: string | null }> };
-    return c.html(demoPage({ origin: new URL(c.req.url).origin, models: data }));
+async function runPlatform(values: Values): Promise<void> {
+  const { platform, notes } = localPlatform(values, 0);
+  await platform.ready();
+  const server = await serveFetch(platform.fetch, { port: parseNumber('--port', values.port ?? '8788'), hostname: values.host });
+  process.stdout.write([
+    `Parley local platform: ${server.url}/v1`,
+    `  API base URL   ${server.url}   (SDK: new Mistral({ serverURL: '${server.url}', apiKey }))`,
+    ...notes,
+  ].join('\n') + '\n');
+  onStop(async () => { await server.close(); await platform.close(); });
+}
+
+async function runRelay(values: Values): Promise<void> {
+  const apiKey = process.env.PLATFORM_API_KEY;
+  if (!apiKey) fail('parley relay needs the platform key in PLATFORM_API_KEY (it stays on this server)');
+  const baseUrl = values.upstream || process.env.PLATFORM_BASE_URL || 'https://api.mistral.ai';
+  const secret = process.env.PARLEY_RELAY_SECRET || undefined;
+  const relay = createRelay({ upstream: { baseUrl, apiKey: apiKey! }, secret, allowedOrigins: values['allow-origin'] ?? [], basePath: '' });
+  const server = await serveFetch((request, env) => relay.fetch(request, nodeRelayEnv(env.incoming)), {
+    port: parseNumber('--port', values.port ?? '8789'), hostname: values.host,
   });
-  return app;
+  process.stdout.write([
+    `Parley relay: ${server.url}   (sessions: POST ${server.url}/session; platform paths under ${server.url}/v1)`,
+    `  upstream       ${baseUrl}`,
+    `  origins        ${(values['allow-origin'] ?? []).join(' ') || '(none: only same-origin pages; add --allow-origin)'}`,
+    secret ? '' : '  secret         random for this process (set PARLEY_RELAY_SECRET to keep tokens valid across restarts)',
+  ].filter(Boolean).join('\n') + '\n');
+  onStop(() => server.close());
+}
+
+async function runStart(values: Values): Promise<void> {
+  const port = parseNumber('--port', values.port ?? process.env.PORT ?? '8787');
+  const browserDir = join(PACKAGE_ROOT, 'dist/browser');
+  if (!existsSync(join(browserDir, 'agent-chat.js'))) fail(`the browser bundle is missing (${browserDir}); run \`npm run build\` first`);
+
+  const realKey = process.env.PLATFORM_API_KEY;
+  let platform: Platform | undefined;
+  let relay: Relay;
+  let demo: { agentId?: string; model?: string };
+  const lines: string[] = [];
+  if (realKey) {
+    const baseUrl = process.env.PLATFORM_BASE_URL || 'https://api.mistral.ai';
+    const agentId = process.env.PARLEY_AGENT_ID || undefined;
+    demo = agentId ? { agentId } : { model: process.env.PARLEY_MODEL || 'mistral-small-latest' };
+    relay = createRelay({
+      upstream: { baseUrl, apiKey: realKey }, basePath: '/api', secret: relaySecret(resolve(values.data)),
+      policy: demoPolicy(demo.agentId ? [demo.agentId] : [], demo.model ? [demo.model] : []),
+    });
+    lines.push(`  upstream       ${baseUrl} (PLATFORM_API_KEY is set; the key stays in this process)`);
+  } else {
+    const local = localPlatform(values, 25);
+    platform = local.platform;
+    await platform.ready();
+    const agents = await ensureDemoAgents(platform.fetch, local.apiKey);
+    demo = { agentId: agents.shopAgentId };
+    relay = createRelay({
+      upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch },
+      basePath: '/api', secret: relaySecret(local.dataDir),
+      policy: demoPolicy([agents.shopAgentId, agents.billingAgentId], ['parley-local']),
+    });
+    lines.push('  upstream       the local platform (in this process)', ...local.notes,
+      `  platform API   http://${values.host}:<port>/v1 (for the SDK, with the API key above)`);
+  }
+
+  const app = new Hono<{ Bindings: { incoming: NodeIncoming } }>();
+  app.all('/api/*', (c) => relay.fetch(c.req.raw, nodeRelayEnv(c.env.incoming)));
+  if (platform) {
+    const p = platform;
+    app.all('/v1/*', (c) => p.fetch(c.req.raw));
+  }
+  app.get('/demo-config.json', (c) => c.json(demo));
+  app.use('/assets/*', serveStatic({ root: relativeToCwd(browserDir), rewriteRequestPath: (path) => path.replace(/^\/assets/, '') }));
+  app.use('/*', serveStatic({ root: relativeToCwd(join(PACKAGE_ROOT, 'demo')) }));
+
+  const server = await serveFetch(app.fetch, { port, hostname: values.host });
+  process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  relay          ${server.url}/api`,
+    ...lines.map((l) => l.replace('<port>', String(server.port)))].join('\n') + '\n');
+  onStop(async () => { await server.close(); await platform?.close(); });
+}
+
+function demoPolicy(agents: string[], models: string[]): Partial<RelayPolicy> {
+  return { agents, models, scopes: ['conversations', 'agents:read', 'models:read', 'speech', 'transcription', 'ocr'] };
+}
+
+/** The relay secret of `parley start`: from the environment, else kept in the data dir so sessions survive a restart. */
+function relaySecret(dataDir: string): string {
+  if (process.env.PARLEY_RELAY_SECRET) return process.env.PARLEY_RELAY_SECRET;
+  const file = join(dataDir, 'relay-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+/** serveStatic resolves `root` against the working directory. */
+function relativeToCwd(path: string): string {
+  const rel = path.startsWith(process.cwd()) ? path.slice(process.cwd().length + 1) : path;
+  return rel || '.';
+}
+
+function onStop(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = async () => {
+    if (stopping) return;
+    stopping = true;
+    await stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
 }
 
 function parseNumber(flag: string, value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) {
-    process.stderr.write(`parley: ${flag} needs a whole number, got '${value}'\n`);
-    process.exit(2);
-  }
+  if (!Number.isInteger(n) || n < 0) fail(`${flag} needs a whole number, got '${value}'`);
   return n;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`parley: ${message}\n`);
+  process.exit(2);
 }
 
 main(process.argv.slice(2)).catch((err) => {

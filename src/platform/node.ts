@@ -1,13 +1,19 @@
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 
-/** Serves a Web-standard fetch handler on Node; resolves with the bound URL once listening. */
+/** What a handler may read of the Node request. */
+export interface NodeIncoming { url?: string; socket: { remoteAddress?: string } }
+
+/**
+ * Serves a Web-standard fetch handler on Node; resolves with the bound URL once listening.
+ * The handler also gets `{ incoming }` (the Node request: socket address, raw target).
+ */
 export function serveFetch(
-  fetch: (request: Request) => Promise<Response> | Response,
+  fetch: (request: Request, env: { incoming: NodeIncoming }) => Promise<Response> | Response,
   { port = 0, hostname = '127.0.0.1' }: { port?: number; hostname?: string } = {},
 ): Promise<{ url: string; port: number; close(): Promise<void> }> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, port, hostname }, (info: AddressInfo) => {
+    const server = serve({ fetch: (request, env) => fetch(request, env as { incoming: NodeIncoming }), port, hostname }, (info: AddressInfo) => {
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
       resolve({
         url: `http://${host}:${info.port}`,
