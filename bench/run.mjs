@@ -1,9 +1,16 @@
 #!/usr/bin/env node
 // `npm run bench`: every benchmark, each printing its figures and ratios measured in this one run.
+// Run after `npm run build` (the npm script does).
 import { benchPlatform } from './platform.mjs';
+import { benchRelay } from './relay.mjs';
 
-const benches = [['local platform on loopback', benchPlatform]];
-for (const [name, run] of benches) {
+const only = process.argv[2];
+const benches = [
+  ['platform', 'local platform on loopback', benchPlatform],
+  ['relay', 'relay overhead against the platform directly', benchRelay],
+];
+for (const [key, name, run] of benches) {
+  if (only && key !== only) continue;
   process.stdout.write(`\n## ${name}\n`);
   const figures = await run();
   for (const [k, v] of Object.entries(figures)) process.stdout.write(`${k.padEnd(52)} ${v}\n`);

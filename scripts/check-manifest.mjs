@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// Fails when custom-elements.json differs from what the analyzer makes of the elements' JSDoc now.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const out = mkdtempSync(join(tmpdir(), 'parley-cem-'));
+try {
+  execFileSync('npx', ['custom-elements-manifest', 'analyze', '--litelement', '--globs', 'src/elements/**/*.ts',
+    '--exclude', 'src/elements/**/*.styles.ts', '--outdir', out], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const fresh = JSON.parse(readFileSync(join(out, 'custom-elements.json'), 'utf8'));
+  const committed = JSON.parse(readFileSync('custom-elements.json', 'utf8'));
+  if (JSON.stringify(fresh) !== JSON.stringify(committed)) {
+    console.error('custom-elements.json is stale: run `npm run analyze` and commit the result');
+    process.exit(1);
+  }
+  const tags = fresh.modules.flatMap((m) => (m.declarations ?? []).filter((d) => d.customElement).map((d) => d.tagName ?? d.name));
+  console.log(`custom-elements.json is fresh (${tags.join(', ')})`);
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}

@@ -1,0 +1,109 @@
+// A visitor on `parley start` (the compiled CLI that `npm start` runs after building): real
+// Chromium, the real relay and local platform, one port.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '../..');
+const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
+let child: ChildProcess;
+let url: string;
+let dataDir: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'dist/browser/agent-chat.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium`);
+  dataDir = mkdtempSync(join(tmpdir(), 'parley-e2e-'));
+  child = spawn(process.execPath, [join(ROOT, 'bin/parley.js'), 'start', '--port', '0', '--data', dataDir, '--token-delay', '2'], {
+    cwd: ROOT, env: { ...process.env, PLATFORM_API_KEY: '', PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`parley start did not come up: ${out}`)), 60_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = out.match(/Parley is running: (http:\/\/\S+?)\/?\s/);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    child.stderr!.on('data', (d) => { out += d; });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`parley start exited ${code}: ${out}`)); });
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (child && child.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function send(page: Page, text: string) {
+  const input = page.locator('agent-chat [part="input"]');
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+const assistantReplies = (page: Page) => page.locator('agent-chat [part~="message-assistant"]');
+
+describe('a visitor on npm start', () => {
+  it('chats with the local agent, uses a page tool, and finds the conversation after a reload', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(url + '/');
+    await send(page, 'Show me some markdown');
+    await expect.poll(async () => (await assistantReplies(page).count()), { timeout: 30_000 }).toBe(1);
+    await page.locator('agent-chat [part~="message-assistant"] table').waitFor({ timeout: 30_000 });
+    await page.locator('agent-chat [part="send-button"]').waitFor({ timeout: 30_000 });
+
+    // The order-status tool is a JS function of the page; its answer goes back to the agent.
+    await send(page, 'What is the status of order 1042?');
+    await page.locator('agent-chat [part~="message-assistant"]', { hasText: 'shipped' }).waitFor({ timeout: 30_000 });
+
+    await page.reload();
+    await page.locator('agent-chat [part~="message-user"]', { hasText: 'Show me some markdown' }).waitFor({ timeout: 30_000 });
+    await page.locator('agent-chat [part~="message-assistant"]', { hasText: 'shipped' }).waitFor({ timeout: 30_000 });
+
+    // And the conversation goes on after the reload (same relay session, resumed).
+    await send(page, 'Thanks!');
+    await expect.poll(async () => (await page.locator('agent-chat [part~="message-user"]').count()), { timeout: 30_000 }).toBe(3);
+    await expect.poll(async () => (await page.locator('agent-chat [part~="message-assistant"]', { hasText: 'Thanks' }).count()), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('opens the shop assistant from the launcher and is handed to Billing', async () => {
+    const page = await browser.newPage();
+    await page.goto(url + '/shop.html');
+    await page.locator('agent-chat [part="launcher"]').click();
+    await expect.poll(() => page.evaluate(() => document.querySelector('agent-chat')!.shadowRoot!.activeElement?.getAttribute('part') ?? ''), { timeout: 10_000 }).toBe('input');
+    await send(page, 'Please transfer me to Billing');
+    await page.locator('agent-chat [part="handoff"]', { hasText: 'Billing' }).waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.evaluate(() => document.querySelector('agent-chat')!.shadowRoot!.activeElement?.getAttribute('part') ?? ''), { timeout: 10_000 }).toBe('launcher');
+    await page.close();
+  }, 90_000);
+
+  it('never sends the platform key to the browser', async () => {
+    const page = await browser.newPage();
+    const bodies: string[] = [];
+    page.on('response', async (r) => { try { bodies.push(await r.text()); } catch { /* redirects, aborted */ } });
+    await page.goto(url + '/');
+    await send(page, 'hello');
+    await assistantReplies(page).first().waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(300);
+    expect(bodies.length).toBeGreaterThan(3);
+    for (const body of bodies) expect(body).not.toContain('parley-dev-key');
+    await page.close();
+  }, 60_000);
+});
