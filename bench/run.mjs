@@ -3,15 +3,17 @@
 // Run after `npm run build` (the npm script does).
 import { benchPlatform } from './platform.mjs';
 import { benchRelay } from './relay.mjs';
+import { benchElement } from './element.mjs';
 
 const only = process.argv[2];
 const benches = [
   ['platform', 'local platform on loopback', benchPlatform],
   ['relay', 'relay overhead against the platform directly', benchRelay],
+  ['element', '<agent-chat> rendering and size (Chromium)', benchElement],
 ];
 for (const [key, name, run] of benches) {
   if (only && key !== only) continue;
   process.stdout.write(`\n## ${name}\n`);
   const figures = await run();
-  for (const [k, v] of Object.entries(figures)) process.stdout.write(`${k.padEnd(52)} ${v}\n`);
+  for (const [k, v] of Object.entries(figures)) process.stdout.write(`${k.padEnd(64)} ${v}\n`);
 }

@@ -1,0 +1,115 @@
+// <agent-chat> in Debian Chromium: render cost per streamed delta over a 5,000-token markdown reply,
+// time to open a 1,000-message history, and the bundle's min+gzip size. The element is fed through
+// its `session` property by a scripted session (the ChatSessionApi contract), so only rendering is timed.
+import { readFileSync, existsSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { createLocalChatEngine, tokenize } from '../dist/platform/engines/chat/local.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const BUNDLE = join(ROOT, 'dist/browser/agent-chat.js');
+
+async function markdownReply(tokens) {
+  const engine = createLocalChatEngine();
+  let text = '';
+  for await (const e of engine.run({
+    model: 'parley-local', instructions: null, tools: [], completionArgs: {}, handoffs: [], agent: null, signal: new AbortController().signal,
+    history: [{ object: 'entry', type: 'message.input', id: 'm', created_at: new Date().toISOString(), role: 'user', content: 'Show me some markdown' }],
+  })) if (e.kind === 'text') text += e.delta;
+  const out = [];
+  while (out.length < tokens) out.push(...tokenize(text + '\n\n'));
+  return out.slice(0, tokens);
+}
+
+const PAGE = `<!doctype html><html><body><script type="module" src="/agent-chat.js"></script></body></html>`;
+
+/** Runs in the page: a scripted session, then timings. */
+async function measure({ deltas, historySize }) {
+  await customElements.whenDefined('agent-chat');
+  const makeSession = (state) => {
+    const listeners = new Set();
+    return {
+      state,
+      subscribe(l) { listeners.add(l); return () => listeners.delete(l); },
+      emit(next) { this.state = next; for (const l of listeners) l(next); },
+      send: async () => {}, stop() {}, retry: async () => {}, regenerate: async () => {}, edit: async () => {},
+      load: async () => {}, reset() {}, listConversations: async () => [], deleteConversation: async () => {}, dispose() {},
+    };
+  };
+  const base = { conversationId: 'conv_bench', streamingEntryId: null, status: 'ready', error: null, agentName: null, notice: null };
+  const now = new Date().toISOString();
+  const entry = (i, role, content) => role === 'user'
+    ? { object: 'entry', type: 'message.input', id: `msg_u${i}`, created_at: now, role: 'user', content }
+    : { object: 'entry', type: 'message.output', id: `msg_a${i}`, created_at: now, role: 'assistant', content, agent_id: null, model: 'parley-local' };
+
+  // Streaming: one state per delta, as ChatSession notifies.
+  const chat = document.createElement('agent-chat');
+  chat.style.height = '600px';
+  const session = makeSession({ ...base, entries: [entry(0, 'user', 'Show me some markdown')] });
+  chat.session = session;
+  document.body.append(chat);
+  await chat.updateComplete;
+  const user = session.state.entries[0];
+  let text = '';
+  const perDelta = [];
+  for (const d of deltas) {
+    text += d;
+    const t0 = performance.now();
+    session.emit({ ...base, status: 'streaming', streamingEntryId: 'msg_a0', entries: [user, { ...entry(0, 'assistant', text), completed_at: null }] });
+    await chat.updateComplete;
+    perDelta.push(performance.now() - t0);
+  }
+  session.emit({ ...base, entries: [user, entry(0, 'assistant', text)] });
+  await chat.updateComplete;
+  chat.remove();
+
+  // Opening a long history.
+  const entries = [];
+  for (let i = 0; i < historySize / 2; i++) {
+    entries.push(entry(i, 'user', `Question number ${i}: what about **item ${i}**?`));
+    entries.push(entry(i, 'assistant', `Answer ${i}:\n\n- one point\n- another point with \`code\`\n\nA closing sentence for reply ${i}.`));
+  }
+  const open = document.createElement('agent-chat');
+  open.style.height = '600px';
+  const t0 = performance.now();
+  open.session = makeSession({ ...base, entries });
+  document.body.append(open);
+  await open.updateComplete;
+  await new Promise((r) => requestAnimationFrame(() => r()));
+  const openMs = performance.now() - t0;
+  perDelta.sort((a, b) => a - b);
+  const total = perDelta.reduce((a, b) => a + b, 0);
+  return { median: perDelta[Math.floor(perDelta.length / 2)], p99: perDelta[Math.floor(perDelta.length * 0.99)], mean: total / perDelta.length, openMs };
+}
+
+export async function benchElement() {
+  if (!existsSync(BUNDLE)) throw new Error('dist/browser is missing: run `npm run build`');
+  const bundle = readFileSync(BUNDLE);
+  const deltas = await markdownReply(5000);
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run', '--disable-quic'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.route('http://bench.local/**', (route) => {
+      const path = new URL(route.request().url()).pathname;
+      if (path === '/agent-chat.js') return route.fulfill({ body: bundle, contentType: 'text/javascript' });
+      if (path === '/') return route.fulfill({ body: PAGE, contentType: 'text/html' });
+      return route.fulfill({ status: 404, body: '' });
+    });
+    await page.goto('http://bench.local/');
+    const r = await page.evaluate(measure, { deltas, historySize: 1000 });
+    const gz = gzipSync(bundle, { level: 9 }).length;
+    return {
+      'render per delta, 5,000-token reply: median (ms, target ≤ 2)': r.median.toFixed(3),
+      'render per delta: p99 / mean (ms)': `${r.p99.toFixed(3)} / ${r.mean.toFixed(3)}`,
+      'open a 1,000-message history (ms)': r.openMs.toFixed(1),
+      'agent-chat.js with dependencies, min+gzip (KB, target ≤ 60)': (gz / 1024).toFixed(1),
+      'size / budget ratio': (gz / 1024 / 60).toFixed(2),
+    };
+  } finally {
+    await browser.close();
+  }
+}
