@@ -1,0 +1,86 @@
+/**
+ * Origins and CORS. Only exact allowed origins (and, by default, the relay's own origin) get an
+ * `Access-Control-Allow-Origin` echo; `null`, look-alike and unknown origins get none. Preflights are
+ * answered here and never forwarded. No credentials mode: the relay uses bearer tokens, not cookies.
+ */
+
+/** Which page origins may use the relay. */
+export interface OriginPolicy {
+  /** Exact origins (`https://shop.example`), compared after normalisation. */
+  allowedOrigins: string[];
+  /** Also allow the relay's own origin (same-origin pages, e.g. `npm start`). Default true. */
+  allowSameOrigin: boolean;
+}
+
+/** Request headers a page may send (answered in preflights). */
+export const ALLOWED_REQUEST_HEADERS = ['authorization', 'content-type', 'accept', 'idempotency-key', 'x-request-id'];
+/** Response headers a page may read. */
+export const EXPOSED_RESPONSE_HEADERS = ['retry-after', 'server-timing', 'x-request-id'];
+const PREFLIGHT_MAX_AGE = '600';
+
+/** `scheme://host[:port]` in canonical form, or null when `value` is not a plain origin. */
+export function normaliseOrigin(value: string): string | null {
+  if (!/^https?:\/\/[^/?#\s]+$/i.test(value)) return null;
+  try {
+    const url = new URL(value);
+    return url.origin === 'null' ? null : url.origin;
+  } catch {
+    return null;
+  }
+}
+
+/** Builds the origin check. */
+export function createOriginCheck(policy: OriginPolicy) {
+  const allowed = new Set<string>();
+  for (const o of policy.allowedOrigins) {
+    const n = normaliseOrigin(o);
+    if (!n) throw new Error(`relay: '${o}' is not an origin (scheme://host[:port])`);
+    allowed.add(n);
+  }
+  /** Whether a request's `Origin` header value is allowed for `requestUrl`. */
+  return function isAllowedOrigin(origin: string, requestUrl: string): boolean {
+    // Browsers send origins in canonical form; anything else (`null`, a path, odd case) is refused.
+    const n = normaliseOrigin(origin);
+    if (!n || n !== origin) return false;
+    if (allowed.has(n)) return true;
+    if (!policy.allowSameOrigin) return false;
+    try {
+      return new URL(requestUrl).origin === n;
+    } catch {
+      return false;
+    }
+  };
+}
+
+/** Adds CORS answer headers for an allowed origin (and `Vary: Origin` always). */
+export function applyCorsHeaders(headers: Headers, origin: string | null, allowed: boolean): void {
+  appendVary(headers, 'Origin');
+  if (!origin || !allowed) return;
+  headers.set('access-control-allow-origin', origin);
+  headers.set('access-control-expose-headers', EXPOSED_RESPONSE_HEADERS.join(', '));
+}
+
+/** The answer to a preflight (`OPTIONS` with `Access-Control-Request-Method`) on a routable path. */
+export function preflightResponse(origin: string | null, allowed: boolean, methods: string[]): Response {
+  const headers = new Headers();
+  appendVary(headers, 'Origin');
+  appendVary(headers, 'Access-Control-Request-Method');
+  appendVary(headers, 'Access-Control-Request-Headers');
+  if (!origin) {
+    // Not a CORS preflight: say what the path allows.
+    headers.set('allow', [...methods, 'OPTIONS'].join(', '));
+    return new Response(null, { status: 204, headers });
+  }
+  if (!allowed) return new Response(null, { status: 403, headers });
+  headers.set('access-control-allow-origin', origin);
+  headers.set('access-control-allow-methods', methods.join(', '));
+  headers.set('access-control-allow-headers', ALLOWED_REQUEST_HEADERS.join(', '));
+  headers.set('access-control-max-age', PREFLIGHT_MAX_AGE);
+  return new Response(null, { status: 204, headers });
+}
+
+function appendVary(headers: Headers, name: string): void {
+  const current = headers.get('vary');
+  if (!current) headers.set('vary', name);
+  else if (!current.split(',').some((v) => v.trim().toLowerCase() === name.toLowerCase())) headers.set('vary', `${current}, ${name}`);
+}

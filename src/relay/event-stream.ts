@@ -1,0 +1,161 @@
+/**
+ * SSE passthrough. Upstream bytes are passed on unmodified, chunk by chunk, as they arrive (no
+ * buffering). Between events the relay may add `: ping` comments after silence, and may end a
+ * broken stream with one error event. The first event can be sniffed (to learn a new conversation's
+ * id) without changing a byte; the chunk that completes it is held only until the sniff callback
+ * resolves, so ownership is recorded before the page can use the id.
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+
+/** How a relayed stream ended. */
+export type StreamEnd = 'done' | 'cancelled' | 'upstream-error' | 'idle-timeout';
+
+/** Options of {@link relayEventStream}. */
+export interface EventStreamOptions {
+  /** Silence after which a `: ping` comment is written (at an event boundary). */
+  heartbeatMs: number;
+  /** Upstream silence after which the upstream is aborted and the stream ended. */
+  idleTimeoutMs: number;
+  /** Called with the first upstream event; awaited before that event is passed on. */
+  onFirstEvent?: (event: EventSourceMessage) => Promise<void>;
+  /** Frame written when the upstream breaks at an event boundary. */
+  errorFrame: (message: string) => string;
+  /** Aborts the upstream request (client gone, idle upstream). */
+  abortUpstream: () => void;
+  /** Called once when the stream ends, however it ends. */
+  onEnd: (how: StreamEnd) => void;
+}
+
+const PING = new TextEncoder().encode(': ping\n\n');
+/** Stop sniffing for the first event after this many bytes. */
+const SNIFF_LIMIT = 64 * 1024;
+
+/** An SSE error frame the official SDK understands for conversation streams. */
+export function conversationErrorFrame(message: string): string {
+  const data = JSON.stringify({ type: 'conversation.response.error', message, code: 502, created_at: new Date().toISOString() });
+  return `event: conversation.response.error\ndata: ${data}\n\n`;
+}
+
+/** A generic SSE error frame. */
+export function genericErrorFrame(message: string): string {
+  return `event: error\ndata: ${JSON.stringify({ type: 'error', message })}\n\n`;
+}
+
+/** Relays an upstream SSE body; see the module comment. */
+export function relayEventStream(upstream: ReadableStream<Uint8Array>, options: EventStreamOptions): ReadableStream<Uint8Array> {
+  const reader = upstream.getReader();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let ended = false;
+  /** Last bytes written, to know whether we are between events. */
+  let lastBytes = new Uint8Array(0);
+  let heartbeat: ReturnType<typeof setTimeout> | undefined;
+  let idle: ReturnType<typeof setTimeout> | undefined;
+
+  let sniffing = !!options.onFirstEvent;
+  let sniffed = 0;
+  let firstEvent: EventSourceMessage | undefined;
+  const decoder = new TextDecoder();
+  const parser = createParser({ onEvent: (e) => { firstEvent ??= e; } });
+
+  const atBoundary = () => {
+    const b = lastBytes;
+    const n = b.length;
+    if (n === 0) return true;
+    const LF = 10, CR = 13;
+    return (n >= 2 && b[n - 1] === LF && b[n - 2] === LF) || (n >= 2 && b[n - 1] === CR && b[n - 2] === CR)
+      || (n >= 4 && b[n - 1] === LF && b[n - 2] === CR && b[n - 3] === LF && b[n - 4] === CR);
+  };
+  const remember = (chunk: Uint8Array) => {
+    lastBytes = (chunk.length >= 4 ? chunk : concat(lastBytes, chunk)).slice(-4);
+  };
+  const write = (chunk: Uint8Array) => {
+    controller.enqueue(chunk);
+    remember(chunk);
+  };
+
+  const end = (how: StreamEnd) => {
+    if (ended) return false;
+    ended = true;
+    clearTimeout(heartbeat);
+    clearTimeout(idle);
+    options.onEnd(how);
+    return true;
+  };
+  const armHeartbeat = () => {
+    clearTimeout(heartbeat);
+    heartbeat = setTimeout(() => {
+      if (ended) return;
+      if (atBoundary()) write(PING.slice());
+      armHeartbeat();
+    }, options.heartbeatMs);
+  };
+  const armIdle = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      if (!end('idle-timeout')) return;
+      options.abortUpstream();
+      reader.cancel('idle timeout').catch(() => {});
+      closeWithError('The platform stopped sending; the stream was closed');
+    }, options.idleTimeoutMs);
+  };
+  /** Ends the downstream: an error event when between events, else a broken stream (a half event cannot be taken back). */
+  const closeWithError = (message: string) => {
+    try {
+      if (atBoundary()) {
+        controller.enqueue(new TextEncoder().encode(options.errorFrame(message)));
+        controller.close();
+      } else {
+        controller.error(new Error(message));
+      }
+    } catch { /* already closed */ }
+  };
+
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      armHeartbeat();
+      armIdle();
+    },
+    async pull() {
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await reader.read();
+      } catch {
+        if (end('upstream-error')) closeWithError('The platform stream broke');
+        return;
+      }
+      if (ended) return;
+      if (result.done) {
+        end('done');
+        controller.close();
+        return;
+      }
+      const chunk = result.value;
+      armHeartbeat();
+      armIdle();
+      if (sniffing) {
+        sniffed += chunk.byteLength;
+        parser.feed(decoder.decode(chunk, { stream: true }));
+        if (firstEvent) {
+          sniffing = false;
+          await options.onFirstEvent!(firstEvent);
+          if (ended) return;
+        } else if (sniffed > SNIFF_LIMIT) {
+          sniffing = false;
+        }
+      }
+      write(chunk);
+    },
+    cancel(reason) {
+      if (end('cancelled')) options.abortUpstream();
+      void reader.cancel(reason).catch(() => {});
+    },
+  });
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

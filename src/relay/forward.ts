@@ -1,0 +1,155 @@
+/**
+ * Talking to the upstream platform. Upstream requests are built from an allowlist of headers (the
+ * client's credentials, cookies, forwarding and hop-by-hop headers never pass) plus the relay's own
+ * key; answers are rebuilt from an allowlist too (no `Set-Cookie`, `Server`, internal headers).
+ * One retry is made for a connection failure or a 502/503, only before anything was sent downstream
+ * and only when the request body can be sent again.
+ */
+import { RelayError, upstreamError } from './errors.js';
+
+/** The platform the relay forwards to. */
+export interface UpstreamOptions {
+  /** Base URL of the platform API, e.g. `https://api.mistral.ai` (paths `/v1/…` are appended). */
+  baseUrl: string;
+  /** The platform API key; sent upstream only, never answered. */
+  apiKey: string;
+  /** Fetch function for upstream calls (default: global fetch; `npm start` passes the local platform's handler). */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+/** Client request headers passed upstream (everything else is dropped). */
+export const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'idempotency-key', 'x-request-id'];
+/** Upstream answer headers passed to the client (everything else is dropped). */
+export const PASSED_RESPONSE_HEADERS = ['content-type', 'content-disposition', 'content-language', 'retry-after', 'x-request-id'];
+
+/** Header names listed in `Connection` (they are hop-by-hop for this message). */
+function connectionNamed(headers: Headers): Set<string> {
+  return new Set((headers.get('connection') ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
+}
+
+function copyAllowed(from: Headers, names: string[]): Headers {
+  const dropped = connectionNamed(from);
+  const out = new Headers();
+  for (const name of names) {
+    const value = from.get(name);
+    if (value !== null && !dropped.has(name)) out.set(name, value);
+  }
+  return out;
+}
+
+/** Headers of the upstream request: the allowlisted client headers plus the relay's key. */
+export function upstreamRequestHeaders(request: Request, apiKey: string): Headers {
+  return withKey(copyAllowed(request.headers, FORWARDED_REQUEST_HEADERS), apiKey);
+}
+
+/** Adds the relay's own upstream headers (key, no compression) to `headers`. */
+export function withKey(headers: Headers, apiKey: string): Headers {
+  headers.set('authorization', `Bearer ${apiKey}`);
+  // Compressed SSE would be buffered by decompressors; ask for bytes as they are.
+  headers.set('accept-encoding', 'identity');
+  return headers;
+}
+
+/** Headers of the client answer taken from the upstream answer (allowlist). */
+export function downstreamHeaders(upstream: Headers): Headers {
+  return copyAllowed(upstream, PASSED_RESPONSE_HEADERS);
+}
+
+/** One upstream call, as {@link callUpstream} makes it. */
+export interface UpstreamCall {
+  /** Builds the request for an attempt (called again for the retry). */
+  build: () => Request;
+  /** Whether the request may be sent twice (its body is in memory, or it has none). */
+  retryable: boolean;
+  /** Aborts the upstream request: client gone, timeout, or body overflow. */
+  controller: AbortController;
+  fetch: (request: Request) => Promise<Response>;
+  /** Time allowed until the upstream answers with headers. */
+  timeoutMs: number;
+  retryDelayMs: number;
+}
+
+/** Calls the upstream; throws a {@link RelayError} (502/504) when it cannot answer. */
+export async function callUpstream(call: UpstreamCall): Promise<Response> {
+  const timer = setTimeout(() => call.controller.abort(new TimeoutReason()), call.timeoutMs);
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const last = !call.retryable || attempt >= 2;
+      let response: Response;
+      try {
+        response = await call.fetch(call.build());
+      } catch {
+        if (call.controller.signal.aborted) throw abortedError(call.controller.signal.reason);
+        if (last) throw upstreamError(502, 'The platform could not be reached', 'upstream_unavailable');
+        await delay(call.retryDelayMs, call.controller.signal);
+        continue;
+      }
+      if ((response.status === 502 || response.status === 503) && !last) {
+        void response.body?.cancel().catch(() => {});
+        await delay(call.retryDelayMs, call.controller.signal);
+        continue;
+      }
+      return response;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Reason given to the upstream abort when the header timeout fires. */
+export class TimeoutReason extends Error {
+  constructor() {
+    super('upstream timeout');
+  }
+}
+
+function abortedError(reason: unknown): RelayError {
+  if (reason instanceof RelayError) return reason;
+  if (reason instanceof TimeoutReason) return upstreamError(504, 'The platform did not answer in time', 'upstream_timeout');
+  // The client is gone; this answer is never read but keeps the flow simple.
+  return upstreamError(499, 'Request aborted by the client', 'client_closed_request');
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortedError(signal.reason));
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(abortedError(signal.reason));
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Reads a small upstream body whole (errors, JSON answers to inspect), replacing any occurrence of
+ * the key: a last guard so the key can never be echoed, whatever the upstream does.
+ */
+export async function readUpstreamText(response: Response, apiKey: string, maxBytes = 16 * 1024 * 1024): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      void reader.cancel().catch(() => {});
+      throw upstreamError(502, 'The platform answer was too large');
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  text += decoder.decode();
+  return scrubKey(text, apiKey);
+}
+
+/** Replaces the key in a text. */
+export function scrubKey(text: string, apiKey: string): string {
+  return apiKey ? text.split(apiKey).join('[redacted]') : text;
+}

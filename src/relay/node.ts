@@ -1,0 +1,52 @@
+/**
+ * Node adapter: serves a relay on a port with `@hono/node-server`, passing each request's socket
+ * address and raw request target to the relay (Web `Request`s have neither). A client that
+ * disconnects aborts the request's signal, which cancels the upstream call.
+ */
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import type { RelayEnv } from './client-address.js';
+import type { Relay } from './relay.js';
+
+/** Where {@link serveRelay} listens. */
+export interface ServeRelayOptions {
+  /** Port (default 0: any free port). */
+  port?: number;
+  /** Address to bind (default 127.0.0.1). */
+  hostname?: string;
+}
+
+/** A relay listening on a port. */
+export interface ServedRelay {
+  url: string;
+  port: number;
+  /** Stops listening and ends open connections (open streams included). */
+  close(): Promise<void>;
+}
+
+/** The relay env of a Node request: socket address and raw target. */
+export function nodeRelayEnv(incoming: { url?: string; socket: { remoteAddress?: string } }): RelayEnv {
+  return { clientIp: incoming.socket.remoteAddress, rawTarget: incoming.url };
+}
+
+/** Serves `relay` over HTTP on Node; resolves once listening. */
+export function serveRelay(relay: Pick<Relay, 'fetch'>, { port = 0, hostname = '127.0.0.1' }: ServeRelayOptions = {}): Promise<ServedRelay> {
+  return new Promise((resolve, reject) => {
+    const server = serve({
+      fetch: (request, env) => relay.fetch(request, nodeRelayEnv(env.incoming)),
+      port,
+      hostname,
+    }, (info: AddressInfo) => {
+      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+      resolve({
+        url: `http://${host}:${info.port}`,
+        port: info.port,
+        close: () => new Promise<void>((done) => {
+          server.close(() => done());
+          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        }),
+      });
+    });
+    server.once('error', reject);
+  });
+}

@@ -1,0 +1,256 @@
+/**
+ * The platform routes under `{base}/v1/…`, in the order the checks run:
+ *   route table (404/405, preflight) → origin (403) → token (401) → scope (403) → rate limits (429)
+ *   → body framing (415/413/400) → path parameters and ownership (403/404) → body read and body
+ *   scope (413/400/403) → stream cap (429) → upstream call → answer (headers rebuilt, SSE passed
+ *   through, ownership learned).
+ */
+import { preflightResponse } from './cors.js';
+import { authenticate } from './credentials.js';
+import { RelayError, badRequest, forbidden, methodNotAllowed, noRoute, payloadTooLarge, upstreamError } from './errors.js';
+import { conversationErrorFrame, genericErrorFrame, relayEventStream } from './event-stream.js';
+import { callUpstream, downstreamHeaders, readUpstreamText, upstreamRequestHeaders } from './forward.js';
+import { conversationIdOfEvent, conversationIdOfJson, listOwnConversations, recordOwner, requireOwner } from './conversations.js';
+import { limitRequest, openStreamSlot, type StreamSlot } from './limits.js';
+import { ANY, isAllowed } from './policy.js';
+import { checkContentType, checkDeclaredLength, countedBody, parseJsonObject, readCapped, type CountedBody } from './request-body.js';
+import { upstreamUrl, type RelayRoute } from './route-table.js';
+import type { RelayRuntime, RequestState } from './runtime.js';
+import type { SessionClaims } from './session-tokens.js';
+
+/** Answers a request whose path (below the base path) starts with `/v1/`. */
+export async function handlePlatformRequest(runtime: RelayRuntime, state: RequestState, path: string): Promise<Response> {
+  const { request } = state;
+  if (request.method === 'OPTIONS') {
+    const methods = runtime.routes.methodsFor(path);
+    if (!methods.length) throw noRoute();
+    return preflightResponse(state.origin, state.originAllowed, methods);
+  }
+  const match = runtime.routes.match(request.method, path);
+  if (match.kind === 'none') throw noRoute();
+  if (match.kind === 'wrong-method') throw methodNotAllowed(match.allow);
+  const { route, params } = match;
+
+  if (state.origin && !state.originAllowed) throw forbidden('This origin may not call the relay', 'origin_not_allowed');
+  const claims = await authenticate(runtime, state);
+  if (!claims.scopes.includes(route.scope)) throw forbidden(`This session may not use ${route.scope}`, 'scope_not_allowed');
+  await limitRequest(runtime.store, state.address, claims.sid, claims.limits, runtime.addressLimits);
+
+  if (route.body) {
+    checkContentType(request, route.body.kind);
+    checkDeclaredLength(request, route.body.maxBytes);
+  }
+  checkParams(route, params, claims);
+  const conversationId = params.conversation_id;
+  if (conversationId && route.conversation?.startsWith('owned')) await requireOwner(runtime, conversationId, claims.sid);
+  if (route.special === 'list-conversations') return listOwnConversations(runtime, state, claims.sid);
+
+  let json: Record<string, unknown> | undefined;
+  let bytes: Uint8Array | undefined;
+  if (route.body?.kind === 'json') {
+    bytes = await readCapped(request.body, route.body.maxBytes);
+    json = parseJsonObject(bytes);
+    checkBody(route, json, claims);
+  }
+  const wantsStream = (route.streamFromBody && json?.stream === true)
+    || (route.body?.kind === 'multipart' && (request.headers.get('accept') ?? '').includes('text/event-stream'));
+  const slot = wantsStream ? await openStreamSlot(runtime.store, claims.sid, claims.limits.concurrentStreams, runtime.report) : null;
+  try {
+    return await forward({ runtime, state, route, params, claims, body: bytes, slot });
+  } catch (err) {
+    slot?.release();
+    throw err;
+  }
+}
+
+/** Path parameters naming agents or models must be allowed by the token. */
+function checkParams(route: RelayRoute, params: Record<string, string>, claims: SessionClaims): void {
+  const agent = route.checkParam?.agent && params[route.checkParam.agent];
+  if (agent && !isAllowed(claims.agents, agent)) throw forbidden(`This session may not use agent '${agent}'`, 'agent_not_allowed');
+  const model = route.checkParam?.model && params[route.checkParam.model];
+  if (model && !isAllowed(claims.models, model)) throw forbidden(`This session may not use model '${model}'`, 'model_not_allowed');
+}
+
+/** Body fields naming agents or models must be allowed by the token (the token, not the body, decides). */
+function checkBody(route: RelayRoute, body: Record<string, unknown>, claims: SessionClaims): void {
+  for (const [kind, field] of [['agent', route.checkBody?.agent], ['model', route.checkBody?.model]] as const) {
+    if (!field) continue;
+    const value = body[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') throw badRequest(`${field} must be a string`);
+    const list = kind === 'agent' ? claims.agents : claims.models;
+    if (!isAllowed(list, value)) throw forbidden(`This session may not use ${kind} '${value}'`, `${kind}_not_allowed`);
+  }
+}
+
+/** One request on its way upstream: what was decided about it so far. */
+interface ForwardJob {
+  runtime: RelayRuntime;
+  state: RequestState;
+  route: RelayRoute;
+  params: Record<string, string>;
+  claims: SessionClaims;
+  /** The JSON body, read and checked (absent for bodiless and streamed-upload routes). */
+  body: Uint8Array | undefined;
+  slot: StreamSlot | null;
+}
+
+/** The upstream side of a job: its abort controller and the client-abort link. */
+interface Exchange {
+  controller: AbortController;
+  /** Unlinks the client's abort signal: called once the upstream answer is complete (completion is not an abort). */
+  detach: () => void;
+}
+
+async function forward(job: ForwardJob): Promise<Response> {
+  const { runtime, state, route } = job;
+  const { request } = state;
+  const controller = new AbortController();
+  // The client going away cancels the upstream request, until the upstream answer is complete.
+  const onClientGone = () => controller.abort(new RelayError(499, 'Request aborted by the client', 'invalid_request_error', 'client_closed_request'));
+  request.signal.addEventListener('abort', onClientGone, { once: true });
+  const exchange: Exchange = { controller, detach: () => request.signal.removeEventListener('abort', onClientGone) };
+
+  let counted: CountedBody | undefined;
+  if (route.body?.kind === 'multipart' && request.body) {
+    const max = route.body.maxBytes;
+    counted = countedBody(request.body, max, () => controller.abort(payloadTooLarge(max)));
+  }
+  const url = upstreamUrl(runtime.upstream.baseUrl, route, job.params, new URL(request.url).searchParams);
+  const headers = upstreamRequestHeaders(request, runtime.upstream.apiKey);
+  const build = () => new Request(url, {
+    method: route.method,
+    headers,
+    body: counted ? counted.stream : job.body,
+    signal: controller.signal,
+    redirect: 'manual',
+    ...(counted ? { duplex: 'half' } : {}),
+  } as RequestInit);
+
+  const started = performance.now();
+  let response: Response;
+  try {
+    response = await callUpstream({
+      build, controller, fetch: runtime.upstream.fetch, retryable: !counted,
+      timeoutMs: runtime.upstreamTimeoutMs, retryDelayMs: runtime.retryDelayMs,
+    });
+  } catch (err) {
+    exchange.detach();
+    if (counted?.overflowed) throw payloadTooLarge(route.body!.maxBytes);
+    throw err;
+  } finally {
+    state.upstreamMs += performance.now() - started;
+  }
+  if (counted?.overflowed) {
+    // The upstream answered before noticing the cut body: the upload still failed.
+    exchange.detach();
+    controller.abort();
+    void response.body?.cancel().catch(() => {});
+    throw payloadTooLarge(route.body!.maxBytes);
+  }
+
+  try {
+    return await answer(job, response, exchange);
+  } catch (err) {
+    exchange.detach();
+    throw err;
+  }
+}
+
+/** Turns the upstream answer into the client answer. */
+async function answer(job: ForwardJob, response: Response, { controller, detach }: Exchange): Promise<Response> {
+  const { runtime, route, claims, slot } = job;
+  const status = response.status;
+
+  // Upstream failures are answered in the relay's words: nothing of the upstream body reaches the client.
+  if (status >= 500 || status === 401 || (status >= 300 && status < 400)) {
+    void response.body?.cancel().catch(() => {});
+    slot?.release();
+    detach();
+    const error = status >= 500
+      ? upstreamError([500, 502, 503, 504].includes(status) ? status : 502)
+      : upstreamError(502, 'The relay could not authenticate to the platform', 'upstream_auth_failed');
+    const retryAfter = response.headers.get('retry-after');
+    if (retryAfter && /^\d{1,6}$/.test(retryAfter)) error.headers['retry-after'] = retryAfter;
+    throw error;
+  }
+
+  const headers = downstreamHeaders(response.headers);
+  const creates = route.conversation === 'creates' || route.conversation === 'owned+creates';
+  const isEventStream = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+
+  if (isEventStream && response.body && status === 200) {
+    headers.set('x-accel-buffering', 'no');
+    const body = relayEventStream(response.body, {
+      heartbeatMs: runtime.heartbeatMs,
+      idleTimeoutMs: runtime.streamIdleTimeoutMs,
+      errorFrame: route.streamErrorEvent === 'conversation' ? conversationErrorFrame : genericErrorFrame,
+      onFirstEvent: creates
+        ? (event) => recordOwner(runtime, conversationIdOfEvent(event), claims.sid).catch(runtime.report)
+        : undefined,
+      abortUpstream: () => controller.abort(),
+      onEnd: () => {
+        slot?.release();
+        detach();
+      },
+    });
+    return new Response(body, { status, headers });
+  }
+  slot?.release();
+
+  const filterModels = route.special === 'list-models' && !claims.models.includes(ANY) && status === 200;
+  if (status >= 400 || creates || filterModels) {
+    // Small answers read whole: errors (scrubbed), created conversations (to learn the id), model lists (to filter).
+    let text = await readUpstreamText(response, runtime.upstream.apiKey);
+    detach();
+    if (status === 200 && creates) await recordOwner(runtime, conversationIdOfJson(text), claims.sid);
+    if (filterModels) text = filterModelList(text, claims.models);
+    return new Response(text, { status, headers });
+  }
+  const conversationId = job.params.conversation_id;
+  if (route.method === 'DELETE' && status < 300 && conversationId) await runtime.store.forgetConversation(conversationId);
+  if (!response.body || status === 204 || status === 304) {
+    detach();
+    return new Response(null, { status, headers });
+  }
+  return new Response(trackEnd(response.body, detach, () => controller.abort()), { status, headers });
+}
+
+/** Keeps only the model cards (by id or alias) the session may use. */
+function filterModelList(text: string, allowed: string[]): string {
+  try {
+    const list = JSON.parse(text) as { data?: Array<{ id?: string; aliases?: string[] }> };
+    if (Array.isArray(list.data)) {
+      list.data = list.data.filter((m) => [m.id ?? '', ...(m.aliases ?? [])].some((name) => isAllowed(allowed, name)));
+    }
+    return JSON.stringify(list);
+  } catch {
+    throw upstreamError(502, 'The platform answered a model list the relay could not read');
+  }
+}
+
+/** Passes a body through; calls `onDone` when it ends, and `onCancel` when the client stops reading. */
+function trackEnd(body: ReadableStream<Uint8Array>, onDone: () => void, onCancel: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          onDone();
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (err) {
+        onDone();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      onDone();
+      onCancel();
+      void reader.cancel(reason).catch(() => {});
+    },
+  });
+}

@@ -1,0 +1,209 @@
+/**
+ * `createRelay(options)`: the token relay as a Web-standard fetch handler (Hono inside).
+ *
+ *   POST {base}/session        mint / resume / refresh a session token (SessionResponse)
+ *   {method} {base}/v1/…       the route table, forwarded to the platform with the relay's key
+ *
+ * Every answer, the relay's own errors included, carries `Cache-Control: no-store`,
+ * `X-Content-Type-Options: nosniff`, `Server-Timing: relay;dur=…` (the relay's own time) and, for
+ * allowed origins, the CORS echo.
+ */
+import { Hono } from 'hono';
+import { addressKey, clientAddress, type RelayEnv } from './client-address.js';
+import { applyCorsHeaders, createOriginCheck, preflightResponse } from './cors.js';
+import { RelayError, internalError, methodNotAllowed, noRoute } from './errors.js';
+import type { UpstreamOptions } from './forward.js';
+import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
+import { completePolicy, type RelayPolicy } from './policy.js';
+import { handlePlatformRequest } from './proxy.js';
+import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './route-table.js';
+import type { AuthorizeHook, RelayRuntime, RequestState } from './runtime.js';
+import { handleSessionRequest } from './sessions.js';
+import { createSessionTokens, randomId, type RelaySigningKey } from './session-tokens.js';
+import { createMemoryStateStore, type RelayStateStore } from './state-store.js';
+
+/** Options of {@link createRelay}. Only `upstream` is required. */
+export interface RelayOptions {
+  /** The platform: base URL, API key and (optionally) the fetch function to reach it. */
+  upstream: UpstreamOptions;
+  /** Path prefix of every relay URL, e.g. `/api` (default `''`). */
+  basePath?: string;
+  /** Exact page origins allowed to open sessions and call the relay, e.g. `['https://shop.example']` (default none). */
+  allowedOrigins?: string[];
+  /** Also allow pages served from the relay's own origin (default true). */
+  allowSameOrigin?: boolean;
+  /** HS256 signing secret (≥ 32 bytes), key id `main`. Ignored when `keys` is given. */
+  secret?: string;
+  /** Signing keys for rotation: the first signs, all verify. Without `secret`/`keys` a random key is made per process. */
+  keys?: RelaySigningKey[];
+  /** Token issuer (default `parley-relay`). */
+  issuer?: string;
+  /** Token audience (default `parley-relay`; resume tokens use `<audience>/resume`). */
+  audience?: string;
+  /** Session token lifetime in seconds (default 600). */
+  tokenTtlSeconds?: number;
+  /** Resume token lifetime in seconds (default 30 days); also how long conversation ownership is kept. */
+  resumeTtlSeconds?: number;
+  /** Clock skew tolerated when checking token times (default 30 s). */
+  clockSkewSeconds?: number;
+  /** Policy of new sessions (default: every scope, any agent and model, 30 requests/min, burst 10, 2 streams). */
+  policy?: Partial<RelayPolicy>;
+  /** Decides whether a session may be opened/resumed/refreshed and with what policy (default: allow, default policy). */
+  authorize?: AuthorizeHook;
+  /** Shared state (default: in memory, this process only). */
+  store?: RelayStateStore;
+  /** Client address of a request (default: from the host env, see `trustProxy`). */
+  getClientIp?: (request: Request, env: RelayEnv | undefined) => string | undefined;
+  /** Believe `X-Forwarded-For` from this many proxies (`true` = 1; default false). */
+  trustProxy?: boolean | number;
+  /** Per-address limits (defaults: 120 requests/min, burst 40; 20 sessions/min, burst 10). */
+  limits?: Partial<AddressLimits>;
+  /** Body caps of the default routes in bytes (conversations 1 MB, speech 64 KB, transcription 25 MB, OCR 50 MB). */
+  bodyLimits?: Partial<BodyLimits>;
+  /** The route table (default `defaultRoutes(bodyLimits)`); extend with `[...defaultRoutes(), row]`. */
+  routes?: RelayRoute[];
+  /** Silence on a stream after which a `: ping` comment is sent (default 15 000 ms). */
+  heartbeatMs?: number;
+  /** Upstream silence after which a stream is closed and the upstream aborted (default 300 000 ms). */
+  streamIdleTimeoutMs?: number;
+  /** Time allowed for the upstream to answer with headers (default 60 000 ms). */
+  upstreamTimeoutMs?: number;
+  /** Pause before the one retry of a failed upstream call (default 100 ms). */
+  retryDelayMs?: number;
+  /** Clock in milliseconds (tests; default `Date.now`). */
+  now?: () => number;
+  /** Where unexpected errors are reported (default console.error). Never receives the upstream key. */
+  onError?: (error: unknown) => void;
+}
+
+/** The relay: a Web-standard fetch handler. */
+export interface Relay {
+  /**
+   * Answers one request. `env` tells the relay what the host knows (client address, raw target);
+   * `@hono/node-server` passes `{incoming}` itself, so `serve({ fetch: relay.fetch })` works.
+   */
+  fetch(request: Request, env?: RelayEnv): Promise<Response>;
+  /** Ends a session: its tokens and resume tokens are refused from now on (new requests; open streams finish). */
+  revokeSession(sessionId: string): Promise<void>;
+}
+
+type HonoEnv = { Bindings: RelayEnv | undefined; Variables: { state: RequestState } };
+
+/** Creates the relay; throws on invalid options (short secret, malformed origin). */
+export function createRelay(options: RelayOptions): Relay {
+  const runtime = resolve(options);
+  const base = runtime.basePath;
+  const getClientIp = options.getClientIp ?? ((request: Request, env: RelayEnv | undefined) => clientAddress(request, env, options));
+  const app = new Hono<HonoEnv>();
+
+  app.onError((err) => {
+    if (err instanceof RelayError) return err.toResponse();
+    runtime.report(err);
+    return internalError().toResponse();
+  });
+  app.notFound(() => noRoute().toResponse());
+
+  // Request state, raw-path check, and the headers every answer gets.
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    const request = c.req.raw;
+    const origin = request.headers.get('origin');
+    const clientIp = getClientIp(request, c.env) ?? 'unknown';
+    const state: RequestState = {
+      request, env: c.env, origin,
+      originAllowed: origin !== null && runtime.isAllowedOrigin(origin, request.url),
+      clientIp, address: addressKey(clientIp), upstreamMs: 0,
+    };
+    c.set('state', state);
+    if (!pathIsClean(request, c.env)) c.res = noRoute().toResponse();
+    else await next();
+    finish(c.res, state, started);
+  });
+
+  const sessionPath = `${base}/session`;
+  app.options(sessionPath, (c) => {
+    const state = c.get('state');
+    return preflightResponse(state.origin, state.originAllowed, ['POST']);
+  });
+  app.post(sessionPath, (c) => handleSessionRequest(runtime, c.get('state')));
+  app.all(sessionPath, () => {
+    throw methodNotAllowed(['POST']);
+  });
+  app.all(`${base}/v1/*`, (c) => handlePlatformRequest(runtime, c.get('state'), new URL(c.req.url).pathname.slice(base.length)));
+
+  return {
+    async fetch(request, env) {
+      return app.fetch(request, env);
+    },
+    async revokeSession(sessionId) {
+      await runtime.store.revoke(sessionId, runtime.ownershipTtlSeconds + 60);
+    },
+  };
+}
+
+/** Rewrites the answer's headers: no caching, no sniffing, the relay's time, CORS. */
+function finish(response: Response, state: RequestState, started: number): void {
+  const headers = response.headers;
+  const total = performance.now() - started;
+  const own = Math.max(0, total - state.upstreamMs);
+  const streaming = (headers.get('content-type') ?? '').startsWith('text/event-stream');
+  headers.set('cache-control', streaming ? 'no-store, no-transform' : 'no-store');
+  headers.set('x-content-type-options', 'nosniff');
+  headers.set('server-timing', state.upstreamMs > 0
+    ? `relay;dur=${own.toFixed(2)}, upstream;dur=${state.upstreamMs.toFixed(2)}`
+    : `relay;dur=${own.toFixed(2)}`);
+  if (state.request.method !== 'OPTIONS') applyCorsHeaders(headers, state.origin, state.originAllowed);
+}
+
+/**
+ * The path as the client sent it must already be clean: the URL parser resolves `%2e%2e` and
+ * `\`, so the raw target (from the host env, when there is one) is checked too.
+ */
+function pathIsClean(request: Request, env: RelayEnv | undefined): boolean {
+  const path = new URL(request.url).pathname;
+  if (!isCleanPath(path)) return false;
+  const raw = env?.rawTarget ?? env?.incoming?.url;
+  if (raw === undefined) return true;
+  const rawPath = raw.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0]!;
+  return rawPath === path;
+}
+
+function resolve(options: RelayOptions): RelayRuntime {
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  if (basePath && !isCleanPath(basePath)) throw new Error(`relay: basePath '${options.basePath}' must look like /api`);
+  if (!options.upstream?.baseUrl || !options.upstream.apiKey) throw new Error('relay: upstream.baseUrl and upstream.apiKey are required');
+  new URL(options.upstream.baseUrl); // throws on a malformed URL
+
+  const now = options.now ?? Date.now;
+  const keys = options.keys?.length ? options.keys
+    : [{ kid: options.secret ? 'main' : `ephemeral-${randomId(4)}`, secret: options.secret ?? randomId(32) }];
+  const resumeTtlSeconds = options.resumeTtlSeconds ?? 30 * 24 * 3600;
+  const report = options.onError ?? ((e: unknown) => console.error('[parley relay]', e));
+  const upstreamFetch = options.upstream.fetch ?? ((request: Request) => fetch(request));
+  return {
+    basePath,
+    upstream: { baseUrl: options.upstream.baseUrl, apiKey: options.upstream.apiKey, fetch: upstreamFetch },
+    tokens: createSessionTokens({
+      keys,
+      issuer: options.issuer ?? 'parley-relay',
+      audience: options.audience ?? 'parley-relay',
+      ttlSeconds: options.tokenTtlSeconds ?? 600,
+      resumeTtlSeconds,
+      clockSkewSeconds: options.clockSkewSeconds ?? 30,
+      now,
+    }),
+    store: options.store ?? createMemoryStateStore({ now }),
+    routes: createRouteTable(options.routes ?? defaultRoutes({ ...DEFAULT_BODY_LIMITS, ...options.bodyLimits })),
+    isAllowedOrigin: createOriginCheck({ allowedOrigins: options.allowedOrigins ?? [], allowSameOrigin: options.allowSameOrigin ?? true }),
+    defaultPolicy: completePolicy(options.policy),
+    authorize: options.authorize,
+    addressLimits: { ...DEFAULT_ADDRESS_LIMITS, ...options.limits },
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 300_000,
+    upstreamTimeoutMs: options.upstreamTimeoutMs ?? 60_000,
+    retryDelayMs: options.retryDelayMs ?? 100,
+    ownershipTtlSeconds: resumeTtlSeconds,
+    now,
+    report,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The relay's resolved configuration and the per-request state the handlers share. Internal:
+ * built once by `createRelay` from its options.
+ */
+import type { RelayEnv } from './client-address.js';
+import type { AddressLimits } from './limits.js';
+import type { RelayPolicy } from './policy.js';
+import type { RouteTable } from './route-table.js';
+import type { SessionTokens } from './session-tokens.js';
+import type { RelayStateStore } from './state-store.js';
+
+/** What `POST {base}/session` is doing. */
+export type SessionRequestKind = 'new' | 'resume' | 'refresh';
+
+/** Passed to the `authorize` hook with the request. */
+export interface SessionRequestContext {
+  kind: SessionRequestKind;
+  /** The request's `Origin` (already checked against the allowed origins), or null for server-side callers. */
+  origin: string | null;
+  /** The session id the token will carry (new, or the resumed/refreshed one). */
+  sessionId: string;
+  /** Client address (after `trustProxy`). */
+  clientIp: string;
+  /** The parsed request body (`{}` when empty); the request's own body has been read. */
+  body: Record<string, unknown>;
+  /** For resume/refresh: who the session was for and what it was allowed. */
+  previous?: { subject: string; policy: RelayPolicy };
+}
+
+/**
+ * The hook's decision: `false` refuses (403); `true`/nothing keeps the default policy (or, on
+ * resume/refresh, the session's policy); an object sets the subject and overrides policy fields.
+ */
+export type AuthorizeDecision = boolean | void | { subject?: string; policy?: Partial<RelayPolicy> };
+
+/** Decides whether a session may be minted, resumed or refreshed, and with what policy. */
+export type AuthorizeHook = (request: Request, context: SessionRequestContext) => AuthorizeDecision | Promise<AuthorizeDecision>;
+
+/** The resolved configuration every handler reads. */
+export interface RelayRuntime {
+  basePath: string;
+  upstream: { baseUrl: string; apiKey: string; fetch: (request: Request) => Promise<Response> };
+  tokens: SessionTokens;
+  store: RelayStateStore;
+  routes: RouteTable;
+  isAllowedOrigin: (origin: string, requestUrl: string) => boolean;
+  defaultPolicy: RelayPolicy;
+  authorize?: AuthorizeHook;
+  addressLimits: AddressLimits;
+  heartbeatMs: number;
+  streamIdleTimeoutMs: number;
+  upstreamTimeoutMs: number;
+  retryDelayMs: number;
+  /** How long conversation ownership is remembered (the resume token's lifetime). */
+  ownershipTtlSeconds: number;
+  now: () => number;
+  report: (error: unknown) => void;
+}
+
+/** What the handlers know about one request. */
+export interface RequestState {
+  request: Request;
+  env: RelayEnv | undefined;
+  /** The `Origin` header, or null. */
+  origin: string | null;
+  originAllowed: boolean;
+  /** Rate-limit key of the client address. */
+  address: string;
+  /** The raw client address. */
+  clientIp: string;
+  /** Milliseconds spent waiting for the upstream (subtracted from the relay's own time). */
+  upstreamMs: number;
+}

@@ -1,0 +1,187 @@
+/**
+ * Session tokens: short-lived HS256 JWTs the page sends as `Authorization: Bearer`, and long-lived
+ * resume tokens (another `aud` and `typ`) that only `POST {base}/session` accepts. Signing uses the
+ * first key; verification accepts any configured key by `kid` (rotation with overlap).
+ * Verification pins the algorithm, the token type, issuer and audience, and allows a small clock skew.
+ */
+import { SignJWT, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
+import { z } from 'zod';
+import { ALL_SCOPES, type RelayPolicy, type RelayScope } from './policy.js';
+
+/** A signing secret with its key id; the first of a list signs, all verify. */
+export interface RelaySigningKey {
+  kid: string;
+  /** At least 32 bytes (UTF-8). */
+  secret: string;
+}
+
+/** What a session token says (JWT claims). */
+export interface SessionClaims {
+  iss: string;
+  aud: string;
+  /** Who the session is for (from the `authorize` hook, or `session:<sid>`). */
+  sub: string;
+  /** Session id: stable across refreshes and resumes. */
+  sid: string;
+  iat: number;
+  nbf: number;
+  exp: number;
+  jti: string;
+  scopes: RelayScope[];
+  agents: string[];
+  models: string[];
+  /** Origin the session was minted for, or null (minted by a backend). */
+  origin: string | null;
+  limits: RelayPolicy['limits'];
+}
+
+/** Claims of a resume token: the same session and policy, without being usable on API routes. */
+export type ResumeClaims = SessionClaims;
+
+/** Options of {@link createSessionTokens}. */
+export interface SessionTokenOptions {
+  keys: RelaySigningKey[];
+  issuer: string;
+  audience: string;
+  ttlSeconds: number;
+  resumeTtlSeconds: number;
+  clockSkewSeconds: number;
+  now: () => number;
+}
+
+/** What a minted token is for. */
+export interface MintInput {
+  sessionId: string;
+  subject: string;
+  origin: string | null;
+  policy: RelayPolicy;
+}
+
+/** A signed token and its claims. */
+export interface MintedToken {
+  token: string;
+  claims: SessionClaims;
+}
+
+/** Signs and verifies session and resume tokens. */
+export interface SessionTokens {
+  mintAccess(input: MintInput): Promise<MintedToken>;
+  mintResume(input: MintInput): Promise<MintedToken>;
+  /** Verified claims of an access token, or null for anything invalid (expired, tampered, wrong kind…). */
+  verifyAccess(token: string): Promise<SessionClaims | null>;
+  /** Verified claims of a resume token, or null. */
+  verifyResume(token: string): Promise<ResumeClaims | null>;
+  /** The policy carried by verified claims. */
+  policyOf(claims: SessionClaims): RelayPolicy;
+}
+
+const ACCESS_TYPE = 'parley-session+jwt';
+const RESUME_TYPE = 'parley-resume+jwt';
+const ALGORITHM = 'HS256';
+const MIN_SECRET_BYTES = 32;
+
+const ClaimsSchema = z.object({
+  sub: z.string().min(1),
+  sid: z.string().min(1),
+  jti: z.string().min(1),
+  iat: z.number(),
+  nbf: z.number(),
+  exp: z.number(),
+  scopes: z.array(z.enum(ALL_SCOPES as [RelayScope, ...RelayScope[]])),
+  agents: z.array(z.string()),
+  models: z.array(z.string()),
+  origin: z.string().nullable(),
+  limits: z.object({
+    requestsPerMinute: z.number().positive(),
+    burst: z.number().positive(),
+    concurrentStreams: z.number().int().nonnegative(),
+  }),
+});
+
+/** Creates the token signer/verifier; throws when no key or a too-short secret is given. */
+export function createSessionTokens(options: SessionTokenOptions): SessionTokens {
+  if (!options.keys.length) throw new Error('relay: at least one signing key is required');
+  const encoder = new TextEncoder();
+  const secrets = new Map<string, Uint8Array>();
+  for (const key of options.keys) {
+    const bytes = encoder.encode(key.secret);
+    if (bytes.length < MIN_SECRET_BYTES) throw new Error(`relay: signing key '${key.kid}' must be at least ${MIN_SECRET_BYTES} bytes`);
+    if (!key.kid) throw new Error('relay: every signing key needs a kid');
+    secrets.set(key.kid, bytes);
+  }
+  const signing = options.keys[0]!;
+  const resumeAudience = `${options.audience}/resume`;
+  const seconds = () => Math.floor(options.now() / 1000);
+
+  async function mint(input: MintInput, typ: string, audience: string, ttl: number): Promise<MintedToken> {
+    const iat = seconds();
+    const claims: SessionClaims = {
+      iss: options.issuer,
+      aud: audience,
+      sub: input.subject,
+      sid: input.sessionId,
+      iat,
+      nbf: iat,
+      exp: iat + ttl,
+      jti: randomId(16),
+      scopes: input.policy.scopes,
+      agents: input.policy.agents,
+      models: input.policy.models,
+      origin: input.origin,
+      limits: input.policy.limits,
+    };
+    const token = await new SignJWT(claims as unknown as JWTPayload)
+      .setProtectedHeader({ alg: ALGORITHM, typ, kid: signing.kid })
+      .sign(secrets.get(signing.kid)!);
+    return { token, claims };
+  }
+
+  async function verify(token: string, typ: string, audience: string): Promise<SessionClaims | null> {
+    if (typeof token !== 'string' || token.length > 8192) return null;
+    try {
+      const { payload } = await jwtVerify(
+        token,
+        (header: JWTHeaderParameters) => {
+          const secret = header.kid ? secrets.get(header.kid) : undefined;
+          if (!secret) throw new Error('unknown kid');
+          return secret;
+        },
+        {
+          algorithms: [ALGORITHM],
+          issuer: options.issuer,
+          audience,
+          typ,
+          clockTolerance: options.clockSkewSeconds,
+          currentDate: new Date(options.now()),
+          requiredClaims: ['exp', 'nbf', 'iat', 'jti', 'sub'],
+        },
+      );
+      const parsed = ClaimsSchema.safeParse(payload);
+      if (!parsed.success) return null;
+      return { ...parsed.data, iss: options.issuer, aud: audience };
+    } catch {
+      return null;
+    }
+  }
+
+  return {
+    mintAccess: (input) => mint(input, ACCESS_TYPE, options.audience, options.ttlSeconds),
+    mintResume: (input) => mint(input, RESUME_TYPE, resumeAudience, options.resumeTtlSeconds),
+    verifyAccess: (token) => verify(token, ACCESS_TYPE, options.audience),
+    verifyResume: (token) => verify(token, RESUME_TYPE, resumeAudience),
+    policyOf: (claims) => ({ scopes: [...claims.scopes], agents: [...claims.agents], models: [...claims.models], limits: { ...claims.limits } }),
+  };
+}
+
+/** A random url-safe id of `bytes` random bytes (Web Crypto, so it runs on any runtime). */
+export function randomId(bytes: number): string {
+  const buf = crypto.getRandomValues(new Uint8Array(bytes));
+  let s = '';
+  for (const b of buf) s += b.toString(16).padStart(2, '0');
+  return s;
+}
+
+/** Whether a string looks like a compact JWS (three base64url parts): used to spot tokens in the wrong place. */
+export function looksLikeToken(value: string): boolean {
+  return /^[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+$/.test(value.trim());
+}

@@ -1,0 +1,91 @@
+/**
+ * `POST {base}/session`: mints a session token for a page (or the site's backend).
+ *   `{}` or empty body → a new session;
+ *   `{resume_token}` → the same session id again (after a reload), with the session's policy;
+ *   `{token}` → refresh of a still-valid token (same session).
+ * Each call checks the Origin, the per-address mint limit and the `authorize` hook, and answers a
+ * `SessionResponse` with a fresh token and resume token.
+ */
+import { z } from 'zod';
+import type { SessionResponse } from '../client/contracts.js';
+import { badRequest, forbidden, unauthorized, unsupportedMediaType } from './errors.js';
+import { limitSessionMint } from './limits.js';
+import { completePolicy, type RelayPolicy } from './policy.js';
+import { checkDeclaredLength, mediaType, parseJsonObject, readCapped } from './request-body.js';
+import type { RelayRuntime, RequestState, SessionRequestKind } from './runtime.js';
+import { randomId, type SessionClaims } from './session-tokens.js';
+
+const SESSION_BODY_LIMIT = 16 * 1024;
+
+const SessionBody = z.object({
+  resume_token: z.string().min(1).optional(),
+  token: z.string().min(1).optional(),
+});
+
+/** Answers `POST {base}/session`. */
+export async function handleSessionRequest(runtime: RelayRuntime, state: RequestState): Promise<Response> {
+  const { request, origin } = state;
+  if (origin && !state.originAllowed) throw forbidden('This origin may not open sessions', 'origin_not_allowed');
+  // Without an Origin the caller is not a browser page: only an authorize hook can vouch for it.
+  if (!origin && !runtime.authorize) throw forbidden('Sessions are opened from pages of allowed origins', 'origin_required');
+  await limitSessionMint(runtime.store, state.address, runtime.addressLimits);
+
+  const body = await readSessionBody(request);
+  const kind: SessionRequestKind = body.token ? 'refresh' : body.resume_token ? 'resume' : 'new';
+  let previous: SessionClaims | null = null;
+  if (kind === 'refresh') {
+    previous = await runtime.tokens.verifyAccess(body.token!);
+    if (!previous) throw unauthorized('The session token is invalid or expired; open a new session');
+  } else if (kind === 'resume') {
+    previous = await runtime.tokens.verifyResume(body.resume_token!);
+    if (!previous) throw unauthorized('The resume token is invalid or expired; open a new session');
+  }
+  if (previous) {
+    if (await runtime.store.isRevoked([previous.sid, previous.jti])) throw unauthorized('The session was revoked');
+    if (previous.origin && previous.origin !== origin) throw forbidden('This session belongs to another origin', 'origin_mismatch');
+  }
+
+  const sessionId = previous?.sid ?? `ses_${randomId(16)}`;
+  const previousPolicy = previous ? runtime.tokens.policyOf(previous) : undefined;
+  const decision = runtime.authorize
+    ? await runtime.authorize(request, {
+      kind, origin, sessionId, clientIp: state.clientIp, body: body.raw,
+      previous: previous ? { subject: previous.sub, policy: previousPolicy! } : undefined,
+    })
+    : true;
+  if (decision === false) throw forbidden('The session was refused', 'session_refused');
+  const granted = typeof decision === 'object' && decision ? decision : {};
+  const base: RelayPolicy = previousPolicy ?? runtime.defaultPolicy;
+  const policy = granted.policy ? completePolicy(granted.policy, base) : completePolicy(undefined, base);
+
+  const mint = {
+    sessionId,
+    subject: granted.subject ?? previous?.sub ?? `session:${sessionId}`,
+    origin: previous ? previous.origin : origin,
+    policy,
+  };
+  const access = await runtime.tokens.mintAccess(mint);
+  const resume = await runtime.tokens.mintResume(mint);
+  const answer: SessionResponse = {
+    token: access.token,
+    expires_at: new Date(access.claims.exp * 1000).toISOString(),
+    session_id: sessionId,
+    resume_token: resume.token,
+  };
+  return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
+}
+
+/** The session body: empty, or a JSON object with at most one of `token` / `resume_token`. */
+async function readSessionBody(request: Request): Promise<{ token?: string; resume_token?: string; raw: Record<string, unknown> }> {
+  const type = mediaType(request);
+  if (type !== null && type !== 'application/json') throw unsupportedMediaType('application/json');
+  checkDeclaredLength(request, SESSION_BODY_LIMIT);
+  const bytes = await readCapped(request.body, SESSION_BODY_LIMIT);
+  if (!bytes.length) return { raw: {} };
+  if (type === null) throw unsupportedMediaType('application/json');
+  const raw = parseJsonObject(bytes);
+  const parsed = SessionBody.safeParse(raw);
+  if (!parsed.success) throw badRequest('Session body fields resume_token and token must be non-empty strings');
+  if (parsed.data.token && parsed.data.resume_token) throw badRequest('Send either token or resume_token, not both');
+  return { ...parsed.data, raw };
+}
