@@ -5,7 +5,7 @@
  */
 import type {
   AgentConversation, Agent, AppendConversationRequest, ConversationEntry, ConversationEvent, ConversationHistory,
-  ConversationMessages, ModelConversation, ModelList, RestartConversationRequest, StartConversationRequest, ValidationIssue,
+  ConversationMessages, ModelConversation, ModelList, RestartConversationRequest, StartConversationRequest, Tool, ValidationIssue,
 } from './types.js';
 
 // ---------------------------------------------------------------- relay session (wire)
@@ -121,6 +121,8 @@ export interface ChatSessionOptions {
   handoffExecution?: 'server' | 'client';
   /** Functions the page runs for the agent's function calls, by function name. */
   tools?: Record<string, ClientTool>;
+  /** Tool definitions sent when starting a model conversation (an agent carries its own). */
+  toolDefinitions?: Tool[];
 }
 
 export interface ChatSessionApi {

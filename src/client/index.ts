@@ -1,1 +1,24 @@
+/**
+ * The client layer: typed platform calls, streamed turns, errors, relay sessions, and the chat
+ * state machine the elements render. Isomorphic and side-effect free (nothing touches `window`,
+ * `document` or IndexedDB at import).
+ */
 export type * from './types.js';
+export type * from './contracts.js';
+
+export { ParleyClient } from './client.js';
+export type { ParleyClientOptions } from './client.js';
+export { getClient, forgetClient } from './registry.js';
+export type { SharedClientOptions } from './registry.js';
+export { RelaySession } from './session.js';
+export type { RelaySessionOptions, ResumeTokenStore, TokenSource } from './session.js';
+export { ConversationEventStream } from './conversation-stream.js';
+export { PlatformError, NETWORK_ERROR, STREAM_ERROR, isAbortError, isPlatformErrorShape } from './errors.js';
+export type { RetryOptions } from './retry.js';
+export { ChatSession, EVICTED_NOTICE, NOT_SAVED_NOTICE } from './chat-session.js';
+export { isLocalId } from './chat-entries.js';
+
+// The history cache lives in src/store (browser only); re-exported here so one import gives an element
+// everything it needs. `idb` is import-safe: IndexedDB is first touched by `HistoryStore.open()`.
+export { HistoryStore } from '../store/index.js';
+export type { HistoryStoreOptions } from '../store/index.js';

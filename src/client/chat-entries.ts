@@ -1,0 +1,228 @@
+/**
+ * Pure functions over a conversation's entries as a chat shows them: applying stream events,
+ * and reconciling what the page saw with what the server stored. No I/O; arrays are never mutated.
+ */
+import type { CachedEntry } from './contracts.js';
+import type {
+  ConversationEntry, ConversationEvent, InputContentChunk, MessageOutputEntry, OutputContentChunk,
+} from './types.js';
+
+/** Prefix of the ids given to entries the server has not named yet (the user's message before the history says its id). */
+export const LOCAL_ID_PREFIX = 'local_';
+
+let counter = 0;
+
+/** A temporary id for an entry created in the page. */
+export function localId(): string {
+  counter += 1;
+  return `${LOCAL_ID_PREFIX}${Date.now().toString(36)}_${counter.toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Whether an id is a temporary one from {@link localId}. */
+export function isLocalId(id: string): boolean {
+  return id.startsWith(LOCAL_ID_PREFIX);
+}
+
+/** Entries the caller sends (a user message, a function result); everything else is produced by the agent. */
+export function isInputEntry(entry: ConversationEntry): boolean {
+  return entry.type === 'message.input' || entry.type === 'function.result';
+}
+
+/** The text of message content (text chunks joined). */
+export function contentText(content: string | ReadonlyArray<InputContentChunk | OutputContentChunk>): string {
+  if (typeof content === 'string') return content;
+  return content.map((chunk) => (chunk.type === 'text' ? chunk.text : '')).join('');
+}
+
+/** A conversation's title: its first user message on one line, shortened. */
+export function titleOf(entries: readonly ConversationEntry[], max = 80): string {
+  const first = entries.find((e) => e.type === 'message.input' && e.role === 'user');
+  const text = first && first.type === 'message.input' ? contentText(first.content).replace(/\s+/g, ' ').trim() : '';
+  return text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text;
+}
+
+/** The current time as the wire writes it (ISO-8601 with `Z`). */
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** The result of applying one event: the new entries and the entry that changed (null when none did). */
+export interface Applied {
+  entries: CachedEntry[];
+  changed: CachedEntry | null;
+}
+
+/**
+ * Applies one stream event: deltas grow the entry with that id (created on its first delta),
+ * handoffs build an `agent.handoff` entry. Events that carry no entry change nothing here.
+ */
+export function applyEvent(entries: CachedEntry[], event: ConversationEvent): Applied {
+  const created_at = event.created_at ?? nowIso();
+  switch (event.type) {
+    case 'message.output.delta':
+      return upsert(entries, event.id, () => ({
+        object: 'entry', type: 'message.output', id: event.id, role: 'assistant', content: '',
+        agent_id: event.agent_id ?? null, model: event.model ?? null, created_at, completed_at: null,
+      }), (entry) => (entry.type === 'message.output' ? { ...entry, content: appendContent(entry.content, event.content) } : entry));
+    case 'function.call.delta':
+      return upsert(entries, event.id, () => ({
+        object: 'entry', type: 'function.call', id: event.id, tool_call_id: event.tool_call_id, name: event.name, arguments: '',
+        agent_id: event.agent_id ?? null, model: event.model ?? null, created_at, completed_at: null,
+      }), (entry) => {
+        if (entry.type !== 'function.call') return entry;
+        const next = { ...entry, arguments: entry.arguments + (event.arguments ?? '') };
+        if (event.confirmation_status !== undefined) next.confirmation_status = event.confirmation_status;
+        return next;
+      });
+    case 'tool.execution.started':
+      return upsert(entries, event.id, () => ({
+        object: 'entry', type: 'tool.execution', id: event.id, name: event.name, arguments: '', info: {},
+        agent_id: event.agent_id ?? null, model: event.model ?? null, created_at, completed_at: null,
+      }), (entry) => (entry.type === 'tool.execution' ? { ...entry, arguments: event.arguments ?? '' } : entry));
+    case 'tool.execution.delta':
+      return upsert(entries, event.id, () => ({
+        object: 'entry', type: 'tool.execution', id: event.id, name: event.name, arguments: '', info: {}, created_at, completed_at: null,
+      }), (entry) => (entry.type === 'tool.execution' ? { ...entry, arguments: entry.arguments + (event.arguments ?? '') } : entry));
+    case 'tool.execution.done':
+      return upsert(entries, event.id, () => ({
+        object: 'entry', type: 'tool.execution', id: event.id, name: event.name, arguments: '', info: {}, created_at, completed_at: null,
+      }), (entry) => (entry.type === 'tool.execution' ? { ...entry, info: event.info ?? {}, completed_at: created_at } : entry));
+    case 'agent.handoff.started':
+      return upsert(entries, event.id, () => ({
+        object: 'entry', type: 'agent.handoff', id: event.id, previous_agent_id: event.previous_agent_id,
+        previous_agent_name: event.previous_agent_name, next_agent_id: '', next_agent_name: '', created_at, completed_at: null,
+      }), (entry) => entry);
+    case 'agent.handoff.done':
+      return upsert(entries, event.id, () => ({
+        object: 'entry', type: 'agent.handoff', id: event.id, previous_agent_id: '', previous_agent_name: '',
+        next_agent_id: '', next_agent_name: '', created_at, completed_at: null,
+      }), (entry) => (entry.type === 'agent.handoff'
+        ? { ...entry, next_agent_id: event.next_agent_id, next_agent_name: event.next_agent_name, completed_at: created_at }
+        : entry));
+    default:
+      return { entries, changed: null };
+  }
+}
+
+function upsert(
+  entries: CachedEntry[],
+  id: string,
+  create: () => CachedEntry,
+  update: (entry: CachedEntry) => CachedEntry,
+): Applied {
+  // The entry being streamed is nearly always the last one.
+  let index = -1;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    if (entries[i].id === id) {
+      index = i;
+      break;
+    }
+  }
+  const changed = update(index < 0 ? create() : entries[index]);
+  const next = entries.slice();
+  if (index < 0) next.push(changed);
+  else next[index] = changed;
+  return { entries: next, changed };
+}
+
+/** Appends a delta (a string or one chunk) to message content; a chunk turns string content into chunks. */
+export function appendContent(content: MessageOutputEntry['content'], delta: string | OutputContentChunk): MessageOutputEntry['content'] {
+  if (typeof delta === 'string') {
+    if (typeof content === 'string') return content + delta;
+    return appendChunk(content, { type: 'text', text: delta });
+  }
+  const chunks: OutputContentChunk[] = typeof content === 'string' ? (content ? [{ type: 'text', text: content }] : []) : content;
+  return appendChunk(chunks, delta);
+}
+
+function appendChunk(chunks: OutputContentChunk[], chunk: OutputContentChunk): OutputContentChunk[] {
+  const last = chunks[chunks.length - 1];
+  if (chunk.type === 'text' && last?.type === 'text') return [...chunks.slice(0, -1), { type: 'text', text: last.text + chunk.text }];
+  return [...chunks, chunk];
+}
+
+/** Sets `completed_at` on the listed entries that have none. */
+export function completeEntries(entries: CachedEntry[], ids: ReadonlySet<string>, at = nowIso()): CachedEntry[] {
+  return entries.map((e) => (ids.has(e.id) && !e.completed_at ? { ...e, completed_at: at } : e));
+}
+
+/** Marks one entry as cut off before it finished. */
+export function markInterrupted(entries: CachedEntry[], id: string | null): { entries: CachedEntry[]; changed: CachedEntry | null } {
+  if (!id) return { entries, changed: null };
+  const index = entries.findIndex((e) => e.id === id);
+  if (index < 0 || entries[index].interrupted) return { entries, changed: null };
+  const changed = { ...entries[index], interrupted: true };
+  const next = entries.slice();
+  next[index] = changed;
+  return { entries: next, changed };
+}
+
+/** A cached conversation whose last entry is an unfinished reply: that reply was cut (reload, lost connection). */
+export function markCutReply(entries: CachedEntry[]): CachedEntry[] {
+  const last = entries[entries.length - 1];
+  if (!last || isInputEntry(last) || last.completed_at || last.interrupted) return entries;
+  return [...entries.slice(0, -1), { ...last, interrupted: true }];
+}
+
+/** What identifies an entry the page made before the server named it. */
+function signature(entry: ConversationEntry): string {
+  switch (entry.type) {
+    case 'message.input':
+      return `input:${entry.role}:${contentText(entry.content)}`;
+    case 'function.result':
+      return `result:${entry.tool_call_id}:${entry.result}`;
+    case 'message.output':
+      return `output:${contentText(entry.content)}`;
+    case 'function.call':
+      return `call:${entry.tool_call_id}`;
+    default:
+      return `${entry.type}:${entry.id}`;
+  }
+}
+
+/** The outcome of {@link reconcileEntries}. */
+export interface Reconciled {
+  entries: CachedEntry[];
+  /** Temporary ids that the server's history named, mapped to the server's ids. */
+  renamed: Map<string, string>;
+}
+
+/**
+ * The server's history, as the chat should show it:
+ * - the server's entries in the server's order (its content wins), keeping the page's `interrupted` marks by id
+ *   (unless the server has a finished, different version of that entry);
+ * - the page's temporary-id entries are matched, in order, to server entries of the same kind and content
+ *   (that is how a user message learns its server id);
+ * - page entries the server does not have (a reply still being saved after a stop, a message that never
+ *   reached the server) are kept after them, so nothing the user saw disappears.
+ */
+export function reconcileEntries(local: readonly CachedEntry[], server: readonly ConversationEntry[]): Reconciled {
+  const localById = new Map(local.map((e) => [e.id, e]));
+  const serverIds = new Set(server.map((e) => e.id));
+  const renamed = new Map<string, string>();
+  const claimed = new Set<number>();
+  let from = 0;
+  for (const entry of local) {
+    if (!isLocalId(entry.id)) continue;
+    const sig = signature(entry);
+    for (let i = from; i < server.length; i++) {
+      if (claimed.has(i) || localById.has(server[i].id)) continue;
+      if (signature(server[i]) === sig) {
+        claimed.add(i);
+        renamed.set(entry.id, server[i].id);
+        from = i + 1;
+        break;
+      }
+    }
+  }
+  const cut = new Map<string, CachedEntry>();
+  for (const e of local) if (e.interrupted) cut.set(renamed.get(e.id) ?? e.id, e);
+  // A reply cut here stays marked unless the server finished it after all (it kept going after a reload).
+  const stillCut = (e: ConversationEntry, seen: CachedEntry) => !e.completed_at || signature(e) === signature(seen);
+  const entries: CachedEntry[] = server.map((e) => {
+    const seen = cut.get(e.id);
+    return seen && stillCut(e, seen) ? { ...e, interrupted: true } : e;
+  });
+  for (const e of local) if (!serverIds.has(e.id) && !renamed.has(e.id)) entries.push(e);
+  return { entries, renamed };
+}

@@ -1,0 +1,600 @@
+/**
+ * The state machine of one chat: what `<agent-chat>` renders. No DOM: an element subscribes and
+ * renders `state`; all I/O goes through the client and the history store.
+ */
+import type {
+  CachedConversation, CachedEntry, ChatSessionApi, ChatSessionOptions, ChatState, ConversationStream, HistoryStoreApi,
+} from './contracts.js';
+import type { ConversationEntry, ConversationEvent, ConversationInputs, FunctionCallEntry, InputEntry } from './types.js';
+import {
+  applyEvent, completeEntries, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, reconcileEntries, titleOf,
+} from './chat-entries.js';
+import { PlatformError, isAbortError } from './errors.js';
+
+/** A notice shown after old conversations were evicted for space. */
+export const EVICTED_NOTICE = 'Older conversations were removed from this device to free space.';
+/** A notice shown when the conversation could not be saved on this device. */
+export const NOT_SAVED_NOTICE = 'This conversation could not be saved on this device.';
+
+/** Function-call rounds the page answers in one `send` before it stops (a model calling tools forever). */
+const MAX_TOOL_ROUNDS = 8;
+
+/** One request that produces a reply; `inputIds` are the page-made entries (in the state) it sends. */
+type Turn = { inputIds: string[] } & (
+  | { kind: 'start'; inputs: ConversationInputs }
+  | { kind: 'append'; conversationId: string; inputs: ConversationInputs }
+  | { kind: 'restart'; conversationId: string; fromEntryId: string; inputs?: ConversationInputs }
+);
+
+/** A turn that failed, kept for `retry()`. */
+interface FailedTurn {
+  turn: Turn;
+  /** Whether the server stored the turn's inputs (`conversation.response.started` arrived). */
+  reachedServer: boolean;
+}
+
+/** One user action in progress (send, retry, regenerate, edit): stop() aborts it. */
+interface Run {
+  epoch: number;
+  controller: AbortController;
+}
+
+/**
+ * Implements {@link ChatSessionApi}. Status: `ready → submitted → streaming → ready | error`.
+ *
+ * Decisions where the contract leaves room:
+ * - `send` while a reply is in progress rejects (stop first); `send` resolves once the turn, any
+ *   client-tool rounds and the reconciliation with the server are done, and does not reject for
+ *   platform errors: they are in `state.error`.
+ * - Restarts (`regenerate`, `edit`, and `retry` of a turn the server had stored) make a NEW
+ *   conversation; the session switches to it. In the history store the new conversation replaces
+ *   the old one (same title and creation date; the old id is removed from the store) so the list
+ *   shows one conversation, not one per regeneration. The old conversation stays on the server.
+ * - `retry()`: if the failed turn never reached the server (no `conversation.response.started`),
+ *   the same request is sent again (start or append: the server has no copy of its inputs). If it
+ *   did, the server stored its inputs (and maybe part of a reply), so the session restarts from the
+ *   turn's last input entry (the user message, or the function results) without new inputs: no
+ *   duplicated user message, and the partial reply is dropped.
+ * - `edit` of the first message starts a new conversation (restart needs an entry before it).
+ * - Client tools: calls whose name is in `options.tools` are run (in parallel), their results are
+ *   appended and the continuation streamed, up to 8 rounds per `send`. Calls without a registered
+ *   tool stay shown (pending) and the session returns to ready.
+ * - Inputs that never reached the server (a turn stopped or failed before `conversation.response.started`)
+ *   stay shown and are sent again with the next `send`, before its message, so nothing the user wrote is lost.
+ * - `retry()` after a `load` that failed with nothing cached loads again.
+ * - Loading a conversation does not make it "recently updated": only new turns move it up the list.
+ * - Eviction notices stay in `state.notice` until the next `send`, `load` or `reset`.
+ */
+export class ChatSession implements ChatSessionApi {
+  readonly #options: ChatSessionOptions;
+  readonly #store: HistoryStoreApi | undefined;
+  readonly #listeners = new Set<(state: ChatState) => void>();
+  #state: ChatState;
+  #record: CachedConversation | null = null;
+  #run: Run | null = null;
+  #epoch = 0;
+  #failed: FailedTurn | null = null;
+  /** Ids of page-made input entries whose turn never reached the server. */
+  #unsent: string[] = [];
+  #failedLoad: string | null = null;
+  #defaultAgentName: string | null = null;
+  #disposed = false;
+
+  constructor(options: ChatSessionOptions) {
+    this.#options = options;
+    this.#store = options.store;
+    this.#state = initialState(null);
+    const store = this.#store;
+    if (store) {
+      // Several sessions may share a store: chain, don't replace, the eviction callback.
+      const previous = store.onEvicted;
+      store.onEvicted = (ids) => {
+        previous?.call(store, ids);
+        if (!this.#disposed) this.#set({ notice: EVICTED_NOTICE });
+      };
+    }
+  }
+
+  get state(): ChatState {
+    return this.#state;
+  }
+
+  subscribe(listener: (state: ChatState) => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  async send(text: string): Promise<void> {
+    this.#assertIdle('send');
+    if (!text.trim()) return;
+    const epoch = ++this.#epoch;
+    this.#failed = null;
+    this.#failedLoad = null;
+    const user = userEntry(text);
+    // Inputs that never reached the server go first, so the conversation has everything the user wrote.
+    const unsent = this.#state.entries.filter((e) => this.#unsent.includes(e.id) && isInputEntry(e));
+    const inputs: ConversationInputs = unsent.length ? [...unsent, user].map(toInput) : text;
+    const inputIds = [...unsent, user].map((e) => e.id);
+    this.#set({ entries: [...this.#state.entries, user], status: 'submitted', error: null, notice: null, streamingEntryId: null });
+    void this.#resolveAgentName(epoch);
+    const conversationId = this.#state.conversationId;
+    await this.#perform(epoch, conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds });
+  }
+
+  stop(): void {
+    const run = this.#run;
+    if (!run || run.controller.signal.aborted) return;
+    run.controller.abort();
+    const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
+    this.#set({ entries, status: 'ready', streamingEntryId: null });
+    if (changed) this.#persist(changed);
+  }
+
+  async retry(): Promise<void> {
+    if (this.#state.status !== 'error') return;
+    if (this.#failedLoad) return this.load(this.#failedLoad);
+    const failed = this.#failed;
+    if (!failed) return;
+    const epoch = ++this.#epoch;
+    this.#failed = null;
+    this.#set({ status: 'submitted', error: null, streamingEntryId: null });
+    if (!failed.reachedServer) {
+      await this.#perform(epoch, failed.turn);
+      return;
+    }
+    const conversationId = this.#state.conversationId;
+    const ok = conversationId && await this.#syncIds(epoch);
+    if (!this.#current(epoch)) return;
+    const entries = this.#state.entries;
+    let last = -1;
+    for (let i = entries.length - 1; i >= 0; i--) {
+      if (isInputEntry(entries[i]) && !isLocalId(entries[i].id)) {
+        last = i;
+        break;
+      }
+    }
+    if (!ok || !conversationId || last < 0) {
+      this.#failed = failed;
+      this.#set({ status: 'error', error: this.#state.error ?? PlatformError.network() });
+      return;
+    }
+    this.#set({ entries: entries.slice(0, last + 1) });
+    await this.#perform(epoch, { kind: 'restart', conversationId, fromEntryId: entries[last].id, inputIds: [] });
+  }
+
+  async regenerate(entryId?: string): Promise<void> {
+    this.#assertIdle('regenerate');
+    const conversationId = this.#state.conversationId;
+    if (!conversationId) return;
+    const epoch = ++this.#epoch;
+    this.#failed = null;
+    let target = entryId ?? lastReply(this.#state.entries)?.id;
+    if (!target) return;
+    if (isLocalId(target) || this.#state.entries.some((e) => isLocalId(e.id))) {
+      const renamed = await this.#syncIds(epoch);
+      if (!this.#current(epoch)) return;
+      target = (renamed && renamed.get(target)) ?? target;
+    }
+    const entries = this.#state.entries;
+    const index = entries.findIndex((e) => e.id === target);
+    let userIndex = -1;
+    for (let i = index; i >= 0; i--) {
+      const e = entries[i];
+      if (e.type === 'message.input' && e.role === 'user') {
+        userIndex = i;
+        break;
+      }
+    }
+    if (index < 0 || userIndex < 0 || isLocalId(entries[userIndex].id)) {
+      throw new Error(index < 0 ? `No entry '${target}' in this conversation` : 'There is no user message before this reply to answer again');
+    }
+    this.#unsent = [];
+    this.#set({ entries: entries.slice(0, userIndex + 1), status: 'submitted', error: null, notice: null, streamingEntryId: null });
+    await this.#perform(epoch, { kind: 'restart', conversationId, fromEntryId: entries[userIndex].id, inputIds: [] });
+  }
+
+  async edit(entryId: string, text: string): Promise<void> {
+    this.#assertIdle('edit');
+    if (!text.trim()) return;
+    const epoch = ++this.#epoch;
+    this.#failed = null;
+    let target = entryId;
+    if (this.#state.conversationId && this.#state.entries.some((e) => isLocalId(e.id))) {
+      const renamed = await this.#syncIds(epoch);
+      if (!this.#current(epoch)) return;
+      target = (renamed && renamed.get(target)) ?? target;
+    }
+    const entries = this.#state.entries;
+    const index = entries.findIndex((e) => e.id === target);
+    const edited = entries[index];
+    if (index < 0 || edited.type !== 'message.input' || edited.role !== 'user') {
+      throw new Error(`No user message '${entryId}' in this conversation`);
+    }
+    const user = userEntry(text);
+    const conversationId = this.#state.conversationId;
+    this.#unsent = [];
+    this.#set({ entries: [...entries.slice(0, index), user], status: 'submitted', error: null, notice: null, streamingEntryId: null });
+    if (index === 0 || !conversationId) {
+      await this.#perform(epoch, { kind: 'start', inputs: text, inputIds: [user.id] });
+      return;
+    }
+    const before = entries[index - 1];
+    if (isLocalId(before.id)) {
+      this.#set({ status: 'error', error: PlatformError.network() });
+      return;
+    }
+    await this.#perform(epoch, { kind: 'restart', conversationId, fromEntryId: before.id, inputs: text, inputIds: [user.id] });
+  }
+
+  async load(conversationId: string): Promise<void> {
+    this.#abortRun();
+    const epoch = ++this.#epoch;
+    this.#failed = null;
+    this.#failedLoad = null;
+    this.#unsent = [];
+    this.#record = null;
+    this.#set({ ...initialState(this.#defaultAgentName), conversationId });
+    let cached: CachedEntry[] = [];
+    if (this.#store) {
+      try {
+        const [record, entries] = await Promise.all([this.#store.getConversation(conversationId), this.#store.getEntries(conversationId)]);
+        this.#record = record ?? null;
+        cached = markCutReply(entries);
+      } catch {
+        cached = []; // an unreadable cache is no cache: the server answers below
+      }
+      if (!this.#current(epoch)) return;
+      if (cached.length) this.#set({ entries: cached, agentName: agentNameIn(cached) ?? this.#state.agentName });
+    }
+    void this.#resolveAgentName(epoch);
+    try {
+      const history = await this.#options.client.conversations.history(conversationId);
+      if (!this.#current(epoch)) return;
+      const { entries } = reconcileEntries(this.#state.entries, history.entries);
+      this.#set({ entries, agentName: agentNameIn(entries) ?? this.#state.agentName });
+      if (!this.#record) this.#saveConversation(entries, entries.at(-1)?.created_at);
+      this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
+    } catch (error) {
+      if (!this.#current(epoch)) return;
+      // Offline (or gone from the server): the cached copy is still worth showing.
+      if (!cached.length) {
+        this.#failedLoad = conversationId;
+        this.#set({ status: 'error', error: PlatformError.from(error) });
+      }
+    }
+  }
+
+  reset(): void {
+    this.#abortRun();
+    this.#epoch++;
+    this.#failed = null;
+    this.#failedLoad = null;
+    this.#unsent = [];
+    this.#record = null;
+    this.#set(initialState(this.#defaultAgentName));
+  }
+
+  async listConversations(): Promise<CachedConversation[]> {
+    if (this.#store) return this.#store.listConversations();
+    const list = await this.#options.client.conversations.list();
+    return list.map((c) => ({
+      id: c.id,
+      title: c.name ?? '',
+      agentId: 'agent_id' in c ? c.agent_id : null,
+      model: 'model' in c ? c.model : null,
+      createdAt: c.created_at,
+      updatedAt: c.updated_at,
+    }));
+  }
+
+  async deleteConversation(conversationId: string): Promise<void> {
+    // A turn of this conversation in progress would keep it busy on the server (and write it back here).
+    if (this.#state.conversationId === conversationId) this.reset();
+    try {
+      await this.#options.client.conversations.delete(conversationId);
+    } catch (error) {
+      if (!(error instanceof PlatformError && error.status === 404)) throw error;
+    }
+    await this.#store?.deleteConversation(conversationId);
+  }
+
+  dispose(): void {
+    this.#abortRun();
+    this.#epoch++;
+    this.#disposed = true;
+    this.#listeners.clear();
+  }
+
+  // ------------------------------------------------------------ turns
+
+  /** Runs a turn and the client-tool rounds that follow it, then reconciles with the server. */
+  async #perform(epoch: number, turn: Turn): Promise<void> {
+    const run: Run = { epoch, controller: new AbortController() };
+    this.#run = run;
+    try {
+      let next: Turn | null = turn;
+      for (let round = 0; next && round <= MAX_TOOL_ROUNDS; round++) {
+        const produced = await this.#stream(run, next);
+        next = null;
+        if (!produced || run.controller.signal.aborted || !this.#current(epoch)) break;
+        const calls = this.#state.entries.filter((e): e is FunctionCallEntry =>
+          e.type === 'function.call' && produced.has(e.id) && !!this.#options.tools?.[e.name] && !this.#answered(e.tool_call_id));
+        const conversationId = this.#state.conversationId;
+        if (!calls.length || !conversationId || round === MAX_TOOL_ROUNDS) break;
+        this.#set({ status: 'submitted' });
+        const results = await Promise.all(calls.map((call) => this.#runTool(call)));
+        if (run.controller.signal.aborted || !this.#current(epoch)) break;
+        const entries = results.map((r): CachedEntry => ({
+          object: 'entry', type: 'function.result', id: localId(), tool_call_id: r.tool_call_id, result: r.result, created_at: nowIso(), completed_at: nowIso(),
+        }));
+        this.#set({ entries: [...this.#state.entries, ...entries] });
+        next = { kind: 'append', conversationId, inputs: entries.map(toInput), inputIds: entries.map((e) => e.id) };
+      }
+      if (this.#current(epoch) && this.#state.status !== 'error') this.#set({ status: 'ready', streamingEntryId: null });
+    } finally {
+      if (this.#run === run) this.#run = null;
+    }
+    if (this.#current(epoch)) await this.#reconcile(epoch);
+  }
+
+  /**
+   * Streams one turn into the state. Returns the ids of the entries it produced when it finished
+   * normally, null when it was stopped or failed (the failure is in the state).
+   */
+  async #stream(run: Run, turn: Turn): Promise<Set<string> | null> {
+    const produced = new Set<string>();
+    let reachedServer = false;
+    let stream: ConversationStream;
+    try {
+      stream = this.#open(turn, run.controller.signal);
+      for await (const event of stream) {
+        if (!this.#current(run.epoch) || run.controller.signal.aborted) break;
+        if (event.type === 'conversation.response.started') {
+          reachedServer = true;
+          this.#unsent = [];
+          this.#started(event.conversation_id, turn);
+          continue;
+        }
+        this.#applyEvent(event, produced);
+      }
+    } catch (error) {
+      if (!this.#current(run.epoch)) return null;
+      if (!reachedServer) this.#unsent = turn.inputIds;
+      if (run.controller.signal.aborted || isAbortError(error)) return null;
+      const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
+      this.#failed = { turn, reachedServer };
+      this.#set({ entries, status: 'error', error: PlatformError.from(error), streamingEntryId: null });
+      if (changed) this.#persist(changed);
+      return null;
+    }
+    if (!this.#current(run.epoch)) return null;
+    if (run.controller.signal.aborted) {
+      if (!reachedServer) this.#unsent = turn.inputIds;
+      return null;
+    }
+    const entries = completeEntries(this.#state.entries, produced);
+    this.#set({ entries, streamingEntryId: null });
+    for (const e of entries) if (produced.has(e.id)) this.#persist(e);
+    return produced;
+  }
+
+  #open(turn: Turn, signal: AbortSignal): ConversationStream {
+    const { client, agentId, agentVersion, model, instructions, handoffExecution, toolDefinitions } = this.#options;
+    const handoff = handoffExecution ? { handoff_execution: handoffExecution } : {};
+    switch (turn.kind) {
+      case 'start':
+        return client.conversations.start({
+          inputs: turn.inputs,
+          ...(agentId
+            ? { agent_id: agentId, ...(agentVersion != null ? { agent_version: agentVersion } : {}) }
+            : { model: model ?? null, ...(instructions ? { instructions } : {}), ...(toolDefinitions?.length ? { tools: toolDefinitions } : {}) }),
+          ...handoff,
+        }, { signal });
+      case 'append':
+        return client.conversations.append(turn.conversationId, { inputs: turn.inputs, ...handoff }, { signal });
+      case 'restart':
+        return client.conversations.restart(turn.conversationId, {
+          from_entry_id: turn.fromEntryId, ...(turn.inputs !== undefined ? { inputs: turn.inputs } : {}), ...handoff,
+        }, { signal });
+    }
+  }
+
+  /** `conversation.response.started`: the server stored the inputs; a start or restart names a new conversation. */
+  #started(conversationId: string, turn: Turn): void {
+    const previous = this.#state.conversationId;
+    const now = nowIso();
+    if (conversationId !== previous || !this.#record) {
+      const base = previous && conversationId !== previous ? this.#record : null;
+      this.#record = {
+        id: conversationId,
+        title: titleOf(this.#state.entries),
+        agentId: this.#options.agentId ?? base?.agentId ?? null,
+        model: this.#options.agentId ? null : this.#options.model ?? base?.model ?? null,
+        createdAt: base?.createdAt ?? now,
+        updatedAt: now,
+      };
+    }
+    this.#set({ conversationId, status: 'streaming' });
+    const store = this.#store;
+    if (!store) return;
+    this.#saveConversation(this.#state.entries);
+    if (previous && previous !== conversationId) {
+      // The restarted conversation replaces the old one in the cache (see the class comment).
+      store.deleteConversation(previous).catch(() => {});
+      for (const e of this.#state.entries) this.#persist(e);
+    } else if (turn.kind === 'start') {
+      for (const e of this.#state.entries) this.#persist(e);
+    } else {
+      // Append: the inputs of this turn are the trailing page-made entries.
+      for (const e of this.#state.entries) if (isLocalId(e.id)) this.#persist(e);
+    }
+  }
+
+  #applyEvent(event: ConversationEvent, produced: Set<string>): void {
+    const { entries, changed } = applyEvent(this.#state.entries, event);
+    if (!changed) return;
+    produced.add(changed.id);
+    const patch: Partial<ChatState> = { entries, streamingEntryId: changed.id, status: 'streaming' };
+    if (event.type === 'agent.handoff.done' && event.next_agent_name) patch.agentName = event.next_agent_name;
+    this.#set(patch);
+    this.#persist(changed);
+  }
+
+  async #runTool(call: FunctionCallEntry): Promise<{ tool_call_id: string; result: string }> {
+    const tool = this.#options.tools?.[call.name];
+    let result: string;
+    try {
+      let args: unknown = {};
+      if (call.arguments.trim()) args = JSON.parse(call.arguments);
+      const value = await tool!(args);
+      result = typeof value === 'string' ? value : JSON.stringify(value ?? null);
+    } catch (error) {
+      result = JSON.stringify({ error: error instanceof Error ? error.message : String(error) });
+    }
+    return { tool_call_id: call.tool_call_id, result };
+  }
+
+  #answered(toolCallId: string): boolean {
+    return this.#state.entries.some((e) => e.type === 'function.result' && e.tool_call_id === toolCallId);
+  }
+
+  // ------------------------------------------------------------ server reconciliation and store
+
+  /** Replaces the page's view of the conversation with the server's history (ids included), keeping what the server lacks. */
+  async #reconcile(epoch: number): Promise<void> {
+    await this.#syncIds(epoch);
+  }
+
+  /** Fetches the history and reconciles; returns the temporary → server id map, or null when the server could not be asked. */
+  async #syncIds(epoch: number): Promise<Map<string, string> | null> {
+    const conversationId = this.#state.conversationId;
+    if (!conversationId) return null;
+    let history: ConversationEntry[];
+    try {
+      history = (await this.#options.client.conversations.history(conversationId)).entries;
+    } catch {
+      return null; // offline: the page keeps its temporary ids until the next reconciliation
+    }
+    // A turn started meanwhile owns the entries now; its own reconciliation comes later.
+    if (!this.#current(epoch) || this.#state.conversationId !== conversationId || this.#run) return null;
+    const { entries, renamed } = reconcileEntries(this.#state.entries, history);
+    this.#set({ entries });
+    this.#saveConversation(entries);
+    this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
+    return renamed;
+  }
+
+  /** Writes the conversation's record, updated at `updatedAt` (default: now). */
+  #saveConversation(entries: readonly ConversationEntry[], updatedAt?: string): void {
+    const store = this.#store;
+    const conversationId = this.#state.conversationId;
+    if (!store || !conversationId) return;
+    const now = updatedAt ?? nowIso();
+    const record: CachedConversation = this.#record && this.#record.id === conversationId
+      ? { ...this.#record, title: this.#record.title || titleOf(entries), updatedAt: now }
+      : {
+        id: conversationId, title: titleOf(entries), agentId: this.#options.agentId ?? null,
+        model: this.#options.agentId ? null : this.#options.model ?? null, createdAt: entries[0]?.created_at ?? now, updatedAt: now,
+      };
+    this.#record = record;
+    store.putConversation(record).catch(() => this.#notSaved());
+  }
+
+  #persist(entry: CachedEntry): void {
+    const conversationId = this.#state.conversationId;
+    if (!this.#store || !conversationId) return;
+    this.#store.putEntry(conversationId, entry).catch(() => this.#notSaved());
+  }
+
+  #notSaved(): void {
+    if (!this.#disposed && this.#state.notice !== EVICTED_NOTICE) this.#set({ notice: NOT_SAVED_NOTICE });
+  }
+
+  // ------------------------------------------------------------ helpers
+
+  async #resolveAgentName(epoch: number): Promise<void> {
+    const agentId = this.#record?.agentId ?? this.#options.agentId;
+    if (!agentId || this.#state.agentName) return;
+    try {
+      const agent = await this.#options.client.agents.get(agentId);
+      if (agentId === (this.#record?.agentId ?? this.#options.agentId)) {
+        if (agentId === this.#options.agentId) this.#defaultAgentName = agent.name;
+        if (this.#current(epoch) && !this.#state.agentName) this.#set({ agentName: agent.name });
+      }
+    } catch {
+      // The name is decoration; the chat works without it.
+    }
+  }
+
+  #abortRun(): void {
+    const run = this.#run;
+    if (run && !run.controller.signal.aborted) {
+      run.controller.abort();
+      const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
+      if (changed) {
+        this.#set({ entries, streamingEntryId: null });
+        this.#persist(changed);
+      }
+    }
+    this.#run = null;
+  }
+
+  #isBusy(): boolean {
+    return this.#state.status === 'submitted' || this.#state.status === 'streaming';
+  }
+
+  #assertIdle(action: string): void {
+    if (this.#disposed) throw new Error(`Cannot ${action}: the chat session was disposed`);
+    if (this.#isBusy()) throw new Error(`Cannot ${action} while a reply is in progress; stop it first`);
+  }
+
+  #current(epoch: number): boolean {
+    return !this.#disposed && epoch === this.#epoch;
+  }
+
+  #set(patch: Partial<ChatState>): void {
+    this.#state = { ...this.#state, ...patch };
+    const state = this.#state;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(state);
+      } catch (error) {
+        // A broken listener must not break the chat; report it where errors are reported.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  }
+}
+
+function initialState(agentName: string | null): ChatState {
+  return { conversationId: null, entries: [], streamingEntryId: null, status: 'ready', error: null, agentName, notice: null };
+}
+
+function userEntry(text: string): CachedEntry {
+  const now = nowIso();
+  return { object: 'entry', type: 'message.input', id: localId(), role: 'user', content: text, prefix: false, created_at: now, completed_at: now };
+}
+
+/** A page-made entry as the input it was sent as. */
+function toInput(entry: CachedEntry): InputEntry {
+  if (entry.type === 'function.result') return { type: 'function.result', tool_call_id: entry.tool_call_id, result: entry.result };
+  if (entry.type === 'message.input') return { role: entry.role, content: entry.content };
+  throw new Error(`Entry '${entry.id}' of type ${entry.type} is not an input`);
+}
+
+function lastReply(entries: readonly CachedEntry[]): CachedEntry | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) if (!isInputEntry(entries[i])) return entries[i];
+  return undefined;
+}
+
+function agentNameIn(entries: readonly ConversationEntry[]): string | null {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i];
+    if (e.type === 'agent.handoff' && e.next_agent_name) return e.next_agent_name;
+  }
+  return null;
+}

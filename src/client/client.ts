@@ -1,0 +1,166 @@
+/**
+ * The typed client of the platform HTTP API (through the relay, or straight to a platform):
+ * JSON calls, streamed turns as async iterables, one error type, retries before any answer,
+ * and a bearer token from a relay session or the site's own function.
+ */
+import type { ConversationStream, ParleyClientApi, RequestOptions } from './contracts.js';
+import type {
+  Agent, AgentConversation, AppendConversationRequest, ConversationHistory, ConversationMessages, ModelConversation,
+  ModelList, RestartConversationRequest, StartConversationRequest,
+} from './types.js';
+import { ConversationEventStream } from './conversation-stream.js';
+import { PlatformError } from './errors.js';
+import { fetchWithRetry, retryPolicy, type RetryOptions, type RetryPolicy } from './retry.js';
+import type { TokenSource } from './session.js';
+
+export interface ParleyClientOptions {
+  /** The relay's (or a platform's) base URL; API paths are `{baseUrl}/v1/…`. */
+  baseUrl: string;
+  /** fetch to use (default: the global fetch, looked up at call time). */
+  fetch?: typeof fetch;
+  /** The site's own token function (e.g. minted by its backend); called before each request, so it should cache. */
+  getToken?: () => Promise<string>;
+  /** A token source such as a {@link RelaySession}; takes precedence over `getToken`. */
+  session?: TokenSource;
+  /** Retries before any answer arrived (429/503, network errors). */
+  retry?: RetryOptions;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+/**
+ * Implements {@link ParleyClientApi}. Without `session` or `getToken`, requests carry no
+ * Authorization header (a same-origin proxy that authenticates by itself).
+ *
+ * Every failure is a {@link PlatformError}; a 401 makes a `session` drop its token and the request
+ * is sent once more with a new one.
+ */
+export class ParleyClient implements ParleyClientApi {
+  readonly baseUrl: string;
+  readonly #fetch: typeof fetch;
+  readonly #tokens: TokenSource | null;
+  readonly #retry: RetryPolicy;
+
+  constructor(options: ParleyClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    const custom = options.fetch;
+    this.#fetch = custom ?? ((input, init) => globalThis.fetch(input, init));
+    this.#tokens = options.session ?? (options.getToken ? { getToken: options.getToken } : null);
+    this.#retry = retryPolicy(options.retry);
+  }
+
+  readonly conversations: ParleyClientApi['conversations'] = {
+    start: (request: Omit<StartConversationRequest, 'stream'>, options?: RequestOptions): ConversationStream =>
+      this.#stream('/v1/conversations', request, options),
+    append: (conversationId: string, request: Omit<AppendConversationRequest, 'stream'>, options?: RequestOptions): ConversationStream =>
+      this.#stream(`/v1/conversations/${enc(conversationId)}`, request, options),
+    restart: (conversationId: string, request: Omit<RestartConversationRequest, 'stream'>, options?: RequestOptions): ConversationStream =>
+      this.#stream(`/v1/conversations/${enc(conversationId)}/restart`, request, options),
+    get: (conversationId: string, options?: RequestOptions) =>
+      this.#json<ModelConversation | AgentConversation>('GET', `/v1/conversations/${enc(conversationId)}`, { signal: options?.signal }),
+    list: (query?: { page?: number; pageSize?: number }, options?: RequestOptions) =>
+      this.#json<Array<ModelConversation | AgentConversation>>('GET', '/v1/conversations', {
+        query: { page: query?.page, page_size: query?.pageSize }, signal: options?.signal,
+      }),
+    delete: async (conversationId: string, options?: RequestOptions) => {
+      await this.#json<void>('DELETE', `/v1/conversations/${enc(conversationId)}`, { signal: options?.signal });
+    },
+    history: (conversationId: string, options?: RequestOptions) =>
+      this.#json<ConversationHistory>('GET', `/v1/conversations/${enc(conversationId)}/history`, { signal: options?.signal }),
+    messages: (conversationId: string, options?: RequestOptions) =>
+      this.#json<ConversationMessages>('GET', `/v1/conversations/${enc(conversationId)}/messages`, { signal: options?.signal }),
+  };
+
+  readonly agents: ParleyClientApi['agents'] = {
+    get: (agentId: string, query?: { agentVersion?: string | number }, options?: RequestOptions) =>
+      this.#json<Agent>('GET', `/v1/agents/${enc(agentId)}`, { query: { agent_version: query?.agentVersion }, signal: options?.signal }),
+  };
+
+  readonly models: ParleyClientApi['models'] = {
+    list: (options?: RequestOptions) => this.#json<ModelList>('GET', '/v1/models', { signal: options?.signal }),
+  };
+
+  #stream(path: string, request: object, options?: RequestOptions): ConversationStream {
+    return new ConversationEventStream(this.baseUrl + path, { ...request, stream: true }, (url, init) => this.#send(url, init), options?.signal);
+  }
+
+  async #json<T>(method: string, path: string, options: { query?: Query; body?: unknown; signal?: AbortSignal }): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    const res = await this.#send(this.baseUrl + path + queryString(options.query), { method, headers, body, signal: options.signal });
+    if (!res.ok) throw await PlatformError.fromResponse(res);
+    if (res.status === 204) return undefined as T;
+    const text = await readText(res, options.signal);
+    if (!text) return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new PlatformError({ status: res.status, type: 'invalid_response', code: null, retryAfter: null, message: 'The server answered with something that is not JSON' }, { cause: error });
+    }
+  }
+
+  /** One request: bearer token, retries before any answer, and one more try with a new token after a 401. */
+  async #send(url: string, init: RequestInit): Promise<Response> {
+    const signal = init.signal ?? undefined;
+    const attempt = async (token: string | null) => fetchWithRetry(
+      (attemptSignal) => this.#fetch(url, { ...init, headers: withAuth(init.headers, token), signal: attemptSignal }),
+      this.#retry,
+      signal,
+    );
+    const res = await attempt(await this.#token());
+    if (res.status === 401 && this.#tokens?.invalidate) {
+      await res.body?.cancel().catch(() => {});
+      this.#tokens.invalidate();
+      return attempt(await this.#token());
+    }
+    return res;
+  }
+
+  async #token(): Promise<string | null> {
+    if (!this.#tokens) return null;
+    try {
+      return await this.#tokens.getToken();
+    } catch (error) {
+      if (error instanceof PlatformError) throw error;
+      throw new PlatformError(
+        { status: 0, type: 'token_error', code: null, retryAfter: null, message: `Could not get an access token${error instanceof Error && error.message ? `: ${error.message}` : ''}` },
+        { cause: error },
+      );
+    }
+  }
+}
+
+function enc(id: string): string {
+  return encodeURIComponent(id);
+}
+
+function queryString(query?: Query): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+function withAuth(headers: HeadersInit | undefined, token: string | null): Record<string, string> {
+  const out: Record<string, string> = {};
+  new Headers(headers).forEach((value, key) => {
+    out[key] = value;
+  });
+  if (token) out.authorization = `Bearer ${token}`;
+  return out;
+}
+
+/** Reads a body; a read that fails mid-way is a network error (the answer had started, so no retry). */
+async function readText(res: Response, signal?: AbortSignal): Promise<string> {
+  try {
+    return await res.text();
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw PlatformError.network(error);
+  }
+}

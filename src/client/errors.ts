@@ -1,0 +1,169 @@
+/**
+ * One error type for everything the client can fail with: HTTP error answers (both body shapes of
+ * the platform), networks that drop, and streams that break or report an error event.
+ */
+import type { PlatformErrorShape } from './contracts.js';
+import type { ResponseErrorEvent, ValidationIssue } from './types.js';
+
+/** `type` of errors that never reached an HTTP answer. */
+export const NETWORK_ERROR = 'network_error';
+/** `type` of streams that broke, sent something unreadable, or ended without a final event. */
+export const STREAM_ERROR = 'stream_error';
+
+/**
+ * An error from the platform (or the relay in front of it), a network failure or a broken stream.
+ * Implements {@link PlatformErrorShape}, so it can be put in view state as is; `toJSON()` gives
+ * the plain shape.
+ */
+export class PlatformError extends Error implements PlatformErrorShape {
+  override readonly name = 'PlatformError';
+  /** HTTP status; 0 for network failures, broken streams and error events inside a stream. */
+  readonly status: number;
+  /** Body `type` ('invalid_request_error', …), or 'network_error' / 'stream_error' / 'server_error'. */
+  readonly type: string | null;
+  readonly code: string | null;
+  /** Seconds to wait before trying again (from `Retry-After`), or null. */
+  readonly retryAfter: number | null;
+  /** The issues of a 422 answer. */
+  readonly detail?: ValidationIssue[];
+
+  constructor(shape: PlatformErrorShape, options?: { cause?: unknown }) {
+    super(shape.message, options);
+    this.status = shape.status;
+    this.type = shape.type;
+    this.code = shape.code;
+    this.retryAfter = shape.retryAfter;
+    if (shape.detail) this.detail = shape.detail;
+  }
+
+  /**
+   * Reads an error answer: `{detail:[…]}` (422, turned into a readable message), `{object:'error', …}`,
+   * an older `{message}` body, or anything else (non-JSON text, empty body).
+   */
+  static async fromResponse(res: Response): Promise<PlatformError> {
+    let text = '';
+    try {
+      text = await res.text();
+    } catch {
+      // A body that fails to read still leaves the status to report.
+    }
+    const retryAfter = parseRetryAfter(res.headers.get('retry-after'));
+    const fallback = `${res.status} ${res.statusText || statusText(res.status)}`.trim();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    if (body && typeof body === 'object') {
+      const b = body as Record<string, unknown>;
+      if (Array.isArray(b.detail)) {
+        const detail = b.detail as ValidationIssue[];
+        return new PlatformError({
+          status: res.status, type: 'invalid_request_error', code: null, retryAfter, detail,
+          message: validationMessage(detail) || fallback,
+        });
+      }
+      if (b.detail && typeof b.detail === 'object') {
+        const d = b.detail as Record<string, unknown>;
+        return new PlatformError({
+          status: res.status, type: null, code: stringOrNull(d.error_code), retryAfter,
+          message: typeof d.message === 'string' ? d.message : fallback,
+        });
+      }
+      if (typeof b.message === 'string' || typeof b.detail === 'string') {
+        return new PlatformError({
+          status: res.status, type: stringOrNull(b.type), code: stringOrNull(b.code), retryAfter,
+          message: (typeof b.message === 'string' ? b.message : b.detail as string) || fallback,
+        });
+      }
+    }
+    const plain = text.trim();
+    return new PlatformError({
+      status: res.status, type: null, code: null, retryAfter,
+      message: plain && plain.length <= 300 && !plain.startsWith('<') ? `${fallback}: ${plain}` : fallback,
+    });
+  }
+
+  /** A request that got no HTTP answer (offline, DNS, connection reset, CORS refusal). */
+  static network(cause?: unknown): PlatformError {
+    const reason = cause instanceof Error && cause.message ? ` (${cause.message})` : '';
+    return new PlatformError(
+      { status: 0, type: NETWORK_ERROR, code: null, retryAfter: null, message: `Could not reach the server${reason}` },
+      { cause },
+    );
+  }
+
+  /** A stream that broke, sent something unreadable, or ended before its final event. */
+  static stream(message: string, cause?: unknown): PlatformError {
+    return new PlatformError({ status: 0, type: STREAM_ERROR, code: null, retryAfter: null, message }, { cause });
+  }
+
+  /** A `conversation.response.error` event: the turn failed on the server after the stream opened. */
+  static fromEvent(event: ResponseErrorEvent): PlatformError {
+    return new PlatformError({
+      status: 0, type: 'server_error', code: event.code == null ? null : String(event.code), retryAfter: null,
+      message: event.message || 'The reply failed',
+    });
+  }
+
+  /** Turns anything thrown into a PlatformError (a PlatformError is returned as is). */
+  static from(error: unknown): PlatformError {
+    if (error instanceof PlatformError) return error;
+    if (isPlatformErrorShape(error)) return new PlatformError(error);
+    return PlatformError.network(error);
+  }
+
+  /** The plain {@link PlatformErrorShape} (what `JSON.stringify` writes). */
+  toJSON(): PlatformErrorShape {
+    const shape: PlatformErrorShape = { status: this.status, type: this.type, code: this.code, message: this.message, retryAfter: this.retryAfter };
+    if (this.detail) shape.detail = this.detail;
+    return shape;
+  }
+}
+
+/** Whether a value has the {@link PlatformErrorShape} fields. */
+export function isPlatformErrorShape(value: unknown): value is PlatformErrorShape {
+  return !!value && typeof value === 'object' && typeof (value as PlatformErrorShape).status === 'number'
+    && typeof (value as PlatformErrorShape).message === 'string' && 'type' in value && 'retryAfter' in value;
+}
+
+/** Whether an error is the rejection of an aborted fetch, read or wait. */
+export function isAbortError(error: unknown): boolean {
+  return !!error && typeof error === 'object' && (error as { name?: unknown }).name === 'AbortError';
+}
+
+/** `Retry-After` in seconds: delta-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (value == null || value.trim() === '') return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** `body.inputs.0.content: Field required; body.model: …` (the `body`/`query` prefix dropped). */
+function validationMessage(detail: ValidationIssue[]): string {
+  return detail
+    .map((issue) => {
+      const loc = (issue.loc ?? []).filter((part, i) => !(i === 0 && (part === 'body' || part === 'query' || part === 'path')));
+      return loc.length ? `${loc.join('.')}: ${issue.msg}` : issue.msg;
+    })
+    .join('; ');
+}
+
+function stringOrNull(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return null;
+}
+
+function statusText(status: number): string {
+  const names: Record<number, string> = {
+    400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large',
+    422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway',
+    503: 'Service Unavailable', 504: 'Gateway Timeout',
+  };
+  return names[status] ?? '';
+}

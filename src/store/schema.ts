@@ -1,0 +1,69 @@
+/**
+ * The IndexedDB schema of the history cache and its migrations, one step per version.
+ *
+ * v1 keyed entries by their id alone. A restart copies entries (with their ids) into the new
+ * conversation, so two conversations can hold the same entry id and v1 overwrote one with the other.
+ * v2 keys entries by `[conversationId, id]`, orders them by a `position` index, adds the
+ * `updatedAt` index that eviction walks, and a `meta` store for resume tokens.
+ */
+import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
+import type { CachedConversation, CachedEntry } from '../client/contracts.js';
+
+/** The version {@link upgrade} brings a database to. */
+export const SCHEMA_VERSION = 2;
+
+/** One cached entry in v2: its place in the conversation and the entry itself. */
+export interface EntryRecord {
+  conversationId: string;
+  id: string;
+  position: number;
+  entry: CachedEntry;
+}
+
+export interface MetaRecord {
+  key: string;
+  value: string;
+}
+
+/** The current (v2) schema. */
+export interface HistorySchema extends DBSchema {
+  conversations: { key: string; value: CachedConversation; indexes: { updatedAt: string } };
+  entries: { key: [string, string]; value: EntryRecord; indexes: { order: [string, number]; conversationId: string } };
+  meta: { key: string; value: MetaRecord };
+}
+
+/** A v1 entry record: the entry's fields with its conversation and position beside them. */
+export type EntryRecordV1 = CachedEntry & { conversationId: string; position: number };
+
+type AnyDatabase = IDBPDatabase<unknown>;
+type AnyTransaction = IDBPTransaction<unknown, ArrayLike<StoreNames<unknown>>, 'versionchange'>;
+
+/** Version 1: conversations by id; entries by entry id with a conversationId index. */
+export function createV1(db: AnyDatabase): void {
+  db.createObjectStore('conversations', { keyPath: 'id' });
+  const entries = db.createObjectStore('entries', { keyPath: 'id' });
+  entries.createIndex('conversationId', 'conversationId');
+}
+
+/** Version 2: entries re-keyed by `[conversationId, id]` (records copied over), updatedAt index, meta store. */
+export async function migrateV1toV2(db: AnyDatabase, tx: AnyTransaction): Promise<void> {
+  tx.objectStore('conversations').createIndex('updatedAt', 'updatedAt');
+  const old = (await tx.objectStore('entries').getAll()) as EntryRecordV1[];
+  db.deleteObjectStore('entries');
+  const entries = db.createObjectStore('entries', { keyPath: ['conversationId', 'id'] });
+  entries.createIndex('order', ['conversationId', 'position']);
+  entries.createIndex('conversationId', 'conversationId');
+  for (const { conversationId, position, ...entry } of old) {
+    await entries.put({ conversationId, id: entry.id, position, entry: entry as CachedEntry } satisfies EntryRecord);
+  }
+  db.createObjectStore('meta', { keyPath: 'key' });
+}
+
+/**
+ * Brings a database from `oldVersion` to {@link SCHEMA_VERSION}, step by step (a new database
+ * runs every step). Runs inside the versionchange transaction, so it only awaits IndexedDB requests.
+ */
+export async function upgrade(db: AnyDatabase, oldVersion: number, tx: AnyTransaction): Promise<void> {
+  if (oldVersion < 1) createV1(db);
+  if (oldVersion < 2) await migrateV1toV2(db, tx);
+}
