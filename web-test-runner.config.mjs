@@ -1,7 +1,13 @@
 // Browser tests in Debian's Chromium (no browser download): test/browser/**/*.test.ts.
+// The dev server also hosts the real relay in front of the local platform at /api (from dist/:
+// run `npx tsc -p tsconfig.json` first; `npm test` does), and a probe that records requests.
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { existsSync } from 'node:fs';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { probeMiddleware } from './test/browser/server/probe-middleware.mjs';
+import { createRelayMiddleware } from './test/browser/server/relay-middleware.mjs';
 
 const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
 if (!existsSync(executablePath)) {
@@ -14,11 +20,32 @@ export const chromiumFlags = [
   '--autoplay-policy=no-user-gesture-required',
 ];
 
+/** A port free now, so the relay can be told the page origin before the server starts. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const rootDir = fileURLToPath(new URL('.', import.meta.url));
+const hostname = 'localhost';
+const port = Number(process.env.WTR_PORT) || await freePort();
+const origin = `http://${hostname}:${port}`;
+
 export default {
   files: 'test/browser/**/*.test.ts',
   nodeResolve: true,
   concurrency: 1,
+  hostname,
+  port,
   testsFinishTimeout: 120_000,
+  testFramework: { config: { timeout: 15_000 } },
+  middleware: [probeMiddleware(), await createRelayMiddleware({ rootDir, origin, tokenDelayMs: 5 })],
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' })],
   browsers: [chromeLauncher({ launchOptions: { executablePath, headless: true, args: chromiumFlags } })],
 };

@@ -1,0 +1,433 @@
+import { css } from 'lit';
+
+export const agentChatStyles = css`
+  :host {
+    --_font: var(--parley-font-family, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif);
+    --_text: var(--parley-color-text, #1d1d1f);
+    --_muted: var(--parley-color-muted, #545458);
+    --_bg: var(--parley-color-background, #ffffff);
+    --_surface: var(--parley-color-surface, #f4f4f6);
+    --_border: var(--parley-color-border, #d2d2d7);
+    --_accent: var(--parley-color-accent, #0b57d0);
+    --_on-accent: var(--parley-color-on-accent, #ffffff);
+    --_user: var(--parley-color-user-bubble, var(--_accent));
+    --_on-user: var(--parley-color-on-user-bubble, var(--_on-accent));
+    --_assistant: var(--parley-color-assistant-bubble, var(--_surface));
+    --_error: var(--parley-color-error, #b3261e);
+    --_radius: var(--parley-radius, 12px);
+    --_gap: var(--parley-gap, 0.75rem);
+    --_focus: var(--parley-focus-ring, 2px solid var(--_accent));
+
+    display: block;
+    color: var(--_text);
+    font-family: var(--_font);
+    font-size: var(--parley-font-size, 15px);
+    line-height: 1.5;
+  }
+
+  button,
+  textarea {
+    font: inherit;
+    color: inherit;
+  }
+  button {
+    cursor: pointer;
+    border: 1px solid var(--_border);
+    background: var(--_bg);
+    border-radius: 8px;
+    padding: 0.3rem 0.7rem;
+  }
+  button:disabled {
+    cursor: default;
+    opacity: 0.6;
+  }
+  :is(button, textarea, a, [tabindex]):focus-visible {
+    outline: var(--_focus);
+    outline-offset: 2px;
+  }
+  .primary {
+    background: var(--_accent);
+    border-color: var(--_accent);
+    color: var(--_on-accent);
+  }
+  .quiet {
+    border-color: transparent;
+    background: transparent;
+    color: var(--_muted);
+    padding: 0.15rem 0.4rem;
+    font-size: 0.85em;
+  }
+  .quiet:hover {
+    color: var(--_text);
+    background: var(--_surface);
+  }
+
+  .visually-hidden {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    margin: -1px;
+    padding: 0;
+    overflow: hidden;
+    clip: rect(0 0 0 0);
+    white-space: nowrap;
+    border: 0;
+  }
+
+  /* ---------------------------------------------------------------- panel */
+  .panel {
+    display: flex;
+    flex-direction: column;
+    height: var(--parley-height, 32rem);
+    background: var(--_bg);
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius);
+    overflow: hidden;
+  }
+  header {
+    display: flex;
+    align-items: center;
+    gap: 0.5rem;
+    padding: 0.5rem var(--_gap);
+    border-bottom: 1px solid var(--_border);
+  }
+  header ::slotted(*) {
+    flex: 1;
+  }
+  .title {
+    flex: 1;
+    margin: 0;
+    font-size: 1rem;
+    font-weight: 600;
+    overflow: hidden;
+    text-overflow: ellipsis;
+    white-space: nowrap;
+  }
+  .header-actions {
+    display: flex;
+    gap: 0.25rem;
+  }
+
+  /* ---------------------------------------------------------------- transcript */
+  .transcript {
+    flex: 1;
+    overflow-y: auto;
+    padding: var(--_gap);
+    display: flex;
+    flex-direction: column;
+    gap: var(--_gap);
+  }
+  .empty {
+    margin: auto;
+    color: var(--_muted);
+    text-align: center;
+  }
+  .show-earlier {
+    align-self: center;
+  }
+  .message {
+    display: flex;
+    flex-direction: column;
+    gap: 0.25rem;
+    max-width: 85%;
+    content-visibility: auto;
+    contain-intrinsic-size: auto 3rem;
+  }
+  .message.user {
+    align-self: flex-end;
+    align-items: flex-end;
+  }
+  .message.assistant {
+    align-self: flex-start;
+  }
+  .bubble {
+    padding: 0.5rem 0.8rem;
+    border-radius: var(--_radius);
+    overflow-wrap: anywhere;
+  }
+  .user .bubble {
+    background: var(--_user);
+    color: var(--_on-user);
+    white-space: pre-wrap;
+  }
+  .assistant .bubble {
+    background: var(--_assistant);
+  }
+  .message-actions {
+    display: flex;
+    gap: 0.25rem;
+  }
+  .interrupted {
+    margin: 0;
+    color: var(--_muted);
+    font-size: 0.85em;
+    font-style: italic;
+  }
+  .edit {
+    display: flex;
+    flex-direction: column;
+    gap: 0.4rem;
+    align-self: stretch;
+    min-width: min(24rem, 100%);
+  }
+  .edit-buttons {
+    display: flex;
+    gap: 0.4rem;
+    justify-content: flex-end;
+  }
+  .thinking {
+    color: var(--_muted);
+    font-style: italic;
+    margin: 0;
+  }
+  .handoff {
+    align-self: stretch;
+    display: flex;
+    align-items: center;
+    gap: 0.5rem;
+    color: var(--_muted);
+    font-size: 0.85em;
+    margin: 0;
+  }
+  .handoff::before,
+  .handoff::after {
+    content: '';
+    flex: 1;
+    border-top: 1px solid var(--_border);
+  }
+  .tool-call {
+    align-self: flex-start;
+    max-width: 85%;
+    border: 1px solid var(--_border);
+    border-radius: 8px;
+    font-size: 0.9em;
+  }
+  .tool-call summary {
+    cursor: pointer;
+    padding: 0.3rem 0.6rem;
+    color: var(--_muted);
+  }
+  .tool-call .tool-body {
+    padding: 0 0.6rem 0.5rem;
+  }
+  .tool-call h3 {
+    font-size: 0.8em;
+    margin: 0.4rem 0 0.2rem;
+    color: var(--_muted);
+  }
+  .tool-call pre {
+    margin: 0;
+  }
+
+  /* ---------------------------------------------------------------- markdown */
+  .markdown > :first-child {
+    margin-top: 0;
+  }
+  .markdown > :last-child {
+    margin-bottom: 0;
+  }
+  .markdown :is(p, ul, ol, pre, blockquote, table, h1, h2, h3, h4, h5, h6) {
+    margin: 0.5em 0;
+  }
+  .markdown :is(h1, h2, h3, h4, h5, h6) {
+    font-size: 1em;
+    font-weight: 700;
+  }
+  .markdown h1 {
+    font-size: 1.2em;
+  }
+  .markdown h2 {
+    font-size: 1.1em;
+  }
+  .markdown :is(ul, ol) {
+    padding-left: 1.4em;
+  }
+  pre,
+  code {
+    font-family: var(--parley-font-family-code, ui-monospace, 'SF Mono', Menlo, Consolas, monospace);
+    font-size: 0.9em;
+  }
+  pre {
+    padding: 0.6em 0.8em;
+    overflow-x: auto;
+    background: var(--_bg);
+    border: 1px solid var(--_border);
+    border-radius: 8px;
+    white-space: pre;
+  }
+  .markdown :not(pre) > code {
+    background: var(--_bg);
+    border-radius: 4px;
+    padding: 0.05em 0.3em;
+  }
+  .markdown blockquote {
+    margin-left: 0;
+    padding-left: 0.8em;
+    border-left: 3px solid var(--_border);
+    color: var(--_muted);
+  }
+  .markdown table {
+    border-collapse: collapse;
+    display: block;
+    overflow-x: auto;
+  }
+  .markdown :is(th, td) {
+    border: 1px solid var(--_border);
+    padding: 0.25em 0.5em;
+  }
+  .markdown a {
+    color: var(--_accent);
+  }
+  .markdown img {
+    max-width: 100%;
+    height: auto;
+  }
+  .markdown .parley-image-blocked {
+    color: var(--_accent);
+    text-decoration: underline dotted;
+  }
+  .markdown .parley-image-blocked::before {
+    content: '🖼 ';
+  }
+
+  /* ---------------------------------------------------------------- status, composer */
+  .notice {
+    margin: 0;
+    padding: 0.4rem var(--_gap);
+    background: var(--_surface);
+    color: var(--_muted);
+    font-size: 0.85em;
+  }
+  .error {
+    display: flex;
+    align-items: center;
+    gap: 0.5rem;
+    padding: 0.5rem var(--_gap);
+    color: var(--_error);
+    border-top: 1px solid var(--_border);
+  }
+  .error p {
+    flex: 1;
+    margin: 0;
+  }
+  .composer {
+    display: flex;
+    gap: 0.5rem;
+    align-items: flex-end;
+    padding: 0.5rem var(--_gap);
+    border-top: 1px solid var(--_border);
+  }
+  textarea {
+    flex: 1;
+    resize: none;
+    min-height: 2.4rem;
+    max-height: 10rem;
+    field-sizing: content;
+    padding: 0.45rem 0.6rem;
+    border: 1px solid var(--_border);
+    border-radius: 8px;
+    background: var(--_bg);
+  }
+
+  /* ---------------------------------------------------------------- conversation list */
+  .conversations {
+    flex: 1;
+    overflow-y: auto;
+    padding: var(--_gap);
+  }
+  .conversations h3 {
+    margin: 0 0 0.5rem;
+    font-size: 0.95rem;
+  }
+  .conversations ul {
+    list-style: none;
+    margin: 0;
+    padding: 0;
+    display: flex;
+    flex-direction: column;
+    gap: 0.25rem;
+  }
+  .conversations li {
+    display: flex;
+    gap: 0.25rem;
+  }
+  .conversation-button {
+    flex: 1;
+    text-align: left;
+    display: flex;
+    flex-direction: column;
+    border-color: transparent;
+  }
+  .conversation-button:hover,
+  .conversation-button[aria-current='true'] {
+    background: var(--_surface);
+  }
+  .conversation-button time {
+    font-size: 0.8em;
+    color: var(--_muted);
+  }
+
+  /* ---------------------------------------------------------------- launcher */
+  :host([mode='launcher']) {
+    position: fixed;
+    inset: auto var(--parley-launcher-inset, 1.25rem) var(--parley-launcher-inset, 1.25rem) auto;
+    z-index: var(--parley-z-index, 2147483000);
+  }
+  :host([mode='launcher']) .panel {
+    position: absolute;
+    right: 0;
+    bottom: calc(var(--parley-launcher-size, 3.5rem) + 0.75rem);
+    width: var(--parley-panel-width, min(24rem, calc(100vw - 2.5rem)));
+    height: var(--parley-panel-height, min(36rem, calc(100vh - 7rem)));
+    box-shadow: 0 12px 40px rgb(0 0 0 / 0.18);
+  }
+  .launcher {
+    display: grid;
+    place-items: center;
+    width: var(--parley-launcher-size, 3.5rem);
+    height: var(--parley-launcher-size, 3.5rem);
+    border-radius: 50%;
+    padding: 0;
+    background: var(--_accent);
+    border-color: var(--_accent);
+    color: var(--_on-accent);
+    box-shadow: 0 6px 20px rgb(0 0 0 / 0.2);
+  }
+  .launcher svg {
+    width: 55%;
+    height: 55%;
+  }
+
+  dialog {
+    max-width: min(26rem, calc(100vw - 2rem));
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius);
+    color: var(--_text);
+    background: var(--_bg);
+  }
+  dialog h2 {
+    margin: 0 0 0.5rem;
+    font-size: 1rem;
+  }
+  dialog .real-host {
+    font-weight: 700;
+    overflow-wrap: anywhere;
+  }
+  .dialog-buttons {
+    display: flex;
+    justify-content: flex-end;
+    gap: 0.5rem;
+    margin-top: 1rem;
+  }
+
+  @media (prefers-reduced-motion: no-preference) {
+    .thinking {
+      animation: parley-pulse 1.4s ease-in-out infinite;
+    }
+  }
+  @keyframes parley-pulse {
+    50% {
+      opacity: 0.5;
+    }
+  }
+`;

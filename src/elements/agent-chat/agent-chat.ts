@@ -1,0 +1,947 @@
+import { html, nothing } from 'lit';
+import type { PropertyValues, TemplateResult } from 'lit';
+import { property, query, state } from 'lit/decorators.js';
+import { live } from 'lit/directives/live.js';
+import { repeat } from 'lit/directives/repeat.js';
+import { ChatSession, HistoryStore, getClient } from '../../client/index.js';
+import type {
+  CachedConversation, CachedEntry, ChatSessionApi, ChatState, ClientTool, HistoryStoreApi, PlatformErrorShape,
+} from '../../client/contracts.js';
+import type { FunctionResultEntry, InputContentChunk, OutputContentChunk, Tool } from '../../client/types.js';
+import { ParleyElement } from '../internal/parley-element.js';
+import { markdown } from '../internal/markdown-directive.js';
+import { parseHostList, renderMarkdown, spoofedLinkHost } from '../internal/markdown.js';
+import { resolveStrings } from '../internal/strings.js';
+import type { AgentChatStrings } from '../internal/strings.js';
+import { agentChatStyles } from './agent-chat.styles.js';
+
+/** How many transcript items are rendered at first; older ones appear with "Show earlier messages". */
+const PAGE_SIZE = 100;
+/** Longest text read out by the live region for one reply. */
+const ANNOUNCE_LIMIT = 600;
+
+// One history store per page, opened on first use and shared by every chat (and by the shared clients,
+// which keep their relay resume tokens in it).
+let sharedStore: Promise<HistoryStoreApi | undefined> | null = null;
+function openSharedStore(): Promise<HistoryStoreApi | undefined> {
+  // No IndexedDB (private mode, blocked): chat without a saved history.
+  sharedStore ??= HistoryStore.open().then((store) => store, () => undefined);
+  return sharedStore;
+}
+
+const EMPTY_STATE: ChatState = {
+  conversationId: null, entries: [], streamingEntryId: null, status: 'ready', error: null, agentName: null, notice: null,
+};
+
+/**
+ * One row of the transcript. `key` is stable for the row's lifetime: user messages are keyed by their
+ * position, because the session renames their temporary ids once the server has stored them.
+ */
+type TranscriptItem = { key: string } & (
+  | { kind: 'user'; entry: CachedEntry & { type: 'message.input' }; text: string }
+  | { kind: 'assistant'; entry: CachedEntry & { type: 'message.output' | 'message.input' }; text: string }
+  | { kind: 'call'; entry: CachedEntry & { type: 'function.call' | 'tool.execution' }; result: FunctionResultEntry | null }
+  | { kind: 'result'; entry: FunctionResultEntry }
+  | { kind: 'handoff'; entry: CachedEntry & { type: 'agent.handoff' } });
+
+function contentText(content: string | ReadonlyArray<InputContentChunk | OutputContentChunk>): string {
+  if (typeof content === 'string') return content;
+  return content.map((chunk) => (chunk.type === 'text' ? chunk.text : '')).join('');
+}
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+function plainText(markdownText: string): string {
+  const template = document.createElement('template');
+  template.innerHTML = renderMarkdown(markdownText);
+  return (template.content.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
+
+function asErrorShape(error: unknown): PlatformErrorShape {
+  if (error && typeof error === 'object' && 'status' in error && 'message' in error) {
+    const e = error as Partial<PlatformErrorShape>;
+    return { status: e.status ?? 0, type: e.type ?? null, code: e.code ?? null, message: String(e.message), retryAfter: e.retryAfter ?? null };
+  }
+  return { status: 0, type: 'client_error', code: null, message: error instanceof Error ? error.message : String(error), retryAfter: null };
+}
+
+/**
+ * A chat with an agent or a model through a Parley relay: streamed markdown replies, stop, retry,
+ * regenerate, edit-and-resend, a conversation list kept in IndexedDB, function calls, client tools and
+ * handoffs. Inline by default; `mode="launcher"` shows a floating button that opens the chat in a panel.
+ *
+ * The element holds view state only: a `ChatSession` (from the client layer) does the talking and
+ * the storing. Elements on one page share one client per relay URL.
+ *
+ * @tagname agent-chat
+ * @summary Chat with a Parley agent or model, inline or from a floating launcher.
+ *
+ * @slot header - Replaces the title in the header (the header's buttons stay).
+ * @slot empty - Shown while the conversation has no messages.
+ * @slot launcher-icon - Icon inside the launcher button (`mode="launcher"`).
+ *
+ * @csspart base - The wrapper of everything.
+ * @csspart launcher - The floating button that opens and closes the panel (`mode="launcher"`).
+ * @csspart panel - The chat itself (the floating panel in launcher mode).
+ * @csspart header - The header bar.
+ * @csspart title - The heading in the header.
+ * @csspart history-button - Button that shows the conversation list.
+ * @csspart new-button - Button that starts a new conversation.
+ * @csspart close-button - Button that closes the launcher panel.
+ * @csspart conversation-list - The list of saved conversations.
+ * @csspart conversation - One row of the conversation list.
+ * @csspart conversation-button - The button that resumes a conversation.
+ * @csspart delete-button - The button that deletes a conversation.
+ * @csspart transcript - The scrolling list of messages.
+ * @csspart empty - The default empty state.
+ * @csspart show-earlier-button - Button that renders older messages of a long conversation.
+ * @csspart message - A message (user or assistant); also `message-user` / `message-assistant`.
+ * @csspart message-user - A message of the user.
+ * @csspart message-assistant - A message of the assistant.
+ * @csspart bubble - The bubble around a message's text.
+ * @csspart message-actions - The buttons under a message.
+ * @csspart edit-button - Edits a user message and sends it again.
+ * @csspart regenerate-button - Asks again for the last reply.
+ * @csspart interrupted - The note under a reply that was cut off.
+ * @csspart tool-call - A function call or tool execution (collapsible).
+ * @csspart handoff - The divider shown when another agent takes over.
+ * @csspart thinking - Shown while waiting for the first words of a reply.
+ * @csspart notice - A notice from the session (e.g. old conversations removed).
+ * @csspart error - The error message shown in words.
+ * @csspart retry-button - Sends the failed turn again.
+ * @csspart composer - The form with the message box.
+ * @csspart input - The message box.
+ * @csspart send-button - The send button.
+ * @csspart stop-button - Stops the reply being streamed.
+ * @csspart link-dialog - The dialog that asks before opening a link that shows another host than it opens.
+ *
+ * @cssproperty [--parley-font-family=system-ui] - Font of the chat.
+ * @cssproperty [--parley-font-family-code=ui-monospace] - Font of code.
+ * @cssproperty [--parley-font-size=15px] - Base font size.
+ * @cssproperty [--parley-color-text=#1d1d1f] - Text colour.
+ * @cssproperty [--parley-color-muted=#545458] - Secondary text colour.
+ * @cssproperty [--parley-color-background=#ffffff] - Background of the panel.
+ * @cssproperty [--parley-color-surface=#f4f4f6] - Background of hovered rows and notices.
+ * @cssproperty [--parley-color-border=#d2d2d7] - Borders.
+ * @cssproperty [--parley-color-accent=#0b57d0] - Buttons, links, the launcher.
+ * @cssproperty [--parley-color-on-accent=#ffffff] - Text on the accent colour.
+ * @cssproperty [--parley-color-user-bubble=var(--parley-color-accent)] - Background of the user's messages.
+ * @cssproperty [--parley-color-on-user-bubble=var(--parley-color-on-accent)] - Text of the user's messages.
+ * @cssproperty [--parley-color-assistant-bubble=var(--parley-color-surface)] - Background of replies.
+ * @cssproperty [--parley-color-error=#b3261e] - Error text.
+ * @cssproperty [--parley-radius=12px] - Corner radius of the panel and bubbles.
+ * @cssproperty [--parley-gap=0.75rem] - Spacing between messages and around the panel's content.
+ * @cssproperty [--parley-focus-ring=2px solid var(--parley-color-accent)] - Outline of focused controls.
+ * @cssproperty [--parley-height=32rem] - Height of the inline chat.
+ * @cssproperty [--parley-panel-width=min(24rem, 100vw - 2.5rem)] - Width of the launcher panel.
+ * @cssproperty [--parley-panel-height=min(36rem, 100vh - 7rem)] - Height of the launcher panel.
+ * @cssproperty [--parley-launcher-size=3.5rem] - Size of the launcher button.
+ * @cssproperty [--parley-launcher-inset=1.25rem] - Distance of the launcher from the viewport's corner.
+ * @cssproperty [--parley-z-index=2147483000] - Stacking of the launcher and its panel.
+ *
+ * @fires {CustomEvent<ParleyMessageSentDetail>} parley-message-sent - The user sent a message (`detail.text`, `detail.kind`: `send` or `edit`).
+ * @fires {CustomEvent<ParleyReplyFinishedDetail>} parley-reply-finished - A reply finished streaming (`detail.entryId`, `detail.text`).
+ * @fires {CustomEvent<ParleyErrorDetail>} parley-error - A turn or request failed (`detail.error`: status, type, code, message, retryAfter).
+ * @fires {CustomEvent<ParleyConversationChangedDetail>} parley-conversation-changed - The conversation shown changed (`detail.conversationId`).
+ * @fires {CustomEvent<ParleyOpenChangedDetail>} parley-open-changed - The launcher panel opened or closed (`detail.open`).
+ */
+export class AgentChat extends ParleyElement {
+  static override styles = [ParleyElement.styles, agentChatStyles];
+
+  /** Base URL of the Parley relay, e.g. `/api` or `https://example.com/parley`. */
+  @property({ attribute: 'relay-url' }) relayUrl = '';
+
+  /** Id of the agent to talk to (takes precedence over `model`). */
+  @property({ attribute: 'agent-id' }) agentId = '';
+
+  /** Model to talk to when no agent is given. */
+  @property() model = '';
+
+  /** Version number or alias of the agent (default: its current version). */
+  @property({ attribute: 'agent-version' }) agentVersion = '';
+
+  /** `inline` (default) shows the chat in place; `launcher` shows a floating button that opens it in a panel. */
+  @property({ reflect: true }) mode: 'inline' | 'launcher' = 'inline';
+
+  /** Whether the launcher panel is open (`mode="launcher"` only). */
+  @property({ type: Boolean, reflect: true }) open = false;
+
+  /** Hosts whose images replies may show, separated by spaces (`"cdn.example.com img.example.com"`). Other images are not loaded. */
+  @property({ attribute: 'allow-image-hosts' }) allowImageHosts = '';
+
+  /** Who runs handoffs between agents: `server` (default) or `client`. */
+  @property({ attribute: 'handoff-execution' }) handoffExecution: 'server' | 'client' | '' = '';
+
+  /** Instructions for a model conversation (ignored with `agent-id`: an agent carries its own). */
+  @property() instructions = '';
+
+  /**
+   * Which conversation to show when the element starts: `latest` (default) reopens the most recent
+   * conversation with this agent or model from the page's history, so a reload lands where the visitor
+   * was; `none` starts a new one.
+   */
+  @property() resume: 'latest' | 'none' = 'latest';
+
+  /** Heading of the chat (default: the name of the agent speaking, else "Chat"). */
+  @property() heading = '';
+
+  /**
+   * Functions the page runs when the agent calls a function of that name; their results go back to the
+   * agent as `function.result`. Changes take effect on the next call.
+   */
+  @property({ attribute: false }) tools: Record<string, ClientTool> | null = null;
+
+  /** Definitions of the page's `tools`, sent when starting a model conversation (an agent carries its own). */
+  @property({ attribute: false }) toolDefinitions: Tool[] | null = null;
+
+  /** A chat session to use instead of creating one from the attributes (tests, advanced hosts). The host disposes it. */
+  @property({ attribute: false }) session: ChatSessionApi | null = null;
+
+  /** Overrides of the element's words (see `AgentChatStrings`), for translation. */
+  @property({ attribute: false }) strings: Partial<AgentChatStrings> | null = null;
+
+  @state() private chat: ChatState = EMPTY_STATE;
+  @state() private draft = '';
+  @state() private showList = false;
+  @state() private conversations: CachedConversation[] | null = null;
+  /** Key of the user message being edited (see TranscriptItem). */
+  @state() private editingKey: string | null = null;
+  @state() private editDraft = '';
+  @state() private visibleCount = PAGE_SIZE;
+  @state() private announcement = '';
+  @state() private pendingLink: { href: string; shown: string; real: string } | null = null;
+  @state() private localError: PlatformErrorShape | null = null;
+  /** Replies the user stopped (their text stays, marked as interrupted). */
+  @state() private stoppedIds: ReadonlySet<string> = new Set();
+
+  @query('.composer textarea') private input?: HTMLTextAreaElement;
+  @query('.launcher') private launcherButton?: HTMLButtonElement;
+  @query('.transcript') private transcript?: HTMLElement;
+  @query('dialog') private linkDialog?: HTMLDialogElement;
+
+  private activeSession: ChatSessionApi | null = null;
+  private ownedSession: ChatSessionApi | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private sessionGeneration = 0;
+  private sessionConfigChanged = true;
+  private stopRequested = false;
+  /** The conversation shown when the element was disconnected: shown again if it is reconnected (moved in the page). */
+  private resumeConversationId: string | null = null;
+  private stickToBottom = true;
+  private scrollFrame = 0;
+
+  // The session sees the page's tools through this view, so `tools` may change after it was created.
+  private readonly toolView: Record<string, ClientTool> = new Proxy({} as Record<string, ClientTool>, {
+    get: (_target, name) => (typeof name === 'string' ? this.tools?.[name] : undefined),
+    has: (_target, name) => typeof name === 'string' && !!this.tools && Object.hasOwn(this.tools, name),
+    ownKeys: () => Object.keys(this.tools ?? {}),
+    getOwnPropertyDescriptor: (_target, name) =>
+      typeof name === 'string' && this.tools && Object.hasOwn(this.tools, name)
+        ? { value: this.tools[name], enumerable: true, configurable: true, writable: false }
+        : undefined,
+  });
+
+  private get text(): AgentChatStrings {
+    return resolveStrings(this.strings);
+  }
+
+  private get busy(): boolean {
+    return this.chat.status === 'submitted' || this.chat.status === 'streaming';
+  }
+
+  private get hostList(): string[] {
+    return parseHostList(this.allowImageHosts);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (this.session) this.attach(this.session);
+    else this.sessionConfigChanged = true;
+    if (this.hasUpdated) this.requestUpdate();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    if (this.ownedSession) this.resumeConversationId = this.chat.conversationId;
+    this.sessionGeneration++;
+    this.detach();
+    this.disposeOwned();
+    cancelAnimationFrame(this.scrollFrame);
+    this.scrollFrame = 0;
+  }
+
+  protected override willUpdate(changed: PropertyValues): void {
+    if (changed.has('session')) {
+      if (this.session) {
+        this.sessionGeneration++;
+        this.disposeOwned();
+        this.attach(this.session);
+      } else if (changed.get('session')) {
+        this.detach();
+        this.sessionConfigChanged = true;
+      }
+    }
+    if (['relayUrl', 'agentId', 'model', 'agentVersion', 'handoffExecution', 'instructions', 'toolDefinitions', 'resume'].some((k) => changed.has(k))) {
+      this.sessionConfigChanged = true;
+      this.resumeConversationId = null; // another relay, agent or model: the old conversation is not theirs
+    }
+  }
+
+  protected override updated(changed: PropertyValues): void {
+    if (this.sessionConfigChanged && !this.session && this.isConnected) {
+      this.sessionConfigChanged = false;
+      void this.createSession();
+    }
+    if (changed.has('open') && this.mode === 'launcher' && changed.get('open') !== undefined) {
+      this.emit('parley-open-changed', { open: this.open });
+      if (this.open) this.input?.focus();
+      else if (this.shadowRoot?.activeElement || this.matches(':focus-within')) this.launcherButton?.focus();
+    }
+    if (changed.has('pendingLink')) {
+      if (this.pendingLink && !this.linkDialog?.open) this.linkDialog?.showModal();
+      if (!this.pendingLink && this.linkDialog?.open) this.linkDialog.close();
+    }
+  }
+
+  private async createSession(): Promise<void> {
+    const generation = ++this.sessionGeneration;
+    this.detach();
+    this.disposeOwned();
+    if (!this.relayUrl || (!this.agentId && !this.model)) return;
+    const relayUrl = new URL(this.relayUrl, document.baseURI).href.replace(/\/+$/, '');
+    const store = await openSharedStore();
+    if (generation !== this.sessionGeneration || !this.isConnected || this.session) return;
+    try {
+      const client = getClient(relayUrl, { store });
+      const version = this.agentVersion.trim();
+      const session = new ChatSession({
+        client,
+        store,
+        ...(this.agentId ? { agentId: this.agentId } : { model: this.model }),
+        ...(this.agentId && version ? { agentVersion: /^\d+$/.test(version) ? Number(version) : version } : {}),
+        ...(!this.agentId && this.instructions ? { instructions: this.instructions } : {}),
+        ...(!this.agentId && this.toolDefinitions?.length ? { toolDefinitions: this.toolDefinitions } : {}),
+        ...(this.handoffExecution ? { handoffExecution: this.handoffExecution } : {}),
+        tools: this.toolView,
+      });
+      this.ownedSession = session;
+      this.attach(session);
+      const resume = this.resumeConversationId ?? (this.resume === 'none' ? null : await this.latestConversationId(session));
+      this.resumeConversationId = null;
+      if (resume && generation === this.sessionGeneration && !session.state.conversationId) await this.run(() => session.load(resume));
+    } catch (error) {
+      this.localError = asErrorShape(error);
+      this.emit('parley-error', { error: this.localError });
+    }
+  }
+
+  /** The most recent cached conversation with this element's agent (or model), if any. */
+  private async latestConversationId(session: ChatSessionApi): Promise<string | null> {
+    const conversations = await session.listConversations().catch(() => []);
+    const mine = conversations.find((c) => (this.agentId ? c.agentId === this.agentId : c.model === this.model));
+    return mine?.id ?? null;
+  }
+
+  private attach(session: ChatSessionApi): void {
+    if (this.activeSession === session && this.unsubscribe) return;
+    this.detach();
+    this.activeSession = session;
+    this.chat = session.state;
+    this.unsubscribe = session.subscribe((next) => this.onState(next));
+    if (this.showList) void this.refreshConversations();
+  }
+
+  private detach(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.activeSession = null;
+  }
+
+  private disposeOwned(): void {
+    const owned = this.ownedSession;
+    this.ownedSession = null;
+    if (owned) {
+      if (this.activeSession === owned) this.detach();
+      owned.dispose();
+    }
+  }
+
+  private onState(next: ChatState): void {
+    const previous = this.chat;
+    this.chat = next;
+    if (next.conversationId !== previous.conversationId) {
+      this.visibleCount = PAGE_SIZE;
+      if (!this.busy) this.editingKey = null;
+      this.stickToBottom = true;
+      this.emit('parley-conversation-changed', { conversationId: next.conversationId });
+      if (this.showList) void this.refreshConversations();
+    }
+    const wasBusy = previous.status === 'submitted' || previous.status === 'streaming';
+    if (wasBusy && next.status === 'ready') {
+      if (this.stopRequested) {
+        this.stopRequested = false;
+      } else {
+        this.replyFinished(next);
+      }
+    }
+    if (next.error && next.error !== previous.error) {
+      this.stopRequested = false; // the error box is role="alert": it is announced without the live region
+      this.emit('parley-error', { error: next.error });
+    }
+  }
+
+  private replyFinished(state: ChatState): void {
+    let reply: CachedEntry | undefined;
+    for (let i = state.entries.length - 1; i >= 0; i--) {
+      const entry = state.entries[i];
+      if (entry.type === 'message.input' && entry.role === 'user') break;
+      if (entry.type === 'message.output') {
+        reply = entry;
+        break;
+      }
+    }
+    const text = reply && reply.type === 'message.output' ? contentText(reply.content) : '';
+    if (text) {
+      const spoken = plainText(text);
+      this.announce(this.text.replyAnnouncement(spoken.length > ANNOUNCE_LIMIT ? `${spoken.slice(0, ANNOUNCE_LIMIT)}…` : spoken));
+    }
+    this.emit('parley-reply-finished', { conversationId: state.conversationId, entryId: reply?.id ?? null, text });
+  }
+
+  private announce(message: string): void {
+    // Same words twice would not be read again: make the second differ invisibly.
+    this.announcement = message === this.announcement ? `${message}\u00a0` : message;
+  }
+
+  // ---------------------------------------------------------------- actions
+
+  /** Sends `text` as the user (what the send button does). Ignored while a reply is streaming. */
+  async send(text: string): Promise<void> {
+    const session = this.activeSession;
+    const message = text.trim();
+    if (!session || !message || this.busy) return;
+    this.localError = null;
+    this.stickToBottom = true;
+    this.emit('parley-message-sent', { text: message, conversationId: this.chat.conversationId, kind: 'send' });
+    await this.run(() => session.send(message));
+  }
+
+  /** Stops the reply being streamed; what arrived stays, marked as interrupted. */
+  stop(): void {
+    const session = this.activeSession;
+    if (!session || !this.busy) return;
+    this.stopRequested = true;
+    const id = this.chat.streamingEntryId;
+    if (id) this.stoppedIds = new Set([...this.stoppedIds, id]);
+    session.stop();
+  }
+
+  /** Opens the launcher panel (`mode="launcher"`). */
+  show(): void {
+    this.open = true;
+  }
+
+  /** Closes the launcher panel and returns focus to the launcher button. */
+  hide(): void {
+    this.open = false;
+  }
+
+  private async run(action: () => Promise<void>): Promise<void> {
+    try {
+      await action();
+    } catch (error) {
+      // The session reports turn failures in its state; anything else thrown is shown here.
+      if (!this.chat.error) {
+        this.localError = asErrorShape(error);
+        this.emit('parley-error', { error: this.localError });
+      }
+    }
+  }
+
+  private onSubmit(event: Event): void {
+    event.preventDefault();
+    const text = this.draft;
+    if (!text.trim() || this.busy || !this.activeSession) return;
+    this.draft = '';
+    void this.send(text);
+  }
+
+  private onInputKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      this.onSubmit(event);
+    }
+  }
+
+  private onPanelKeydown(event: KeyboardEvent): void {
+    if (event.key !== 'Escape' || event.defaultPrevented) return;
+    if (this.busy) {
+      event.preventDefault();
+      this.stop();
+    } else if (this.mode === 'launcher' && this.open) {
+      event.preventDefault();
+      this.open = false;
+      this.updateComplete.then(() => this.launcherButton?.focus());
+    }
+  }
+
+  private toggleOpen(): void {
+    this.open = !this.open;
+  }
+
+  private closePanel(): void {
+    this.open = false;
+    this.updateComplete.then(() => this.launcherButton?.focus());
+  }
+
+  private async retry(): Promise<void> {
+    const session = this.activeSession;
+    if (!session) {
+      // The session could not be created: try again from the attributes.
+      this.localError = null;
+      this.sessionConfigChanged = !this.session;
+      this.requestUpdate();
+      return;
+    }
+    if (this.localError && !this.chat.error) {
+      this.localError = null; // a failed list/load/delete: dismiss; the user repeats the action
+      return;
+    }
+    this.localError = null;
+    await this.run(() => session.retry());
+  }
+
+  private async regenerate(entryId: string): Promise<void> {
+    const session = this.activeSession;
+    if (!session || this.busy) return;
+    this.stickToBottom = true;
+    await this.run(() => session.regenerate(entryId));
+  }
+
+  private startEdit(key: string, text: string): void {
+    this.editingKey = key;
+    this.editDraft = text;
+    this.updateComplete.then(() => this.renderRoot.querySelector<HTMLTextAreaElement>('.edit textarea')?.focus());
+  }
+
+  private cancelEdit(): void {
+    const key = this.editingKey;
+    this.editingKey = null;
+    this.updateComplete.then(() => {
+      const button = key ? this.renderRoot.querySelector<HTMLButtonElement>(`[data-edit="${CSS.escape(key)}"]`) : null;
+      (button ?? this.input)?.focus();
+    });
+  }
+
+  private async submitEdit(event: Event): Promise<void> {
+    event.preventDefault();
+    const session = this.activeSession;
+    const key = this.editingKey;
+    // The entry's id now (a temporary id may have been renamed since editing began).
+    const id = this.transcriptItems(this.chat.entries).find((item) => item.key === key)?.entry.id;
+    const text = this.editDraft.trim();
+    if (!session || !id || !text || this.busy) return;
+    this.editingKey = null;
+    this.stickToBottom = true;
+    this.emit('parley-message-sent', { text, conversationId: this.chat.conversationId, kind: 'edit' });
+    this.input?.focus();
+    await this.run(() => session.edit(id, text));
+  }
+
+  private onEditKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      this.cancelEdit();
+    } else if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      void this.submitEdit(event);
+    }
+  }
+
+  private async toggleList(): Promise<void> {
+    this.showList = !this.showList;
+    if (this.showList) {
+      await this.refreshConversations();
+      await this.updateComplete;
+      this.renderRoot.querySelector<HTMLElement>('.conversations h3')?.focus();
+    } else {
+      await this.updateComplete;
+      this.input?.focus();
+    }
+  }
+
+  private async refreshConversations(): Promise<void> {
+    const session = this.activeSession;
+    if (!session) return;
+    try {
+      this.conversations = await session.listConversations();
+    } catch (error) {
+      this.localError = asErrorShape(error);
+    }
+  }
+
+  private async openConversation(id: string): Promise<void> {
+    const session = this.activeSession;
+    if (!session) return;
+    this.showList = false;
+    this.editingKey = null;
+    this.stickToBottom = true;
+    await this.run(() => session.load(id));
+    await this.updateComplete;
+    this.input?.focus();
+  }
+
+  private async deleteConversation(id: string): Promise<void> {
+    const session = this.activeSession;
+    if (!session) return;
+    await this.run(() => session.deleteConversation(id));
+    await this.refreshConversations();
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLElement>('.conversations h3')?.focus();
+  }
+
+  private newConversation(): void {
+    const session = this.activeSession;
+    if (!session) return;
+    if (this.busy) this.stop();
+    session.reset();
+    this.showList = false;
+    this.editingKey = null;
+    this.localError = null;
+    this.updateComplete.then(() => this.input?.focus());
+  }
+
+  private showEarlier(): void {
+    this.visibleCount += PAGE_SIZE;
+    this.stickToBottom = false;
+  }
+
+  private onTranscriptClick(event: MouseEvent): void {
+    const anchor = event.composedPath().find((node): node is HTMLAnchorElement => node instanceof HTMLAnchorElement);
+    if (!anchor || !anchor.closest('.markdown')) return;
+    const spoof = spoofedLinkHost(anchor.textContent ?? '', anchor.href);
+    if (!spoof) return;
+    event.preventDefault();
+    this.pendingLink = { href: anchor.href, ...spoof };
+  }
+
+  private confirmLink(): void {
+    const link = this.pendingLink;
+    this.pendingLink = null;
+    if (link) window.open(link.href, '_blank', 'noopener,noreferrer');
+  }
+
+  private onTranscriptScroll(): void {
+    const el = this.transcript;
+    if (el) this.stickToBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+  }
+
+  private scheduleScroll(): void {
+    if (!this.stickToBottom || this.scrollFrame) return;
+    // Once per frame, so a fast stream does not force a layout per delta.
+    this.scrollFrame = requestAnimationFrame(() => {
+      this.scrollFrame = 0;
+      const el = this.transcript;
+      if (el && this.stickToBottom) el.scrollTop = el.scrollHeight;
+    });
+  }
+
+  // ---------------------------------------------------------------- render
+
+  private transcriptItems(entries: readonly CachedEntry[]): TranscriptItem[] {
+    const results = new Map<string, FunctionResultEntry>();
+    const calls = new Set<string>();
+    for (const entry of entries) {
+      if (entry.type === 'function.result') results.set(entry.tool_call_id, entry);
+      else if (entry.type === 'function.call') calls.add(entry.tool_call_id);
+    }
+    const items: TranscriptItem[] = [];
+    let users = 0;
+    for (const entry of entries) {
+      const key = entry.id;
+      switch (entry.type) {
+        case 'message.input':
+          items.push(entry.role === 'user'
+            ? { key: `user-${users++}`, kind: 'user', entry, text: contentText(entry.content) }
+            : { key, kind: 'assistant', entry, text: contentText(entry.content) });
+          break;
+        case 'message.output':
+          items.push({ key, kind: 'assistant', entry, text: contentText(entry.content) });
+          break;
+        case 'function.call':
+          items.push({ key, kind: 'call', entry, result: results.get(entry.tool_call_id) ?? null });
+          break;
+        case 'tool.execution':
+          items.push({ key, kind: 'call', entry, result: null });
+          break;
+        case 'function.result':
+          if (!calls.has(entry.tool_call_id)) items.push({ key: `result-${entry.tool_call_id}`, kind: 'result', entry });
+          break;
+        case 'agent.handoff':
+          items.push({ key, kind: 'handoff', entry });
+          break;
+      }
+    }
+    return items;
+  }
+
+  protected override render(): TemplateResult {
+    const t = this.text;
+    const launcher = this.mode === 'launcher';
+    return html`
+      <div part="base" class="base">
+        ${launcher
+          ? html`<button
+              part="launcher"
+              class="launcher"
+              type="button"
+              aria-label=${this.open ? t.closeChat : t.openChat}
+              aria-expanded=${this.open ? 'true' : 'false'}
+              aria-controls="panel"
+              @click=${this.toggleOpen}
+            >
+              <slot name="launcher-icon">
+                <svg viewBox="0 0 24 24" aria-hidden="true" fill="currentColor">
+                  <path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z" />
+                </svg>
+              </slot>
+            </button>`
+          : nothing}
+        <section
+          part="panel"
+          id="panel"
+          class="panel"
+          role=${launcher ? 'dialog' : 'region'}
+          aria-label=${t.chatPanelLabel}
+          ?hidden=${launcher && !this.open}
+          @keydown=${this.onPanelKeydown}
+        >
+          ${this.renderHeader(t, launcher)}
+          ${this.showList ? this.renderConversationList(t) : this.renderTranscript(t)}
+          ${this.chat.notice ? html`<p part="notice" class="notice">${this.chat.notice}</p>` : nothing}
+          ${this.renderError(t)}
+          <form part="composer" class="composer" @submit=${this.onSubmit}>
+            <textarea
+              part="input"
+              rows="1"
+              aria-label=${t.inputLabel}
+              placeholder=${t.inputPlaceholder}
+              .value=${live(this.draft)}
+              @input=${(e: Event) => { this.draft = (e.target as HTMLTextAreaElement).value; }}
+              @keydown=${this.onInputKeydown}
+            ></textarea>
+            ${this.busy
+              ? html`<button part="stop-button" class="stop" type="button" @click=${() => this.stop()}>${t.stop}</button>`
+              : html`<button part="send-button" class="send primary" type="submit" ?disabled=${!this.draft.trim() || !this.activeSession}>
+                  ${t.send}
+                </button>`}
+          </form>
+        </section>
+        <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+        ${this.renderLinkDialog(t)}
+      </div>
+    `;
+  }
+
+  private renderHeader(t: AgentChatStrings, launcher: boolean): TemplateResult {
+    return html`<header part="header">
+      <slot name="header"><h2 part="title" class="title">${this.heading || this.chat.agentName || t.title}</h2></slot>
+      <div class="header-actions">
+        <button
+          part="history-button"
+          class="quiet"
+          type="button"
+          aria-pressed=${this.showList ? 'true' : 'false'}
+          @click=${this.toggleList}
+        >
+          ${t.conversations}
+        </button>
+        <button part="new-button" class="quiet" type="button" @click=${this.newConversation}>${t.newConversation}</button>
+        ${launcher
+          ? html`<button part="close-button" class="quiet" type="button" aria-label=${t.closeChat} @click=${this.closePanel}>✕</button>`
+          : nothing}
+      </div>
+    </header>`;
+  }
+
+  private renderConversationList(t: AgentChatStrings): TemplateResult {
+    const list = this.conversations ?? [];
+    return html`<div part="conversation-list" class="conversations">
+      <h3 tabindex="-1">${t.conversations}</h3>
+      ${list.length === 0
+        ? html`<p>${t.noConversations}</p>`
+        : html`<ul>
+            ${repeat(list, (c) => c.id, (c) => {
+              const title = c.title || t.untitledConversation;
+              const updated = new Date(c.updatedAt);
+              return html`<li part="conversation">
+                <button
+                  part="conversation-button"
+                  class="conversation-button"
+                  type="button"
+                  aria-current=${c.id === this.chat.conversationId ? 'true' : 'false'}
+                  @click=${() => this.openConversation(c.id)}
+                >
+                  <span>${title}</span>
+                  ${Number.isNaN(updated.getTime()) ? nothing : html`<time datetime=${c.updatedAt}>${updated.toLocaleString()}</time>`}
+                </button>
+                <button part="delete-button" class="quiet" type="button" aria-label=${t.deleteConversation(title)} @click=${() => this.deleteConversation(c.id)}>
+                  ✕
+                </button>
+              </li>`;
+            })}
+          </ul>`}
+      <button type="button" class="quiet" @click=${this.toggleList}>${t.closeConversations}</button>
+    </div>`;
+  }
+
+  private renderTranscript(t: AgentChatStrings): TemplateResult {
+    const items = this.transcriptItems(this.chat.entries);
+    const hidden = Math.max(0, items.length - this.visibleCount);
+    const shown = hidden ? items.slice(hidden) : items;
+    let lastReplyId: string | null = null;
+    for (let i = items.length - 1; i >= 0; i--) {
+      const item = items[i];
+      if (item.kind === 'user') break;
+      if (item.kind === 'assistant' && item.entry.type === 'message.output') {
+        lastReplyId = item.entry.id;
+        break;
+      }
+    }
+    this.scheduleScroll();
+    return html`<div
+      part="transcript"
+      class="transcript"
+      role="region"
+      aria-label=${t.transcriptLabel}
+      tabindex="0"
+      @click=${this.onTranscriptClick}
+      @scroll=${this.onTranscriptScroll}
+    >
+      ${items.length === 0 && this.chat.status !== 'submitted'
+        ? html`<slot name="empty"><p part="empty" class="empty">${t.emptyState}</p></slot>`
+        : nothing}
+      ${hidden
+        ? html`<button part="show-earlier-button" class="show-earlier quiet" type="button" @click=${this.showEarlier}>
+            ${t.showEarlier(Math.min(hidden, PAGE_SIZE))}
+          </button>`
+        : nothing}
+      ${repeat(shown, (item) => item.key, (item) => this.renderItem(item, t, lastReplyId))}
+      ${this.chat.status === 'submitted' ? html`<p part="thinking" class="thinking">${t.thinking}</p>` : nothing}
+    </div>`;
+  }
+
+  private renderItem(item: TranscriptItem, t: AgentChatStrings, lastReplyId: string | null): TemplateResult {
+    switch (item.kind) {
+      case 'user':
+        return this.renderUserMessage(item.key, item.entry, item.text, t);
+      case 'assistant':
+        return this.renderReply(item.entry, item.text, t, item.entry.id === lastReplyId);
+      case 'call':
+        return this.renderCall(item.entry, item.result, t);
+      case 'result':
+        return html`<details part="tool-call" class="tool-call">
+          <summary>${t.functionResult}</summary>
+          <div class="tool-body"><pre>${prettyJson(item.entry.result)}</pre></div>
+        </details>`;
+      case 'handoff':
+        return html`<p part="handoff" class="handoff">${t.handoff(item.entry.next_agent_name)}</p>`;
+    }
+  }
+
+  private renderUserMessage(key: string, entry: CachedEntry, text: string, t: AgentChatStrings): TemplateResult {
+    if (this.editingKey === key) {
+      return html`<form part="message message-user" class="message user edit" @submit=${this.submitEdit}>
+        <textarea
+          aria-label=${t.editLabel}
+          .value=${live(this.editDraft)}
+          @input=${(e: Event) => { this.editDraft = (e.target as HTMLTextAreaElement).value; }}
+          @keydown=${this.onEditKeydown}
+        ></textarea>
+        <div class="edit-buttons">
+          <button type="button" @click=${this.cancelEdit}>${t.cancel}</button>
+          <button type="submit" class="primary" ?disabled=${!this.editDraft.trim()}>${t.saveAndSend}</button>
+        </div>
+      </form>`;
+    }
+    return html`<div part="message message-user" class="message user" data-entry-id=${entry.id}>
+      <span class="visually-hidden">${t.you}:</span>
+      <div part="bubble" class="bubble">${text}</div>
+      ${this.busy
+        ? nothing
+        : html`<div part="message-actions" class="message-actions">
+            <button part="edit-button" class="quiet" type="button" data-edit=${key} @click=${() => this.startEdit(key, text)}>
+              ${t.edit}
+            </button>
+          </div>`}
+    </div>`;
+  }
+
+  private renderReply(entry: CachedEntry, text: string, t: AgentChatStrings, isLast: boolean): TemplateResult {
+    const streaming = entry.id === this.chat.streamingEntryId && this.busy;
+    const interrupted = !streaming && (entry.interrupted === true || this.stoppedIds.has(entry.id));
+    return html`<div part="message message-assistant" class="message assistant" data-entry-id=${entry.id}>
+      <span class="visually-hidden">${this.chat.agentName || t.assistant}:</span>
+      <div part="bubble" class="bubble markdown" ${markdown(text, {
+        streaming,
+        cacheKey: entry.id,
+        allowImageHosts: this.hostList,
+        imageBlocked: t.imageBlocked,
+      })}></div>
+      ${interrupted ? html`<p part="interrupted" class="interrupted">${t.interrupted}</p>` : nothing}
+      ${isLast && !this.busy && entry.type === 'message.output'
+        ? html`<div part="message-actions" class="message-actions">
+            <button part="regenerate-button" class="quiet" type="button" @click=${() => this.regenerate(entry.id)}>${t.regenerate}</button>
+          </div>`
+        : nothing}
+    </div>`;
+  }
+
+  private renderCall(entry: CachedEntry & { type: 'function.call' | 'tool.execution' }, result: FunctionResultEntry | null, t: AgentChatStrings): TemplateResult {
+    const isFunction = entry.type === 'function.call';
+    const args = typeof entry.arguments === 'string' ? entry.arguments : JSON.stringify(entry.arguments);
+    return html`<details part="tool-call" class="tool-call" data-entry-id=${entry.id}>
+      <summary>${isFunction ? t.functionCall(entry.name) : t.toolExecution(entry.name)}</summary>
+      <div class="tool-body">
+        <h3>${t.functionArguments}</h3>
+        <pre>${prettyJson(args)}</pre>
+        ${isFunction
+          ? html`<h3>${t.functionResult}</h3>
+              ${result ? html`<pre>${prettyJson(result.result)}</pre>` : html`<p>${t.functionPending}</p>`}`
+          : nothing}
+      </div>
+    </details>`;
+  }
+
+  private renderError(t: AgentChatStrings): TemplateResult | typeof nothing {
+    const error = this.chat.error ?? this.localError;
+    if (!error) return nothing;
+    return html`<div part="error" class="error" role="alert">
+      <p>${t.errorMessage(error)}${error.message ? html` <small>(${error.message})</small>` : nothing}</p>
+      <button part="retry-button" type="button" @click=${this.retry}>${t.retry}</button>
+    </div>`;
+  }
+
+  private renderLinkDialog(t: AgentChatStrings): TemplateResult {
+    const link = this.pendingLink;
+    return html`<dialog part="link-dialog" aria-labelledby="link-dialog-title" @close=${() => { this.pendingLink = null; }}>
+      <h2 id="link-dialog-title">${t.linkWarningTitle}</h2>
+      ${link
+        ? html`<p>${t.linkWarningBody(link.shown, link.real)}</p>
+            <p class="real-host">${link.real}</p>`
+        : nothing}
+      <div class="dialog-buttons">
+        <button type="button" class="cancel" @click=${() => { this.pendingLink = null; }}>${t.cancel}</button>
+        <button type="button" class="primary confirm" @click=${this.confirmLink}>${t.openLink}</button>
+      </div>
+    </dialog>`;
+  }
+}

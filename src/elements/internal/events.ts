@@ -1,0 +1,60 @@
+/**
+ * The kit's events: one prefix (`parley-`), `bubbles` and `composed` so they cross shadow roots, and
+ * typed through `GlobalEventHandlersEventMap` so `addEventListener('parley-…')` knows the detail.
+ */
+import type { PlatformErrorShape } from '../../client/contracts.js';
+
+/** Detail of `parley-message-sent`: the user sent a message (typed, edited or retried). */
+export interface ParleyMessageSentDetail {
+  text: string;
+  /** The conversation it was sent to; null when it starts a new one. */
+  conversationId: string | null;
+  /** `send` for a new message, `edit` for edit-and-resend. */
+  kind: 'send' | 'edit';
+}
+
+/** Detail of `parley-reply-finished`: a reply finished streaming (not fired when it was stopped or failed). */
+export interface ParleyReplyFinishedDetail {
+  conversationId: string | null;
+  /** Id of the last `message.output` entry of the reply, if the reply had text. */
+  entryId: string | null;
+  /** Plain markdown text of that entry. */
+  text: string;
+}
+
+/** Detail of `parley-error`: a turn or a request failed; the element shows it and offers retry. */
+export interface ParleyErrorDetail {
+  error: PlatformErrorShape;
+}
+
+/** Detail of `parley-conversation-changed`: the conversation shown changed (started, resumed, new, deleted). */
+export interface ParleyConversationChangedDetail {
+  conversationId: string | null;
+}
+
+/** Detail of `parley-open-changed`: the launcher panel opened or closed. */
+export interface ParleyOpenChangedDetail {
+  open: boolean;
+}
+
+/** Every event of the kit, by name, with its detail type. */
+export interface ParleyEventDetails {
+  'parley-message-sent': ParleyMessageSentDetail;
+  'parley-reply-finished': ParleyReplyFinishedDetail;
+  'parley-error': ParleyErrorDetail;
+  'parley-conversation-changed': ParleyConversationChangedDetail;
+  'parley-open-changed': ParleyOpenChangedDetail;
+}
+
+export type ParleyEventName = keyof ParleyEventDetails;
+export type ParleyEvent<K extends ParleyEventName> = CustomEvent<ParleyEventDetails[K]>;
+
+declare global {
+  interface GlobalEventHandlersEventMap {
+    'parley-message-sent': CustomEvent<ParleyMessageSentDetail>;
+    'parley-reply-finished': CustomEvent<ParleyReplyFinishedDetail>;
+    'parley-error': CustomEvent<ParleyErrorDetail>;
+    'parley-conversation-changed': CustomEvent<ParleyConversationChangedDetail>;
+    'parley-open-changed': CustomEvent<ParleyOpenChangedDetail>;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Every word the elements show or announce, in one place. Hosts translate by passing a partial
+ * object to an element's `strings` property; anything left out falls back to these defaults.
+ */
+import type { PlatformErrorShape } from '../../client/contracts.js';
+
+/** The user-visible strings of `<agent-chat>` (and the markdown renderer it uses). */
+export interface AgentChatStrings {
+  /** Heading of the chat when no agent name is known and no `header` slot is given. */
+  title: string;
+  /** Accessible name of the message list. */
+  transcriptLabel: string;
+  /** Label of the message box. */
+  inputLabel: string;
+  inputPlaceholder: string;
+  send: string;
+  stop: string;
+  retry: string;
+  regenerate: string;
+  edit: string;
+  editLabel: string;
+  saveAndSend: string;
+  cancel: string;
+  newConversation: string;
+  conversations: string;
+  closeConversations: string;
+  noConversations: string;
+  deleteConversation: (title: string) => string;
+  untitledConversation: string;
+  showEarlier: (count: number) => string;
+  emptyState: string;
+  you: string;
+  assistant: string;
+  /** Accessible name of the launcher button. */
+  openChat: string;
+  closeChat: string;
+  /** Accessible name of the launcher panel. */
+  chatPanelLabel: string;
+  thinking: string;
+  interrupted: string;
+  handoff: (agentName: string) => string;
+  functionCall: (name: string) => string;
+  toolExecution: (name: string) => string;
+  functionArguments: string;
+  functionResult: string;
+  functionPending: string;
+  /** Announced in the live region when a reply finished. */
+  replyAnnouncement: (text: string) => string;
+  /** Title of the confirm dialog for a link whose text shows another host than it opens. */
+  linkWarningTitle: string;
+  linkWarningBody: (shownHost: string, realHost: string) => string;
+  openLink: string;
+  /** Placeholder for a remote image that was not loaded. */
+  imageBlocked: (host: string, alt: string) => string;
+  errorMessage: (error: PlatformErrorShape) => string;
+}
+
+const errorMessage = (error: PlatformErrorShape): string => {
+  if (error.type === 'network_error') return 'The chat service could not be reached. Check your connection and try again.';
+  if (error.type === 'stream_error') return 'The reply was cut off before it finished.';
+  if (error.status === 401 || error.status === 403) return 'This chat is not allowed to do that. Reload the page and try again.';
+  if (error.status === 404) return 'The conversation or agent was not found.';
+  if (error.status === 413) return 'The message is too long.';
+  if (error.status === 422 || error.status === 400) return 'The request was not accepted.';
+  if (error.status === 429) {
+    return error.retryAfter ? `Too many requests. Try again in ${Math.ceil(error.retryAfter)} seconds.` : 'Too many requests. Try again in a moment.';
+  }
+  if (error.type === 'server_error' || error.status >= 500) return 'The chat service had a problem and could not finish the reply.';
+  return 'Something went wrong.';
+};
+
+/** English defaults. */
+export const defaultStrings: AgentChatStrings = {
+  title: 'Chat',
+  transcriptLabel: 'Messages',
+  inputLabel: 'Message',
+  inputPlaceholder: 'Write a message…',
+  send: 'Send',
+  stop: 'Stop',
+  retry: 'Try again',
+  regenerate: 'Regenerate reply',
+  edit: 'Edit',
+  editLabel: 'Edit your message',
+  saveAndSend: 'Save and send',
+  cancel: 'Cancel',
+  newConversation: 'New conversation',
+  conversations: 'Conversations',
+  closeConversations: 'Back to chat',
+  noConversations: 'No saved conversations yet.',
+  deleteConversation: (title) => `Delete conversation: ${title}`,
+  untitledConversation: 'Untitled conversation',
+  showEarlier: (count) => `Show ${count} earlier ${count === 1 ? 'message' : 'messages'}`,
+  emptyState: 'Ask anything to start the conversation.',
+  you: 'You',
+  assistant: 'Assistant',
+  openChat: 'Open chat',
+  closeChat: 'Close chat',
+  chatPanelLabel: 'Chat',
+  thinking: 'Thinking…',
+  interrupted: 'This reply was interrupted.',
+  handoff: (name) => `Passed to the ${name} agent`,
+  functionCall: (name) => `Called ${name}`,
+  toolExecution: (name) => `Used ${name}`,
+  functionArguments: 'Arguments',
+  functionResult: 'Result',
+  functionPending: 'Waiting for the result…',
+  replyAnnouncement: (text) => `Reply: ${text}`,
+  linkWarningTitle: 'Check this link',
+  linkWarningBody: (shown, real) => `The link shows ${shown} but opens ${real}.`,
+  openLink: 'Open link',
+  imageBlocked: (host, alt) => (alt ? `Image "${alt}" from ${host} not loaded` : `Image from ${host} not loaded`),
+  errorMessage,
+};
+
+/** Defaults with the host's overrides applied. */
+export function resolveStrings(overrides?: Partial<AgentChatStrings> | null): AgentChatStrings {
+  return overrides ? { ...defaultStrings, ...overrides } : defaultStrings;
+}

