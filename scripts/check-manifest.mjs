@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Fails when custom-elements.json differs from what the analyzer makes of the elements' JSDoc now.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-const out = mkdtempSync(join(tmpdir(), 'parley-cem-'));
+// The analyzer takes --outdir relative to the working directory.
+const out = '.test-results/cem';
+mkdirSync(out, { recursive: true });
 try {
   execFileSync('npx', ['custom-elements-manifest', 'analyze', '--litelement', '--globs', 'src/elements/**/*.ts',
     '--exclude', 'src/elements/**/*.styles.ts', '--outdir', out], { stdio: ['ignore', 'ignore', 'inherit'] });

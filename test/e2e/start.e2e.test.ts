@@ -1,7 +1,7 @@
 // A visitor on `parley start` (the compiled CLI that `npm start` runs after building): real
 // Chromium, the real relay and local platform, one port.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -55,6 +55,20 @@ async function send(page: Page, text: string) {
 
 const assistantReplies = (page: Page) => page.locator('agent-chat [part~="message-assistant"]');
 
+describe('the built browser bundle', () => {
+  it('holds no key, key variable name or server code', () => {
+    const dir = join(ROOT, 'dist/browser');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const text = readFileSync(join(dir, f), 'utf8');
+      for (const needle of ['parley-dev-key', 'parley-dev-admin-key', 'PLATFORM_API_KEY', 'PARLEY_API_KEY', 'PARLEY_RELAY_SECRET', 'PGlite', 'createRelay', 'createPlatform']) {
+        expect(text.includes(needle), `${f} contains ${needle}`).toBe(false);
+      }
+    }
+  });
+});
+
 describe('a visitor on npm start', () => {
   it('chats with the local agent, uses a page tool, and finds the conversation after a reload', async () => {
     const page = await browser.newPage();
@@ -89,6 +103,9 @@ describe('a visitor on npm start', () => {
     await expect.poll(() => page.evaluate(() => document.querySelector('agent-chat')!.shadowRoot!.activeElement?.getAttribute('part') ?? ''), { timeout: 10_000 }).toBe('input');
     await send(page, 'Please transfer me to Billing');
     await page.locator('agent-chat [part="handoff"]', { hasText: 'Billing' }).waitFor({ timeout: 30_000 });
+    // Escape stops a reply that is still streaming; once it has finished, Escape closes the panel.
+    await page.locator('agent-chat [part="send-button"]').waitFor({ timeout: 30_000 });
+    await page.locator('agent-chat [part="input"]').focus();
     await page.keyboard.press('Escape');
     await expect.poll(() => page.evaluate(() => document.querySelector('agent-chat')!.shadowRoot!.activeElement?.getAttribute('part') ?? ''), { timeout: 10_000 }).toBe('launcher');
     await page.close();
