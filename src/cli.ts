@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { createPlatform, type Platform } from './platform/app.js';
-import { serveFetch, type NodeIncoming } from './platform/node.js';
+import { serveFetch, type NodeIncoming } from './server/node-serve.js';
 import { createRelay, nodeRelayEnv, type Relay, type RelayPolicy } from './relay/index.js';
 import { ensureDemoAgents } from './demo-agents.js';
 

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import type { ValidationIssue } from '../client/types.js';
 import { invalidField, payloadTooLarge, validationError } from './errors.js';
+import { BodyTooLargeError, readCapped } from '../server/read-capped.js';
 
 /** Default cap for JSON bodies (conversations with long histories fit easily). */
 export const DEFAULT_JSON_LIMIT = 10 * 1024 * 1024;
@@ -10,21 +11,12 @@ export const DEFAULT_JSON_LIMIT = 10 * 1024 * 1024;
 export async function readBodyText(request: Request, limit = DEFAULT_JSON_LIMIT): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? 'NaN');
   if (Number.isFinite(declared) && declared > limit) throw payloadTooLarge(limit);
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw payloadTooLarge(limit);
-    }
-    chunks.push(value);
+  try {
+    return new TextDecoder().decode(await readCapped(request.body, limit));
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw payloadTooLarge(limit);
+    throw err;
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 /** Parses a JSON body and validates it; failures become 422 with FastAPI-style `detail`. */

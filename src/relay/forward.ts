@@ -5,6 +5,7 @@
  * One retry is made for a connection failure or a 502/503, only before anything was sent downstream
  * and only when the request body can be sent again.
  */
+import { BodyTooLargeError, readCapped } from '../server/read-capped.js';
 import { RelayError, upstreamError } from './errors.js';
 
 /** The platform the relay forwards to. */
@@ -130,23 +131,14 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
  * the key: a last guard so the key can never be echoed, whatever the upstream does.
  */
 export async function readUpstreamText(response: Response, apiKey: string, maxBytes = 16 * 1024 * 1024): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const decoder = new TextDecoder();
-  let text = '';
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      void reader.cancel().catch(() => {});
-      throw upstreamError(502, 'The platform answer was too large');
-    }
-    text += decoder.decode(value, { stream: true });
+  let bytes: Uint8Array;
+  try {
+    bytes = await readCapped(response.body, maxBytes);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw upstreamError(502, 'The platform answer was too large');
+    throw err;
   }
-  text += decoder.decode();
-  return scrubKey(text, apiKey);
+  return scrubKey(new TextDecoder().decode(bytes), apiKey);
 }
 
 /** Replaces the key in a text. */

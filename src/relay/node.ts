@@ -3,8 +3,7 @@
  * address and raw request target to the relay (Web `Request`s have neither). A client that
  * disconnects aborts the request's signal, which cancels the upstream call.
  */
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
+import { serveFetch } from '../server/node-serve.js';
 import type { RelayEnv } from './client-address.js';
 import type { Relay } from './relay.js';
 
@@ -30,23 +29,6 @@ export function nodeRelayEnv(incoming: { url?: string; socket: { remoteAddress?:
 }
 
 /** Serves `relay` over HTTP on Node; resolves once listening. */
-export function serveRelay(relay: Pick<Relay, 'fetch'>, { port = 0, hostname = '127.0.0.1' }: ServeRelayOptions = {}): Promise<ServedRelay> {
-  return new Promise((resolve, reject) => {
-    const server = serve({
-      fetch: (request, env) => relay.fetch(request, nodeRelayEnv(env.incoming)),
-      port,
-      hostname,
-    }, (info: AddressInfo) => {
-      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-      resolve({
-        url: `http://${host}:${info.port}`,
-        port: info.port,
-        close: () => new Promise<void>((done) => {
-          server.close(() => done());
-          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-        }),
-      });
-    });
-    server.once('error', reject);
-  });
+export function serveRelay(relay: Pick<Relay, 'fetch'>, options: ServeRelayOptions = {}): Promise<ServedRelay> {
+  return serveFetch((request, env) => relay.fetch(request, nodeRelayEnv(env.incoming)), options);
 }

@@ -2,6 +2,7 @@
  * Request bodies: content-type checks (415), size caps counted while the body streams (413; a
  * `Content-Length` over the cap is refused before reading), JSON parsing (400).
  */
+import { BodyTooLargeError, readCapped as readWhole } from '../server/read-capped.js';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.js';
 import type { BodyKind } from './route-table.js';
 
@@ -29,27 +30,12 @@ export function checkDeclaredLength(request: Request, maxBytes: number): void {
 
 /** Reads a whole body, counting bytes as they arrive; stops reading and throws 413 past `maxBytes`. */
 export async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      void reader.cancel('body too large').catch(() => {});
-      throw payloadTooLarge(maxBytes);
-    }
-    chunks.push(value);
+  try {
+    return await readWhole(body, maxBytes);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw payloadTooLarge(maxBytes);
+    throw err;
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
 }
 
 /** Parses a JSON object body (400 for invalid JSON or a non-object). */
