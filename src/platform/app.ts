@@ -8,10 +8,14 @@ import { ChatModelRegistry } from './engines/chat/registry.js';
 import type { ChatEngine } from './engines/chat/types.js';
 import { createLocalChatEngine } from './engines/chat/local.js';
 import { createOpenAICompatibleChatEngine } from './engines/chat/openai-compatible.js';
+import { SpeechCatalog } from './engines/speech/catalog.js';
+import type { SpeechEngine } from './engines/speech/types.js';
+import { createEspeakSpeechEngine } from './engines/speech/espeak.js';
 import type { PlatformContext } from './context.js';
 import { modelRoutes } from './routes/models.js';
 import { agentRoutes } from './routes/agents.js';
 import { conversationRoutes } from './routes/conversations.js';
+import { speechRoutes } from './routes/speech.js';
 import { DEFAULT_JSON_LIMIT } from './validation.js';
 
 export interface PlatformOptions {
@@ -29,6 +33,8 @@ export interface PlatformOptions {
   chatUrl?: string;
   chatModel?: string;
   chatApiKey?: string;
+  /** Text-to-speech engines; default: espeak-ng in a worker thread (started on first use). */
+  speechEngines?: SpeechEngine[];
   /** Cap on JSON request bodies in bytes (413 above it). */
   maxJsonBytes?: number;
   /** Where unexpected errors are reported (default: console.error). */
@@ -54,12 +60,14 @@ export function defaultChatEngines(options: Pick<PlatformOptions, 'tokenDelayMs'
 export function createPlatform(options: PlatformOptions): Platform {
   const report = options.onError ?? ((e: unknown) => console.error('[parley platform]', e));
   const chat = new ChatModelRegistry(options.chatEngines ?? defaultChatEngines(options));
+  const speech = new SpeechCatalog(options.speechEngines ?? [createEspeakSpeechEngine()]);
   const opened = openDb(options.dataDir).then((db) => {
     const ctx: PlatformContext = {
       db,
       conversations: createConversationStore(db),
       agents: createAgentStore(db),
       chat,
+      speech,
       limits: { maxJsonBytes: options.maxJsonBytes ?? DEFAULT_JSON_LIMIT },
     };
     return { db, app: buildApp(ctx, options, report) };
@@ -77,6 +85,7 @@ export function createPlatform(options: PlatformOptions): Platform {
     async close() {
       const { db } = await opened;
       await chat.close();
+      await speech.close();
       await db.close();
     },
   };
@@ -101,6 +110,7 @@ function buildApp(ctx: PlatformContext, options: PlatformOptions, report: (e: un
   app.route('/', modelRoutes(ctx));
   app.route('/', agentRoutes(ctx));
   app.route('/', conversationRoutes(ctx));
+  app.route('/', speechRoutes(ctx));
   return app;
 }
 

@@ -2,6 +2,7 @@ import type { Db } from './store/db.js';
 import type { AgentStore } from './store/agents.js';
 import type { ConversationStore } from './store/conversations.js';
 import type { ChatModelRegistry } from './engines/chat/registry.js';
+import type { SpeechCatalog } from './engines/speech/catalog.js';
 
 /** What every route module is given. */
 export interface PlatformContext {
@@ -9,5 +10,7 @@ export interface PlatformContext {
   conversations: ConversationStore;
   agents: AgentStore;
   chat: ChatModelRegistry;
+  /** Text-to-speech models and preset voices (never resolvable as chat models). */
+  speech: SpeechCatalog;
   limits: { maxJsonBytes: number };
 }
