@@ -63,8 +63,8 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
 };
 
 /**
- * The default route table. Speech, transcription and OCR are already listed (the local platform
- * answers them 404 today); further operations are added by passing more rows to `createRelay({ routes })`.
+ * The default route table. Transcription and OCR are already listed (the local platform answers
+ * them 404 today); further operations are added by passing more rows to `createRelay({ routes })`.
  */
 export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS): RelayRoute[] {
   const conversationBody = { kind: 'json' as const, maxBytes: limits.conversations };
@@ -84,7 +84,8 @@ export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS): RelayRo
     { name: 'agents.get', method: 'GET', path: '/v1/agents/{agent_id}', scope: 'agents:read', query: ['agent_version'], checkParam: { agent: 'agent_id' } },
     { name: 'models.list', method: 'GET', path: '/v1/models', scope: 'models:read', query: ['provider', 'model'], special: 'list-models' },
     { name: 'models.get', method: 'GET', path: '/v1/models/{model_id}', scope: 'models:read', checkParam: { model: 'model_id' } },
-    // Extension rows: answered 404 by the local platform today.
+    { name: 'voices.list', method: 'GET', path: '/v1/audio/voices', scope: 'speech', query: ['limit', 'offset', 'type'] },
+    // Extension rows: transcription and OCR are answered 404 by the local platform today.
     { name: 'speech.create', method: 'POST', path: '/v1/audio/speech', scope: 'speech', body: { kind: 'json', maxBytes: limits.speech },
       checkBody: { model: 'model' }, streamFromBody: true },
     { name: 'transcription.create', method: 'POST', path: '/v1/audio/transcriptions', scope: 'transcription',

@@ -160,17 +160,26 @@ describe('the route table maps to fixed upstream URLs', () => {
       'GET /v1/agents/{agent_id} [agents:read]',
       'GET /v1/models [models:read]',
       'GET /v1/models/{model_id} [models:read]',
+      'GET /v1/audio/voices [speech]',
       'POST /v1/audio/speech [speech]',
       'POST /v1/audio/transcriptions [transcription]',
       'POST /v1/ocr [ocr]',
     ]);
   });
 
-  it('extra rows extend the table', async () => {
+  it('lists voices for speech sessions, passing only the known query parameters', async () => {
     const voices = fakeUpstream(() => json({ items: [] }));
-    const r = makeRelay(voices.fetch, { routes: [...defaultRoutes(), { name: 'voices.list', method: 'GET', path: '/v1/audio/voices', scope: 'speech', query: ['limit'] }] });
+    const r = makeRelay(voices.fetch);
     const s = await openSession(r);
-    expect((await api(r, '/v1/audio/voices?limit=5', { token: s.token })).status).toBe(200);
-    expect(voices.calls[0]!.url).toBe(`${UPSTREAM}/v1/audio/voices?limit=5`);
+    expect((await api(r, '/v1/audio/voices?limit=5&offset=0&type=preset&evil=1', { token: s.token })).status).toBe(200);
+    expect(voices.calls[0]!.url).toBe(`${UPSTREAM}/v1/audio/voices?limit=5&offset=0&type=preset`);
+  });
+
+  it('extra rows extend the table', async () => {
+    const upstream = fakeUpstream(() => json({ object: 'list', data: [] }));
+    const r = makeRelay(upstream.fetch, { routes: [...defaultRoutes(), { name: 'files.list', method: 'GET', path: '/v1/files', scope: 'ocr', query: ['page'] }] });
+    const s = await openSession(r);
+    expect((await api(r, '/v1/files?page=1', { token: s.token })).status).toBe(200);
+    expect(upstream.calls[0]!.url).toBe(`${UPSTREAM}/v1/files?page=1`);
   });
 });
