@@ -3,13 +3,14 @@
  * JSON calls, streamed turns as async iterables, one error type, retries before any answer,
  * and a bearer token from a relay session or the site's own function.
  */
-import type { ConversationStream, ParleyClientApi, RequestOptions } from './contracts.js';
+import type { ConversationStream, ParleyClientApi, RequestOptions, SpeechAudioStream, SpeechRequest, SpeechVoiceList } from './contracts.js';
 import type {
   Agent, AgentConversation, AppendConversationRequest, ConversationHistory, ConversationMessages, ModelConversation,
   ModelList, RestartConversationRequest, StartConversationRequest,
 } from './types.js';
 import { ConversationEventStream } from './conversation-stream.js';
 import { PlatformError } from './errors.js';
+import { DeferredSpeechStream } from './deferred-speech-stream.js';
 import { fetchWithRetry, retryPolicy, type RetryOptions, type RetryPolicy } from './retry.js';
 import type { TokenSource } from './session.js';
 
@@ -78,6 +79,22 @@ export class ParleyClient implements ParleyClientApi {
 
   readonly models: ParleyClientApi['models'] = {
     list: (options?: RequestOptions) => this.#json<ModelList>('GET', '/v1/models', { signal: options?.signal }),
+  };
+
+  readonly speech: ParleyClientApi['speech'] = {
+    // The speech code is loaded on first use: pages that only chat do not carry it.
+    synthesize: async (request: SpeechRequest, options?: RequestOptions) => {
+      const body = await this.#json<unknown>('POST', '/v1/audio/speech', { body: { ...request, stream: false }, signal: options?.signal });
+      const { synthesizedSpeech } = await import('./speech.js');
+      return synthesizedSpeech(body, request.response_format ?? 'mp3');
+    },
+    stream: (request: SpeechRequest, options?: RequestOptions): SpeechAudioStream => new DeferredSpeechStream(
+      import('./speech.js').then(({ SpeechEventStream }) =>
+        new SpeechEventStream(this.baseUrl + '/v1/audio/speech', request, (url, init) => this.#send(url, init), options?.signal)),
+      request.response_format ?? 'mp3',
+    ),
+    voices: (query?: { limit?: number; offset?: number; type?: 'all' | 'custom' | 'preset' }, options?: RequestOptions) =>
+      this.#json<SpeechVoiceList>('GET', '/v1/audio/voices', { query: { limit: query?.limit, offset: query?.offset, type: query?.type }, signal: options?.signal }),
   };
 
   #stream(path: string, request: object, options?: RequestOptions): ConversationStream {

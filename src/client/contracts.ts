@@ -5,8 +5,9 @@
  */
 import type {
   AgentConversation, Agent, AppendConversationRequest, ConversationEntry, ConversationEvent, ConversationHistory,
-  ConversationMessages, ModelConversation, ModelList, RestartConversationRequest, StartConversationRequest, Tool, ValidationIssue,
+  ConversationMessages, ModelConversation, ModelList, RestartConversationRequest, StartConversationRequest, Tool, ValidationIssue, SpeechFormat, SpeechRequest, SpeechUsage, Voice, VoiceList,
 } from './types.js';
+export type { SpeechFormat, SpeechRequest, SpeechUsage } from './types.js';
 
 // ---------------------------------------------------------------- relay session (wire)
 
@@ -58,6 +59,42 @@ export interface ParleyClientApi {
     get(agentId: string, query?: { agentVersion?: string | number }, options?: RequestOptions): Promise<Agent>;
   };
   readonly models: { list(options?: RequestOptions): Promise<ModelList> };
+  /** Text to speech (`POST /v1/audio/speech`). */
+  readonly speech: SpeechApi;
+}
+
+// ---------------------------------------------------------------- speech (client side; wire types in types.ts)
+
+/** A whole synthesized file: the JSON answer `{audio_data}` plus its decoded bytes. */
+export interface SynthesizedSpeech {
+  /** Base64 of the file in `format`, as the platform sent it. */
+  audio_data: string;
+  /** The decoded file. */
+  bytes: Uint8Array;
+  format: SpeechFormat;
+}
+
+/** A streamed synthesis: the decoded bytes of the file in `format`, fragment by fragment, abortable. */
+export interface SpeechAudioStream extends AsyncIterable<Uint8Array> {
+  readonly format: SpeechFormat;
+  /** Resolves with the usage of `speech.audio.done` (null if the stream ended otherwise). */
+  readonly usage: Promise<SpeechUsage | null>;
+  abort(): void;
+}
+
+/** A voice as the client returns it (the wire shape). */
+export type SpeechVoice = Voice;
+/** A page of voices (the wire shape). */
+export type SpeechVoiceList = VoiceList;
+
+/** `client.speech`. */
+export interface SpeechApi {
+  /** One request, the whole file at once (`stream: false`). */
+  synthesize(request: SpeechRequest, options?: RequestOptions): Promise<SynthesizedSpeech>;
+  /** Streamed (`stream: true`): bytes as they are generated. Retries before the first byte only. */
+  stream(request: SpeechRequest, options?: RequestOptions): SpeechAudioStream;
+  /** `GET /v1/audio/voices` (the default relay table routes it for speech sessions). */
+  voices(query?: { limit?: number; offset?: number; type?: 'all' | 'custom' | 'preset' }, options?: RequestOptions): Promise<SpeechVoiceList>;
 }
 
 // ---------------------------------------------------------------- history store

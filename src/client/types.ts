@@ -333,6 +333,54 @@ export interface ModelCard {
 }
 export interface ModelList { object: 'list'; data: ModelCard[] }
 
+// ---------------------------------------------------------------- speech (POST /v1/audio/speech, GET /v1/audio/voices)
+
+/** Audio formats of `POST /v1/audio/speech`: `pcm` is raw float32 little-endian mono at 24 kHz (no header). */
+export type SpeechFormat = 'pcm' | 'wav' | 'mp3' | 'flac' | 'opus';
+
+/** Body of `POST /v1/audio/speech`; extra properties are allowed by the API. */
+export interface SpeechRequest {
+  /** The text to speak. */
+  input: string;
+  model?: string | null;
+  /** A saved or preset voice id. */
+  voice_id?: string | null;
+  /** Default `mp3` on the platform. */
+  response_format?: SpeechFormat;
+  stream?: boolean;
+  metadata?: Record<string, unknown> | null;
+}
+
+/** `usage` of `speech.audio.done`. */
+export interface SpeechUsage { prompt_tokens: number; completion_tokens: number; total_tokens: number }
+
+/** JSON answer of `POST /v1/audio/speech`: base64 of the whole file. */
+export interface SpeechResponse { audio_data: string }
+
+export interface SpeechAudioDeltaEvent { type: 'speech.audio.delta'; audio_data: string }
+export interface SpeechAudioDoneEvent { type: 'speech.audio.done'; usage: SpeechUsage }
+export type SpeechEvent = SpeechAudioDeltaEvent | SpeechAudioDoneEvent;
+
+/** A voice of `GET /v1/audio/voices`. */
+export interface Voice {
+  id: string;
+  name: string;
+  slug?: string | null;
+  languages?: string[] | null;
+  gender?: string | null;
+  age?: number | null;
+  tags?: string[] | null;
+  color?: string | null;
+  description?: string | null;
+  retention_notice?: number;
+  created_at: Timestamp;
+  user_id: string | null;
+  trimmed_seconds?: number | null;
+}
+
+/** A page of `GET /v1/audio/voices`. */
+export interface VoiceList { items: Voice[]; total: number; page: number; page_size: number; total_pages: number }
+
 // ---------------------------------------------------------------- errors
 
 /** One item of a 422 body (FastAPI style). */
