@@ -3,9 +3,10 @@ import type { PropertyValues, TemplateResult } from 'lit';
 import { property, query, state } from 'lit/decorators.js';
 import { live } from 'lit/directives/live.js';
 import { repeat } from 'lit/directives/repeat.js';
-import { ChatSession, HistoryStore, getClient } from '../../client/index.js';
+import { ChatSession } from '../../client/index.js';
+import { openSharedStore, sharedClient } from '../internal/shared-client.js';
 import type {
-  CachedConversation, CachedEntry, ChatSessionApi, ChatState, ClientTool, HistoryStoreApi, PlatformErrorShape,
+  CachedConversation, CachedEntry, ChatSessionApi, ChatState, ClientTool, PlatformErrorShape,
 } from '../../client/contracts.js';
 import type { FunctionResultEntry, InputContentChunk, OutputContentChunk, Tool } from '../../client/types.js';
 import { ParleyElement } from '../internal/parley-element.js';
@@ -14,6 +15,7 @@ import { parseHostList, renderMarkdown, spoofedLinkHost } from '../internal/mark
 import { resolveStrings } from '../internal/strings.js';
 import type { AgentChatStrings } from '../internal/strings.js';
 import { agentChatStyles } from './agent-chat.styles.js';
+import type { ReplySpeaker } from '../internal/reply-speaker.js';
 
 /** How many transcript items are rendered at first; older ones appear with "Show earlier messages". */
 const PAGE_SIZE = 100;
@@ -22,13 +24,6 @@ const ANNOUNCE_LIMIT = 600;
 
 // One history store per page, opened on first use and shared by every chat (and by the shared clients,
 // which keep their relay resume tokens in it).
-let sharedStore: Promise<HistoryStoreApi | undefined> | null = null;
-function openSharedStore(): Promise<HistoryStoreApi | undefined> {
-  // No IndexedDB (private mode, blocked): chat without a saved history.
-  sharedStore ??= HistoryStore.open().then((store) => store, () => undefined);
-  return sharedStore;
-}
-
 const EMPTY_STATE: ChatState = {
   conversationId: null, entries: [], streamingEntryId: null, status: 'ready', error: null, agentName: null, notice: null,
 };
@@ -108,6 +103,7 @@ function asErrorShape(error: unknown): PlatformErrorShape {
  * @csspart message-actions - The buttons under a message.
  * @csspart edit-button - Edits a user message and sends it again.
  * @csspart regenerate-button - Asks again for the last reply.
+ * @csspart read-aloud-button - Reads a finished reply aloud (and stops reading it).
  * @csspart interrupted - The note under a reply that was cut off.
  * @csspart tool-call - A function call or tool execution (collapsible).
  * @csspart handoff - The divider shown when another agent takes over.
@@ -150,6 +146,10 @@ function asErrorShape(error: unknown): PlatformErrorShape {
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - A turn or request failed (`detail.error`: status, type, code, message, retryAfter).
  * @fires {CustomEvent<ParleyConversationChangedDetail>} parley-conversation-changed - The conversation shown changed (`detail.conversationId`).
  * @fires {CustomEvent<ParleyOpenChangedDetail>} parley-open-changed - The launcher panel opened or closed (`detail.open`).
+ * @fires {CustomEvent<ParleySpeechStartDetail>} parley-speech-start - A reply started being read aloud (`detail.text`: its markdown).
+ * @fires {CustomEvent<ParleySpeechFirstAudioDetail>} parley-speech-first-audio - The first audio of a reply is scheduled (`detail.latencyMs`).
+ * @fires {CustomEvent<ParleySpeechEndDetail>} parley-speech-end - Reading aloud ended or was stopped.
+ * @fires {CustomEvent<ParleySpeechErrorDetail>} parley-speech-error - Reading aloud failed (`detail.error`).
  */
 export class AgentChat extends ParleyElement {
   static override styles = [ParleyElement.styles, agentChatStyles];
@@ -206,6 +206,18 @@ export class AgentChat extends ParleyElement {
   /** Overrides of the element's words (see `AgentChatStrings`), for translation. */
   @property({ attribute: false }) strings: Partial<AgentChatStrings> | null = null;
 
+  /**
+   * Speaks replies aloud as they stream, sentence by sentence (through the relay's `/v1/audio/speech`).
+   * Typing or sending stops the voice at once. Every finished reply also has a "Read aloud" button.
+   */
+  @property({ type: Boolean, attribute: 'speak-replies' }) speakReplies = false;
+
+  /** Voice id or slug for reading replies aloud (default: the platform's). */
+  @property() voice = '';
+
+  /** Id of the reply being read aloud. */
+  @state() private speakingId: string | null = null;
+
   @state() private chat: ChatState = EMPTY_STATE;
   @state() private draft = '';
   @state() private showList = false;
@@ -235,6 +247,9 @@ export class AgentChat extends ParleyElement {
   private resumeConversationId: string | null = null;
   private stickToBottom = true;
   private scrollFrame = 0;
+  /** Voice out, loaded on first use (its audio code is a separate chunk). */
+  private speaker: ReplySpeaker | null = null;
+  private speakerLoad: Promise<ReplySpeaker | null> | null = null;
 
   // The session sees the page's tools through this view, so `tools` may change after it was created.
   private readonly toolView: Record<string, ClientTool> = new Proxy({} as Record<string, ClientTool>, {
@@ -276,6 +291,9 @@ export class AgentChat extends ParleyElement {
     this.disposeOwned();
     cancelAnimationFrame(this.scrollFrame);
     this.scrollFrame = 0;
+    void this.speaker?.dispose();
+    this.speaker = null;
+    this.speakerLoad = null;
   }
 
   protected override willUpdate(changed: PropertyValues): void {
@@ -305,6 +323,8 @@ export class AgentChat extends ParleyElement {
       if (this.open) this.input?.focus();
       else if (this.shadowRoot?.activeElement || this.matches(':focus-within')) this.launcherButton?.focus();
     }
+    if (changed.has('speakReplies') && this.speakReplies) void this.loadSpeaker();
+    if (changed.has('voice') && this.speaker) this.speaker.voice = this.voice;
     if (changed.has('pendingLink')) {
       if (this.pendingLink && !this.linkDialog?.open) this.linkDialog?.showModal();
       if (!this.pendingLink && this.linkDialog?.open) this.linkDialog.close();
@@ -318,9 +338,9 @@ export class AgentChat extends ParleyElement {
     if (!this.relayUrl || (!this.agentId && !this.model)) return;
     const relayUrl = new URL(this.relayUrl, document.baseURI).href.replace(/\/+$/, '');
     const store = await openSharedStore();
+    const client = await sharedClient(relayUrl);
     if (generation !== this.sessionGeneration || !this.isConnected || this.session) return;
     try {
-      const client = getClient(relayUrl, { store });
       const version = this.agentVersion.trim();
       const session = new ChatSession({
         client,
@@ -392,6 +412,7 @@ export class AgentChat extends ParleyElement {
         this.replyFinished(next);
       }
     }
+    if (this.speakReplies && next.streamingEntryId && next.status === 'streaming') this.followReply(next, false);
     if (next.error && next.error !== previous.error) {
       this.stopRequested = false; // the error box is role="alert": it is announced without the live region
       this.emit('parley-error', { error: next.error });
@@ -414,6 +435,69 @@ export class AgentChat extends ParleyElement {
       this.announce(this.text.replyAnnouncement(spoken.length > ANNOUNCE_LIMIT ? `${spoken.slice(0, ANNOUNCE_LIMIT)}…` : spoken));
     }
     this.emit('parley-reply-finished', { conversationId: state.conversationId, entryId: reply?.id ?? null, text });
+    if (this.speakReplies && reply && text) void this.withSpeaker((speaker) => speaker.follow(reply.id, text, true));
+  }
+
+  // ---------------------------------------------------------------- voice out (code loaded on first use)
+
+  /** Loads the reply speaker once; null when there is no relay to speak through. */
+  private loadSpeaker(): Promise<ReplySpeaker | null> {
+    if (!this.relayUrl) return Promise.resolve(null);
+    this.speakerLoad ??= Promise.all([import('../internal/reply-speaker.js'), sharedClient(this.relayUrl)]).then(([{ ReplySpeaker }, client]) => {
+      if (this.speaker || !this.isConnected) return this.speaker;
+      let text = '';
+      this.speaker = new ReplySpeaker({
+        client,
+        voice: this.voice,
+        onSpeaking: (id) => {
+          const was = this.speakingId;
+          this.speakingId = id;
+          const p = this.speaker!.playback;
+          if (id) {
+            text = contentText((this.chat.entries.find((e) => e.id === id) as { content?: string } | undefined)?.content ?? '');
+            this.emit('parley-speech-start', { text });
+          } else if (was) this.emit('parley-speech-end', { stopped: false, played: p.played, received: p.received, underruns: p.underruns });
+        },
+        onFirstAudio: (_id, latencyMs) => this.emit('parley-speech-first-audio', { latencyMs }),
+        onError: (error) => this.emit('parley-speech-error', { error }),
+      });
+      return this.speaker;
+    }, () => {
+      this.speakerLoad = null;
+      return null;
+    });
+    return this.speakerLoad;
+  }
+
+  /** Runs `action` with the speaker now if it is loaded (inside a gesture), else once it is. */
+  private async withSpeaker(action: (speaker: ReplySpeaker) => void): Promise<void> {
+    if (this.speaker) return action(this.speaker);
+    const speaker = await this.loadSpeaker();
+    if (speaker) action(speaker);
+  }
+
+  private followReply(state: ChatState, done: boolean): void {
+    const entry = state.entries.find((e) => e.id === state.streamingEntryId);
+    if (!entry || entry.type !== 'message.output') return;
+    const text = contentText(entry.content);
+    if (text) void this.withSpeaker((speaker) => speaker.follow(entry.id, text, done));
+  }
+
+  /** Barge-in: the user types or sends, the voice stops at once. */
+  private silence(): void {
+    this.speaker?.stop();
+  }
+
+  private toggleReadAloud(entry: CachedEntry, text: string): void {
+    if (this.speakingId === entry.id) {
+      this.silence();
+      return;
+    }
+    this.speaker?.unlock(); // inside the click
+    void this.withSpeaker((speaker) => {
+      speaker.unlock();
+      speaker.speak(entry.id, text);
+    });
   }
 
   private announce(message: string): void {
@@ -434,8 +518,9 @@ export class AgentChat extends ParleyElement {
     await this.run(() => session.send(message));
   }
 
-  /** Stops the reply being streamed; what arrived stays, marked as interrupted. */
+  /** Stops the reply being streamed (and any reply being read aloud); what arrived stays, marked as interrupted. */
   stop(): void {
+    this.silence();
     const session = this.activeSession;
     if (!session || !this.busy) return;
     this.stopRequested = true;
@@ -471,7 +556,14 @@ export class AgentChat extends ParleyElement {
     const text = this.draft;
     if (!text.trim() || this.busy || !this.activeSession) return;
     this.draft = '';
+    this.silence();
+    this.speaker?.unlock(); // inside the gesture, so the reply can be spoken on iOS
     void this.send(text);
+  }
+
+  /** The first interaction loads the voice code, so a later click can unlock audio inside its gesture. */
+  private preloadSpeaker(): void {
+    if (!this.speakerLoad && this.relayUrl) void this.loadSpeaker();
   }
 
   private onInputKeydown(event: KeyboardEvent): void {
@@ -612,6 +704,7 @@ export class AgentChat extends ParleyElement {
     const session = this.activeSession;
     if (!session) return;
     if (this.busy) this.stop();
+    this.silence();
     session.reset();
     this.showList = false;
     this.editingKey = null;
@@ -697,7 +790,7 @@ export class AgentChat extends ParleyElement {
     const t = this.text;
     const launcher = this.mode === 'launcher';
     return html`
-      <div part="base" class="base">
+      <div part="base" class="base" @pointerdown=${this.preloadSpeaker} @focusin=${this.preloadSpeaker}>
         ${launcher
           ? html`<button
               part="launcher"
@@ -735,7 +828,7 @@ export class AgentChat extends ParleyElement {
               aria-label=${t.inputLabel}
               placeholder=${t.inputPlaceholder}
               .value=${live(this.draft)}
-              @input=${(e: Event) => { this.draft = (e.target as HTMLTextAreaElement).value; }}
+              @input=${(e: Event) => { this.draft = (e.target as HTMLTextAreaElement).value; this.silence(); }}
               @keydown=${this.onInputKeydown}
             ></textarea>
             ${this.busy
@@ -897,9 +990,14 @@ export class AgentChat extends ParleyElement {
         imageBlocked: t.imageBlocked,
       })}></div>
       ${interrupted ? html`<p part="interrupted" class="interrupted">${t.interrupted}</p>` : nothing}
-      ${isLast && !this.busy && entry.type === 'message.output'
+      ${!streaming && entry.type === 'message.output' && (this.relayUrl || (isLast && !this.busy))
         ? html`<div part="message-actions" class="message-actions">
-            <button part="regenerate-button" class="quiet" type="button" @click=${() => this.regenerate(entry.id)}>${t.regenerate}</button>
+            ${this.relayUrl && text
+              ? html`<button part="read-aloud-button" class="quiet" type="button" @click=${() => this.toggleReadAloud(entry, text)}>${this.speakingId === entry.id ? t.stopReading : t.readAloud}</button>`
+              : nothing}
+            ${isLast && !this.busy
+              ? html`<button part="regenerate-button" class="quiet" type="button" @click=${() => this.regenerate(entry.id)}>${t.regenerate}</button>`
+              : nothing}
           </div>`
         : nothing}
     </div>`;

@@ -37,6 +37,37 @@ export interface ParleyOpenChangedDetail {
   open: boolean;
 }
 
+/** Detail of `parley-speech-start`: a request to speak `text` was sent. */
+export interface ParleySpeechStartDetail {
+  text: string;
+}
+
+/** Detail of `parley-speech-first-audio`: the first audio of the text is scheduled to play. */
+export interface ParleySpeechFirstAudioDetail {
+  /** From the request to the first scheduled sample, in ms. */
+  latencyMs: number;
+}
+
+/** Detail of `parley-speech-end`: everything was played (`stopped` false) or the user stopped it. */
+export interface ParleySpeechEndDetail {
+  stopped: boolean;
+  /** Seconds of speech played and received. */
+  played: number;
+  received: number;
+  underruns: number;
+}
+
+/** Detail of `parley-speech-error`: the speech request or its stream failed. */
+export interface ParleySpeechErrorDetail {
+  error: PlatformErrorShape;
+}
+
+/** Detail of `parley-speech-underrun`: audio arrived after it should have played (a gap was heard). */
+export interface ParleySpeechUnderrunDetail {
+  /** Underruns so far for this player. */
+  underruns: number;
+}
+
 /** Every event of the kit, by name, with its detail type. */
 export interface ParleyEventDetails {
   'parley-message-sent': ParleyMessageSentDetail;
@@ -44,6 +75,11 @@ export interface ParleyEventDetails {
   'parley-error': ParleyErrorDetail;
   'parley-conversation-changed': ParleyConversationChangedDetail;
   'parley-open-changed': ParleyOpenChangedDetail;
+  'parley-speech-start': ParleySpeechStartDetail;
+  'parley-speech-first-audio': ParleySpeechFirstAudioDetail;
+  'parley-speech-end': ParleySpeechEndDetail;
+  'parley-speech-error': ParleySpeechErrorDetail;
+  'parley-speech-underrun': ParleySpeechUnderrunDetail;
 }
 
 export type ParleyEventName = keyof ParleyEventDetails;
@@ -56,5 +92,10 @@ declare global {
     'parley-error': CustomEvent<ParleyErrorDetail>;
     'parley-conversation-changed': CustomEvent<ParleyConversationChangedDetail>;
     'parley-open-changed': CustomEvent<ParleyOpenChangedDetail>;
+    'parley-speech-start': CustomEvent<ParleySpeechStartDetail>;
+    'parley-speech-first-audio': CustomEvent<ParleySpeechFirstAudioDetail>;
+    'parley-speech-end': CustomEvent<ParleySpeechEndDetail>;
+    'parley-speech-error': CustomEvent<ParleySpeechErrorDetail>;
+    'parley-speech-underrun': CustomEvent<ParleySpeechUnderrunDetail>;
   }
 }

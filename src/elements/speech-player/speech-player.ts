@@ -1,0 +1,378 @@
+import { html, nothing } from 'lit';
+import type { PropertyValues, TemplateResult } from 'lit';
+import { property, state } from 'lit/decorators.js';
+import { PlatformError } from '../../client/index.js';
+import { sharedClient } from '../internal/shared-client.js';
+import type { PlatformErrorShape, SpeechAudioStream, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
+import { SpeechPlayback } from '../../audio/speech-playback.js';
+import { ParleyElement } from '../internal/parley-element.js';
+import { resolveSpeechPlayerStrings } from '../internal/strings.js';
+import type { SpeechPlayerStrings } from '../internal/strings.js';
+import { speechPlayerStyles } from './speech-player.styles.js';
+
+/** Rates offered by the speed picker. */
+const RATES = [0.75, 1, 1.25, 1.5];
+const FORMATS: readonly SpeechFormat[] = ['pcm', 'wav', 'mp3', 'flac', 'opus'];
+
+/** `idle` → `loading` (request sent) → `playing` ⇄ `paused` → `ended` | `stopped` | `error`. */
+export type SpeechPlayerStatus = 'idle' | 'loading' | 'playing' | 'paused' | 'ended' | 'stopped' | 'error';
+
+/**
+ * Speaks text through a Parley relay, playing while the audio still streams: play, pause, stop,
+ * progress, voice and speed pickers, a level meter and a status region for screen readers.
+ *
+ * The text comes from the `text` attribute, else the argument of `speak(text)`, else the element's
+ * own text content (the default slot). Audio is streamed from `POST /v1/audio/speech` and scheduled
+ * gaplessly on Web Audio (`src/audio`); `format="pcm"` (default) starts fastest.
+ *
+ * Speed is applied with `AudioBufferSourceNode.playbackRate` (the platform has no speed parameter), so
+ * the pitch moves with it; a new speed applies to audio that arrives after the change.
+ *
+ * The voice picker lists `GET /v1/audio/voices`; when the relay does not route it (404) or it fails,
+ * the picker is hidden and `voice` is sent as given (the platform accepts a voice id or slug).
+ *
+ * @tagname speech-player
+ * @summary Speak text with a Parley voice, streamed and played as it arrives.
+ *
+ * @slot - The text to speak (when there is no `text` attribute). It is not shown: put it in the page too if it should be read.
+ *
+ * @csspart base - The wrapper of everything.
+ * @csspart controls - The row of buttons and pickers.
+ * @csspart play-button - Plays, pauses and resumes.
+ * @csspart stop-button - Stops and forgets the audio.
+ * @csspart voice-picker - The label and select of the voice picker (hidden when voices cannot be listed).
+ * @csspart voice-select - The voice select.
+ * @csspart rate-picker - The label and select of the speed picker.
+ * @csspart rate-select - The speed select.
+ * @csspart progress - The progress row.
+ * @csspart progress-bar - The bar of time played out of time received.
+ * @csspart time - `played / received` in minutes and seconds.
+ * @csspart level - The output level meter.
+ * @csspart error - The error message.
+ *
+ * @cssproperty [--parley-font-family=system-ui] - Font.
+ * @cssproperty [--parley-font-size=15px] - Base font size.
+ * @cssproperty [--parley-color-text=#1d1d1f] - Text colour.
+ * @cssproperty [--parley-color-muted=#545458] - Labels and the time.
+ * @cssproperty [--parley-color-background=#ffffff] - Background.
+ * @cssproperty [--parley-color-surface=#f4f4f6] - Track of the progress bar and the level meter.
+ * @cssproperty [--parley-color-border=#d2d2d7] - Borders.
+ * @cssproperty [--parley-color-accent=#0b57d0] - Play button, progress.
+ * @cssproperty [--parley-color-on-accent=#ffffff] - Text on the accent colour.
+ * @cssproperty [--parley-color-error=#b3261e] - Error text.
+ * @cssproperty [--parley-radius=12px] - Corner radius.
+ * @cssproperty [--parley-gap=0.75rem] - Spacing.
+ * @cssproperty [--parley-focus-ring=2px solid var(--parley-color-accent)] - Outline of focused controls.
+ * @cssproperty [--parley-level-color=var(--parley-color-accent)] - Colour of the level meter.
+ *
+ * @fires {CustomEvent<ParleySpeechStartDetail>} parley-speech-start - A text is being requested (`detail.text`).
+ * @fires {CustomEvent<ParleySpeechFirstAudioDetail>} parley-speech-first-audio - Its first audio is scheduled (`detail.latencyMs` from the request).
+ * @fires {CustomEvent<ParleySpeechEndDetail>} parley-speech-end - Playback ended: all played, or stopped (`detail.stopped`, `played`, `received`, `underruns`).
+ * @fires {CustomEvent<ParleySpeechErrorDetail>} parley-speech-error - The request or its stream failed (`detail.error`).
+ * @fires {CustomEvent<ParleySpeechUnderrunDetail>} parley-speech-underrun - Audio arrived late and a gap was heard (`detail.underruns`).
+ */
+export class SpeechPlayer extends ParleyElement {
+  static override styles = [ParleyElement.styles, speechPlayerStyles];
+
+  /** Base URL of the Parley relay, e.g. `/api`. */
+  @property({ attribute: 'relay-url' }) relayUrl = '';
+
+  /** Text-to-speech model (default: the platform's). */
+  @property() model = '';
+
+  /** Voice id or slug (default: the platform's). */
+  @property() voice = '';
+
+  /** Playback speed, 0.5–2 (the picker offers 0.75–1.5). Pitch follows the speed. */
+  @property({ type: Number }) rate = 1;
+
+  /** Volume, 0–1. */
+  @property({ type: Number }) volume = 1;
+
+  /** Audio format requested: `pcm` (default, lowest latency), `wav`, `mp3`, `flac` or `opus` (compressed formats play once complete). */
+  @property() format: SpeechFormat = 'pcm';
+
+  /** The text to speak (takes precedence over the slotted text). */
+  @property() text = '';
+
+  /** Overrides of the element's words (see `SpeechPlayerStrings`), for translation. */
+  @property({ attribute: false }) strings: Partial<SpeechPlayerStrings> | null = null;
+
+  @state() private playerStatus: SpeechPlayerStatus = 'idle';
+  @state() private played = 0;
+  @state() private received = 0;
+  @state() private level = 0;
+  @state() private voices: SpeechVoice[] | null = null;
+  @state() private error: PlatformErrorShape | null = null;
+  @state() private announcement = '';
+
+  /** The audio layer of this player (created on first use). */
+  readonly playback = new SpeechPlayback({
+    onFirstAudio: (detail) => {
+      if (this.status === 'loading') this.playerStatus = this.playback.paused ? 'paused' : 'playing';
+      this.emit('parley-speech-first-audio', { latencyMs: detail.chunk.scheduledAt - this.requestedAt });
+    },
+    onUnderrun: ({ underruns }) => this.emit('parley-speech-underrun', { underruns }),
+  });
+
+  private generation = 0;
+  private requestedAt = 0;
+  private stream: SpeechAudioStream | null = null;
+  private ticker = 0;
+  private voicesFor = '';
+
+  /** Where playback stands: `idle`, `loading`, `playing`, `paused`, `ended`, `stopped` or `error`. */
+  get status(): SpeechPlayerStatus {
+    return this.playerStatus;
+  }
+
+  private get t(): SpeechPlayerStrings {
+    return resolveSpeechPlayerStrings(this.strings);
+  }
+
+  private get speechFormat(): SpeechFormat {
+    return FORMATS.includes(this.format) ? this.format : 'pcm';
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.stop();
+  }
+
+  protected override willUpdate(changed: PropertyValues): void {
+    if (changed.has('rate')) this.playback.rate = this.rate;
+    if (changed.has('volume')) this.playback.volume = this.volume;
+  }
+
+  protected override updated(changed: PropertyValues): void {
+    if (changed.has('relayUrl') && this.relayUrl && this.voicesFor !== this.relayUrl) void this.loadVoices();
+  }
+
+  // ---------------------------------------------------------------- actions
+
+  /**
+   * Speaks `text` (default: the `text` attribute, else the slotted text), replacing what is playing.
+   * Call it from a user gesture the first time (iOS Safari only starts audio from one).
+   */
+  async speak(text?: string): Promise<void> {
+    this.playback.unlock(); // first, while still inside the caller's gesture
+    this.stopPlayback(false);
+    const input = (text ?? (this.text || this.slottedText())).trim();
+    const generation = ++this.generation;
+    this.error = null;
+    this.played = 0;
+    this.received = 0;
+    if (!input) {
+      this.announce(this.t.nothingToSay);
+      return;
+    }
+    if (!this.relayUrl) {
+      this.fail(new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'relay-url is not set' }));
+      return;
+    }
+    const format = this.speechFormat;
+    this.playerStatus = 'loading';
+    this.announce(this.t.loading);
+    this.emit('parley-speech-start', { text: input });
+    this.requestedAt = performance.now();
+    const client = await this.client();
+    if (generation !== this.generation) return;
+    const stream = client.speech.stream({
+      input,
+      response_format: format,
+      ...(this.model ? { model: this.model } : {}),
+      ...(this.voiceId() ? { voice_id: this.voiceId() } : {}),
+    });
+    this.stream = stream;
+    this.startTicker();
+    try {
+      const fed = await this.playback.feed(stream, format, { startedAt: this.requestedAt });
+      if (fed.stopped || generation !== this.generation) return;
+      await this.playback.finish();
+      if (generation !== this.generation) return;
+      this.finishPlayback('ended');
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.playback.stop();
+      this.fail(PlatformError.from(error));
+    }
+  }
+
+  /** Pauses (the stream keeps arriving; nothing is lost). */
+  async pause(): Promise<void> {
+    if (this.status !== 'playing' && this.status !== 'loading') return;
+    this.playerStatus = 'paused';
+    this.announce(this.t.paused);
+    await this.playback.pause();
+  }
+
+  /** Resumes after `pause()`. */
+  async resume(): Promise<void> {
+    if (this.status !== 'paused') return;
+    this.playerStatus = this.playback.received > 0 ? 'playing' : 'loading';
+    this.announce(this.t.playing);
+    await this.playback.resume();
+  }
+
+  /** Stops at once: the audio is silenced and the request is cancelled. */
+  stop(): void {
+    this.stopPlayback(true);
+  }
+
+  private stopPlayback(announce: boolean): void {
+    const active = this.status === 'loading' || this.status === 'playing' || this.status === 'paused';
+    this.generation++;
+    this.stream?.abort();
+    this.stream = null;
+    const { played, received, underruns } = this.figures();
+    this.playback.stop();
+    this.stopTicker();
+    if (active) {
+      this.playerStatus = 'stopped';
+      if (announce) this.announce(this.t.stopped);
+      this.emit('parley-speech-end', { stopped: true, played, received, underruns });
+    }
+  }
+
+  private finishPlayback(status: 'ended'): void {
+    this.stream = null;
+    this.stopTicker();
+    const figures = this.figures();
+    this.played = figures.received;
+    this.received = figures.received;
+    this.playerStatus = status;
+    this.announce(this.t.ended);
+    this.emit('parley-speech-end', { stopped: false, played: figures.received, received: figures.received, underruns: figures.underruns });
+  }
+
+  private fail(error: PlatformError): void {
+    this.stream = null;
+    this.stopTicker();
+    this.playerStatus = 'error';
+    this.error = error.toJSON();
+    this.emit('parley-speech-error', { error: this.error });
+  }
+
+  private figures() {
+    return { played: this.playback.played, received: this.playback.received, underruns: this.playback.underruns };
+  }
+
+  private client() {
+    return sharedClient(this.relayUrl);
+  }
+
+  /** The voice to send: the id of the listed voice whose id or slug matches `voice`, else `voice` as given. */
+  private voiceId(): string {
+    const wanted = this.voice.trim();
+    if (!wanted) return '';
+    return this.voices?.find((v) => v.id === wanted || v.slug === wanted)?.id ?? wanted;
+  }
+
+  private slottedText(): string {
+    const slot = this.renderRoot.querySelector<HTMLSlotElement>('slot:not([name])');
+    const nodes = slot ? slot.assignedNodes({ flatten: true }) : [...this.childNodes];
+    return nodes.map((n) => n.textContent ?? '').join(' ').replace(/\s+/g, ' ').trim();
+  }
+
+  private async loadVoices(): Promise<void> {
+    const relay = this.relayUrl;
+    this.voicesFor = relay;
+    try {
+      const list = await (await this.client()).speech.voices({ limit: 100 });
+      if (this.relayUrl === relay) this.voices = list.items;
+    } catch {
+      // No voices route on this relay (404) or it failed: the picker stays hidden; `voice` is sent as given.
+      if (this.relayUrl === relay) this.voices = null;
+    }
+  }
+
+  private announce(message: string): void {
+    this.announcement = message === this.announcement ? `${message}\u00a0` : message;
+  }
+
+  private startTicker(): void {
+    this.stopTicker();
+    const tick = () => {
+      this.played = this.playback.played;
+      this.received = this.playback.received;
+      this.level = this.status === 'playing' ? this.playback.level() : 0;
+    };
+    this.ticker = window.setInterval(tick, 100);
+  }
+
+  private stopTicker(): void {
+    if (this.ticker) window.clearInterval(this.ticker);
+    this.ticker = 0;
+    this.level = 0;
+  }
+
+  private onPlayClick(): void {
+    if (this.status === 'playing' || this.status === 'loading') void this.pause();
+    else if (this.status === 'paused') {
+      this.playback.unlock();
+      void this.resume();
+    } else void this.speak();
+  }
+
+  private onVoiceChange(event: Event): void {
+    this.voice = (event.target as HTMLSelectElement).value;
+  }
+
+  private onRateChange(event: Event): void {
+    this.rate = Number((event.target as HTMLSelectElement).value) || 1;
+  }
+
+  private onKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Escape' && (this.status === 'playing' || this.status === 'paused' || this.status === 'loading')) {
+      event.preventDefault();
+      this.stop();
+    }
+  }
+
+  // ---------------------------------------------------------------- render
+
+  protected override render(): TemplateResult {
+    const t = this.t;
+    const busy = this.status === 'playing' || this.status === 'loading';
+    const active = busy || this.status === 'paused';
+    const playLabel = busy ? t.pause : this.status === 'paused' ? t.resume : t.play;
+    const fraction = this.received > 0 ? Math.min(1, this.played / this.received) : 0;
+    const rates = RATES.includes(this.rate) ? RATES : [...RATES, this.rate].sort((a, b) => a - b);
+    return html`<div part="base" class="base" role="group" aria-label=${t.playerLabel} @keydown=${this.onKeydown}>
+      <div part="controls" class="controls">
+        <button part="play-button" class="play primary" type="button" aria-pressed=${busy ? 'true' : 'false'} @click=${this.onPlayClick}>${playLabel}</button>
+        <button part="stop-button" class="stop" type="button" ?disabled=${!active} @click=${() => this.stop()}>${t.stop}</button>
+        ${this.voices
+          ? html`<label part="voice-picker">${t.voice}
+              <select part="voice-select" class="voice" @change=${this.onVoiceChange}>
+                <option value="" ?selected=${!this.voice}>${t.defaultVoice}</option>
+                ${this.voices.map((v) => html`<option value=${v.id} ?selected=${v.id === this.voiceId()}>${v.name}</option>`)}
+              </select>
+            </label>`
+          : nothing}
+        <label part="rate-picker">${t.rate}
+          <select part="rate-select" class="rate" @change=${this.onRateChange}>
+            ${rates.map((r) => html`<option value=${r} ?selected=${r === this.rate}>${r}×</option>`)}
+          </select>
+        </label>
+      </div>
+      <div part="progress" class="progress">
+        <div
+          part="progress-bar"
+          class="bar"
+          role="progressbar"
+          aria-label=${t.progressLabel}
+          aria-valuemin="0"
+          aria-valuemax=${Math.max(0, Math.round(this.received * 10) / 10)}
+          aria-valuenow=${Math.round(this.played * 10) / 10}
+          aria-valuetext=${t.progressText(this.played, this.received)}
+        ><span style="transform: scaleX(${fraction})"></span></div>
+        <span part="time" class="time" aria-hidden="true">${t.progressText(this.played, this.received)}</span>
+        <div part="level" class="level" aria-hidden="true"><span style="transform: scaleX(${Math.min(1, this.level * 4)})"></span></div>
+      </div>
+      ${this.error ? html`<p part="error" class="error" role="alert">${t.errorMessage(this.error)} <small>(${this.error.message})</small></p>` : nothing}
+      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+      <slot hidden></slot>
+    </div>`;
+  }
+}
