@@ -4,12 +4,16 @@
 import { benchPlatform } from './platform.mjs';
 import { benchRelay } from './relay.mjs';
 import { benchElement } from './element.mjs';
+import { benchSpeech } from './speech.mjs';
+import { benchAudio } from './audio.mjs';
 
 const only = process.argv[2];
 const benches = [
   ['platform', 'local platform on loopback', benchPlatform],
   ['relay', 'relay overhead against the platform directly', benchRelay],
   ['element', '<agent-chat> rendering and size (Chromium)', benchElement],
+  ['speech', 'speech synthesis in the local platform', benchSpeech],
+  ['audio', 'streamed speech played in Chromium over a throttled connection', benchAudio],
 ];
 for (const [key, name, run] of benches) {
   if (only && key !== only) continue;

@@ -14,3 +14,14 @@ for (const chat of document.querySelectorAll('agent-chat')) {
     get_order_status: ({ order_id }) => orders[String(order_id).replace(/\D/g, '')] ?? { error: `No order ${order_id}` },
   };
 }
+
+// Gallery only: the speech player speaks the textarea, and the chat can speak its replies.
+const player = document.querySelector('speech-player');
+const text = document.querySelector('#speech-text');
+if (player && text) {
+  player.setAttribute('text', text.value);
+  text.addEventListener('input', () => player.setAttribute('text', text.value));
+}
+document.querySelector('#speak-replies')?.addEventListener('change', (event) => {
+  document.querySelector('agent-chat')?.toggleAttribute('speak-replies', event.target.checked);
+});

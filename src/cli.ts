@@ -174,7 +174,12 @@ async function runStart(values: Values): Promise<void> {
 }
 
 function demoPolicy(agents: string[], models: string[]): Partial<RelayPolicy> {
-  return { agents, models, scopes: ['conversations', 'agents:read', 'models:read', 'speech', 'transcription', 'ocr'] };
+  // A chat turn costs several requests (stream, history sync, page tools, speech), so the demo's
+  // per-session bucket is wider than the relay's default of 30 a minute.
+  return {
+    agents, models, scopes: ['conversations', 'agents:read', 'models:read', 'speech', 'transcription', 'ocr'],
+    limits: { requestsPerMinute: 120, burst: 40, concurrentStreams: 4 },
+  };
 }
 
 /** The relay secret of `parley start`: from the environment, else kept in the data dir so sessions survive a restart. */

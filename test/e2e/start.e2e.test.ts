@@ -111,6 +111,23 @@ describe('a visitor on npm start', () => {
     await page.close();
   }, 90_000);
 
+  it('speaks typed text with <speech-player>: first audio, then the end', async () => {
+    const page = await browser.newPage();
+    await page.goto(url + '/');
+    await page.evaluate(() => {
+      const w = window as unknown as { speech: string[] };
+      w.speech = [];
+      for (const type of ['parley-speech-first-audio', 'parley-speech-end', 'parley-speech-error']) {
+        document.querySelector('speech-player')!.addEventListener(type, () => w.speech.push(type));
+      }
+    });
+    await page.locator('#speech-text').fill('Hello from the shop. This sentence is spoken by the local engine.');
+    await page.locator('speech-player [part="play-button"]').click();
+    await expect.poll(() => page.evaluate(() => (window as unknown as { speech: string[] }).speech), { timeout: 30_000 })
+      .toEqual(['parley-speech-first-audio', 'parley-speech-end']);
+    await page.close();
+  }, 60_000);
+
   it('never sends the platform key to the browser', async () => {
     const page = await browser.newPage();
     const bodies: string[] = [];

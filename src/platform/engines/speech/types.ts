@@ -1,39 +1,20 @@
-import type { ModelCard } from '../../../client/types.js';
+import type { ModelCard, SpeechFormat, Voice, VoiceList } from '../../../client/types.js';
 
 /** Output rate of every speech engine, as the real service (24 kHz mono). */
 export const SPEECH_SAMPLE_RATE = 24_000;
 
 /** Response formats of `POST /v1/audio/speech` (`mp3` is the default, as on the real platform). */
-export const SPEECH_FORMATS = ['mp3', 'wav', 'pcm', 'flac', 'opus'] as const;
-export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
+export const SPEECH_FORMATS = ['mp3', 'wav', 'pcm', 'flac', 'opus'] as const satisfies readonly SpeechFormat[];
+export type { SpeechFormat };
 
-/** A preset voice as `GET /v1/audio/voices` lists it (wire shape, snake_case). */
-export interface VoiceResponse {
-  id: string;
-  name: string;
-  slug: string;
-  languages: string[];
-  gender: string | null;
-  age: number | null;
-  tags: string[] | null;
-  color: string | null;
-  description: string | null;
-  retention_notice: number;
-  created_at: string;
-  user_id: string | null;
-  trimmed_seconds: number | null;
-}
-
-export interface VoiceListResponse {
-  items: VoiceResponse[];
-  total: number;
-  page: number;
-  page_size: number;
-  total_pages: number;
-}
+/** Wire shapes of `GET /v1/audio/voices` (src/client/types.ts). */
+export type VoiceResponse = Voice;
+export type VoiceListResponse = VoiceList;
 
 /** A preset voice of an engine: the wire shape plus what the engine needs to select it. */
 export interface PresetVoice extends VoiceResponse {
+  slug: string;
+  languages: string[];
   /** Engine-specific voice selector (for espeak-ng: `en-us+f3`…). */
   engineVoice: string;
 }
