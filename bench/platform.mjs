@@ -6,10 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const KEY = 'bench-key';
+export const KEY = 'bench-key';
 const CLI = join(import.meta.dirname, '../bin/parley.js');
 
-function startPlatform(dataDir) {
+/** `parley platform` in its own process on a free port (zero token pacing); resolves once it listens. */
+export function startPlatform(dataDir) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'platform', '--port', '0', '--data', dataDir, '--token-delay', '0'], {
       env: { ...process.env, PARLEY_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'inherit'],
@@ -24,7 +25,7 @@ function startPlatform(dataDir) {
   });
 }
 
-const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+export const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function rate(label, n, concurrency, once) {

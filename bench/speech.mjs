@@ -2,33 +2,16 @@
 // time to first audio from the request for streamed `pcm` vs non-streamed JSON `mp3` (p50 over 20 runs each,
 // same text, same run, after warm-up) and their ratio; and the espeak-ng engine's real-time factor
 // (synthesis time / audio duration, worker + resampling to 24 kHz) on a ~10 s text, in-process from dist/.
-import { spawn } from 'node:child_process';
+import { headers, startPlatform } from './platform.mjs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const KEY = 'bench-key';
-const CLI = join(import.meta.dirname, '../bin/parley.js');
 const TEXT = 'Your order has shipped and should arrive on Thursday. Reply to this message if you need anything else.';
 const TEN_SECONDS = 'The local platform speaks with eSpeak NG, a compact formant synthesiser. It runs in a worker thread, ' +
   'so the server keeps answering other requests while it talks. Audio leaves in small chunks as soon as they are made.';
 
-function startPlatform(dataDir) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'platform', '--port', '0', '--data', dataDir, '--token-delay', '0'], {
-      env: { ...process.env, PARLEY_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/API base URL\s+(http:\/\/\S+)/);
-      if (m) resolve({ child, url: m[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`platform exited ${code}`)));
-  });
-}
 
-const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
 /** ms from sending the request to the first audio bytes the client holds. */

@@ -4,15 +4,13 @@
  * name, do not import this module: register a subclass, `customElements.define('my-chat', class extends AgentChat {})`.
  */
 import { AgentChat } from './agent-chat.js';
+import { defineOnce } from '../internal/define-once.js';
 
 export { AgentChat };
 
 /** Registers `AgentChat` as `agent-chat` unless the name is taken (then warns if another class holds it). Idempotent. */
 export function defineAgentChat(): void {
-  if (typeof customElements === 'undefined') return; // server-side rendering: nothing to register
-  const existing = customElements.get('agent-chat');
-  if (!existing) customElements.define('agent-chat', AgentChat);
-  else if (existing !== AgentChat) console.warn('[parley] <agent-chat> is already defined by another class (another copy of parley-kit?); keeping that one.');
+  defineOnce('agent-chat', AgentChat);
 }
 
 defineAgentChat();

@@ -4,15 +4,13 @@
  * `customElements.define('my-player', class extends SpeechPlayer {})`.
  */
 import { SpeechPlayer } from './speech-player.js';
+import { defineOnce } from '../internal/define-once.js';
 
 export { SpeechPlayer };
 
 /** Registers `SpeechPlayer` as `speech-player` unless the name is taken (then warns if another class holds it). Idempotent. */
 export function defineSpeechPlayer(): void {
-  if (typeof customElements === 'undefined') return; // server-side rendering: nothing to register
-  const existing = customElements.get('speech-player');
-  if (!existing) customElements.define('speech-player', SpeechPlayer);
-  else if (existing !== SpeechPlayer) console.warn('[parley] <speech-player> is already defined by another class (another copy of parley-kit?); keeping that one.');
+  defineOnce('speech-player', SpeechPlayer);
 }
 
 defineSpeechPlayer();

@@ -1,26 +1,6 @@
 import { css } from 'lit';
 
 export const speechPlayerStyles = css`
-  :host {
-    --_font: var(--parley-font-family, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif);
-    --_text: var(--parley-color-text, #1d1d1f);
-    --_muted: var(--parley-color-muted, #545458);
-    --_bg: var(--parley-color-background, #ffffff);
-    --_surface: var(--parley-color-surface, #f4f4f6);
-    --_border: var(--parley-color-border, #d2d2d7);
-    --_accent: var(--parley-color-accent, #0b57d0);
-    --_on-accent: var(--parley-color-on-accent, #ffffff);
-    --_error: var(--parley-color-error, #b3261e);
-    --_radius: var(--parley-radius, 12px);
-    --_gap: var(--parley-gap, 0.75rem);
-    --_focus: var(--parley-focus-ring, 2px solid var(--_accent));
-
-    display: block;
-    color: var(--_text);
-    font-family: var(--_font);
-    font-size: var(--parley-font-size, 15px);
-    line-height: 1.5;
-  }
   .base {
     display: flex;
     flex-direction: column;
