@@ -381,6 +381,39 @@ export interface Voice {
 /** A page of `GET /v1/audio/voices`. */
 export interface VoiceList { items: Voice[]; total: number; page: number; page_size: number; total_pages: number }
 
+/** A segment of a transcription (`timestamp_granularities` asked); times in seconds. */
+export interface TranscriptionSegment {
+  type: 'transcription_segment';
+  text: string;
+  start: number;
+  end: number;
+  score?: number | null;
+  speaker_id?: string | null;
+}
+
+/** `usage` of a transcription. */
+export interface TranscriptionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_audio_seconds?: number | null;
+}
+
+/** JSON answer of `POST /v1/audio/transcriptions` (multipart form request). */
+export interface TranscriptionResponse {
+  model: string;
+  text: string;
+  language: string | null;
+  segments: TranscriptionSegment[];
+  usage: TranscriptionUsage;
+}
+
+export interface TranscriptionLanguageEvent { type: 'transcription.language'; audio_language: string }
+export interface TranscriptionTextDeltaEvent { type: 'transcription.text.delta'; text: string }
+export interface TranscriptionSegmentEvent { type: 'transcription.segment'; text: string; start: number; end: number; speaker_id?: string | null }
+export interface TranscriptionDoneEvent extends TranscriptionResponse { type: 'transcription.done' }
+export type TranscriptionStreamEvent = TranscriptionLanguageEvent | TranscriptionTextDeltaEvent | TranscriptionSegmentEvent | TranscriptionDoneEvent;
+
 // ---------------------------------------------------------------- errors
 
 /** One item of a 422 body (FastAPI style). */

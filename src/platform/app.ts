@@ -16,6 +16,10 @@ import { modelRoutes } from './routes/models.js';
 import { agentRoutes } from './routes/agents.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { speechRoutes } from './routes/speech.js';
+import { DEFAULT_MAX_AUDIO_BYTES, transcriptionRoutes } from './routes/transcription.js';
+import { TranscriptionCatalog } from './engines/transcription/catalog.js';
+import type { TranscriptionEngine } from './engines/transcription/types.js';
+import { createPocketsphinxEngine } from './engines/transcription/pocketsphinx.js';
 import { DEFAULT_JSON_LIMIT } from './validation.js';
 
 export interface PlatformOptions {
@@ -35,6 +39,12 @@ export interface PlatformOptions {
   chatApiKey?: string;
   /** Text-to-speech engines; default: espeak-ng in a worker thread (started on first use). */
   speechEngines?: SpeechEngine[];
+  /** Speech-to-text engines; default: Debian's pocketsphinx as a child process per request. */
+  transcriptionEngines?: TranscriptionEngine[];
+  /** Cap on transcription audio (upload or `file_url`) in bytes; default 25 MB (413 above it). */
+  maxAudioBytes?: number;
+  /** Hosts (`host` or `host:port`) that transcription `file_url` may fetch from; default none (422). */
+  transcriptionUrlAllowlist?: string[];
   /** Cap on JSON request bodies in bytes (413 above it). */
   maxJsonBytes?: number;
   /** Where unexpected errors are reported (default: console.error). */
@@ -61,6 +71,7 @@ export function createPlatform(options: PlatformOptions): Platform {
   const report = options.onError ?? ((e: unknown) => console.error('[parley platform]', e));
   const chat = new ChatModelRegistry(options.chatEngines ?? defaultChatEngines(options));
   const speech = new SpeechCatalog(options.speechEngines ?? [createEspeakSpeechEngine()]);
+  const transcription = new TranscriptionCatalog(options.transcriptionEngines ?? [createPocketsphinxEngine()]);
   const opened = openDb(options.dataDir).then((db) => {
     const ctx: PlatformContext = {
       db,
@@ -68,6 +79,8 @@ export function createPlatform(options: PlatformOptions): Platform {
       agents: createAgentStore(db),
       chat,
       speech,
+      transcription,
+      audioInput: { maxAudioBytes: options.maxAudioBytes ?? DEFAULT_MAX_AUDIO_BYTES, urlAllowlist: options.transcriptionUrlAllowlist ?? [] },
       limits: { maxJsonBytes: options.maxJsonBytes ?? DEFAULT_JSON_LIMIT },
     };
     return { db, app: buildApp(ctx, options, report) };
@@ -86,6 +99,7 @@ export function createPlatform(options: PlatformOptions): Platform {
       const { db } = await opened;
       await chat.close();
       await speech.close();
+      await transcription.close();
       await db.close();
     },
   };
@@ -111,6 +125,7 @@ function buildApp(ctx: PlatformContext, options: PlatformOptions, report: (e: un
   app.route('/', agentRoutes(ctx));
   app.route('/', conversationRoutes(ctx));
   app.route('/', speechRoutes(ctx));
+  app.route('/', transcriptionRoutes(ctx));
   return app;
 }
 

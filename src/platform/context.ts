@@ -3,6 +3,7 @@ import type { AgentStore } from './store/agents.js';
 import type { ConversationStore } from './store/conversations.js';
 import type { ChatModelRegistry } from './engines/chat/registry.js';
 import type { SpeechCatalog } from './engines/speech/catalog.js';
+import type { TranscriptionCatalog } from './engines/transcription/catalog.js';
 
 /** What every route module is given. */
 export interface PlatformContext {
@@ -12,5 +13,9 @@ export interface PlatformContext {
   chat: ChatModelRegistry;
   /** Text-to-speech models and preset voices (never resolvable as chat models). */
   speech: SpeechCatalog;
+  /** Speech-to-text models (never resolvable as chat or TTS models). */
+  transcription: TranscriptionCatalog;
+  /** Audio inputs of transcription: size cap in bytes and the hosts `file_url` may fetch from. */
+  audioInput: { maxAudioBytes: number; urlAllowlist: readonly string[] };
   limits: { maxJsonBytes: number };
 }

@@ -9,20 +9,20 @@ export function modelRoutes(ctx: PlatformContext): Hono {
   app.get('/v1/models', (c) => {
     const model = c.req.query('model');
     const provider = c.req.query('provider');
-    let data = [...ctx.chat.models(), ...ctx.speech.models()];
+    let data = [...ctx.chat.models(), ...ctx.speech.models(), ...ctx.transcription.models()];
     if (model) data = data.filter((m) => m.id === model || m.aliases.includes(model));
     if (provider) data = data.filter((m) => m.owned_by === provider);
     return c.json({ object: 'list', data } satisfies ModelList);
   });
 
   app.get('/v1/models/:model_id', (c) => {
-    const found = ctx.chat.resolve(c.req.param('model_id')) ?? ctx.speech.resolveModel(c.req.param('model_id'));
+    const found = ctx.chat.resolve(c.req.param('model_id')) ?? ctx.speech.resolveModel(c.req.param('model_id')) ?? ctx.transcription.resolveModel(c.req.param('model_id'));
     if (!found) throw notFound(`Model '${c.req.param('model_id')}' not found`);
     return c.json(found.card);
   });
 
   app.delete('/v1/models/:model_id', (c) => {
-    const found = ctx.chat.resolve(c.req.param('model_id')) ?? ctx.speech.resolveModel(c.req.param('model_id'));
+    const found = ctx.chat.resolve(c.req.param('model_id')) ?? ctx.speech.resolveModel(c.req.param('model_id')) ?? ctx.transcription.resolveModel(c.req.param('model_id'));
     if (!found) throw notFound(`Model '${c.req.param('model_id')}' not found`);
     throw forbidden(`Model '${found.card.id}' is a base model of the local platform and cannot be deleted; only fine-tuned models can`);
   });

@@ -1,0 +1,299 @@
+/**
+ * `POST /v1/audio/transcriptions` of the local platform (speech-to-text), multipart/form-data only.
+ *
+ * - Form fields: `model` (required; id or alias, e.g. `voxtral-mini-latest`), `file` (upload) or `file_url`,
+ *   `language`, `temperature`, `diarize`, `context_bias` (repeated), `timestamp_granularities` (repeated
+ *   `segment`/`word`), `stream` (`"true"`/`"false"`). Booleans are `"true"`/`"false"`.
+ * - JSON → `{model, text, language, segments, usage}`; stream (`stream=true`, chosen by the field, not by
+ *   `Accept`) → `transcription.language`, then per utterance as the engine cuts it one `transcription.text.delta`
+ *   (followed by its `transcription.segment`s when timestamps are asked), then `transcription.done` (same
+ *   payload as the JSON answer) and the stream closes. Every event has an `event:` line and `type` in its data.
+ * - Segments: none unless `timestamp_granularities` is given; `segment` → one per utterance (score = mean word
+ *   confidence), `word` → one per word. `diarize=true` sets `speaker_id: "speaker_1"` (one speaker; no real diarization).
+ * - `language`: only English (`en`, `en-US`…) is recognised; other languages → 422. As documented for the real
+ *   service, `language` together with `timestamp_granularities` → 422. `context_bias` (≤100) and `temperature`
+ *   are validated and ignored.
+ * - Input: see engines/transcription/decode.ts (WAV, MP3, Ogg Opus, WebM Opus; resampled to 16 kHz mono). Recognised
+ *   but unsupported containers or codecs (FLAC, M4A, Ogg Vorbis, WebM Vorbis…) → 415; not audio → 422; larger than `maxAudioBytes`
+ *   → 413; `file_id` → 422 (no files API). `file_url` is fetched only when its host (`host` or `host:port`) is
+ *   on the `transcriptionUrlAllowlist` option (default empty → 422); redirects are not followed.
+ * - Unknown or non-transcription model → 400 `invalid_model`. Engine missing → 503 naming the apt-get line;
+ *   busy → 503 with `Retry-After: 1`.
+ * - usage: `prompt_audio_seconds` = audio length rounded up, `prompt_tokens` = 12.5 per audio second (Voxtral's
+ *   80 ms audio tokens), `completion_tokens` = words of the text, `total_tokens` = sum.
+ */
+import { Hono } from 'hono';
+import type { ValidationIssue, TranscriptionResponse, TranscriptionSegment } from '../../client/types.js';
+import type { PlatformContext } from '../context.js';
+import { PlatformHttpError, genericError, invalidField, validationError } from '../errors.js';
+import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
+import { InvalidAudioError, SUPPORTED_AUDIO, UnsupportedAudioError, decodeAudio, toEnginePcm, type DecodedAudio } from '../engines/transcription/decode.js';
+import { TranscriptionEngineBusyError, TranscriptionEngineUnavailableError, type Utterance } from '../engines/transcription/types.js';
+
+/** Default cap on an audio file (upload or fetched), in bytes. */
+export const DEFAULT_MAX_AUDIO_BYTES = 25 * 1024 * 1024;
+const FORM_OVERHEAD = 64 * 1024;
+const MAX_CONTEXT_BIAS = 100;
+
+type Granularity = 'segment' | 'word';
+
+interface TranscriptionForm {
+  model: string;
+  file?: Uint8Array;
+  fileUrl?: URL;
+  language: string | null;
+  diarize: boolean;
+  granularities: Granularity[];
+  stream: boolean;
+}
+
+const loc = (field: string) => ['body', field];
+
+function parseBool(value: FormDataEntryValue | null, field: string, issues: ValidationIssue[]): boolean | undefined {
+  if (value === null) return undefined;
+  if (typeof value === 'string' && /^(true|false|1|0)$/i.test(value.trim())) return /^(true|1)$/i.test(value.trim());
+  issues.push({ loc: loc(field), msg: 'Input should be a valid boolean ("true" or "false")', type: 'bool_parsing', input: typeof value === 'string' ? value : '(file)' });
+  return undefined;
+}
+
+async function readForm(request: Request, maxAudioBytes: number): Promise<FormData> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(type)) {
+    throw genericError(415, `POST /v1/audio/transcriptions takes multipart/form-data (fields model, file or file_url, …), not '${type || 'no content type'}'`, 'invalid_request_error', 'unsupported_media_type');
+  }
+  const limit = maxAudioBytes + FORM_OVERHEAD;
+  const declared = Number(request.headers.get('content-length') ?? 'NaN');
+  if (Number.isFinite(declared) && declared > limit) throw audioTooLarge(maxAudioBytes);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readCapped(request.body, limit);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw audioTooLarge(maxAudioBytes);
+    throw err;
+  }
+  try {
+    return await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type } }).formData();
+  } catch {
+    throw invalidField(['body'], 'Malformed multipart/form-data body', 'value_error');
+  }
+}
+
+function audioTooLarge(limit: number) {
+  return genericError(413, `Audio file is larger than the limit of ${limit} bytes (${Math.round(limit / 1048576)} MB)`, 'invalid_request_error', 'request_too_large', 'file');
+}
+
+async function parseForm(form: FormData, maxAudioBytes: number, allowlist: readonly string[]): Promise<TranscriptionForm> {
+  const issues: ValidationIssue[] = [];
+  const str = (field: string): string | null => {
+    const v = form.get(field);
+    if (v === null) return null;
+    if (typeof v !== 'string') { issues.push({ loc: loc(field), msg: 'Input should be a valid string', type: 'string_type', input: '(file)' }); return null; }
+    return v;
+  };
+  const model = str('model');
+  if (model === null || !model.trim()) issues.push({ loc: loc('model'), msg: 'Field required', type: 'missing' });
+  let language = str('language');
+  if (language !== null && !language.trim()) language = null;
+  const temperature = str('temperature');
+  if (temperature !== null && temperature.trim() !== '' && !Number.isFinite(Number(temperature))) {
+    issues.push({ loc: loc('temperature'), msg: 'Input should be a valid number', type: 'float_parsing', input: temperature });
+  }
+  const diarize = parseBool(form.get('diarize'), 'diarize', issues) ?? false;
+  const stream = parseBool(form.get('stream'), 'stream', issues) ?? false;
+  const bias = form.getAll('context_bias');
+  if (bias.length > MAX_CONTEXT_BIAS) issues.push({ loc: loc('context_bias'), msg: `List should have at most ${MAX_CONTEXT_BIAS} items`, type: 'too_long' });
+  bias.forEach((b, i) => { if (typeof b !== 'string') issues.push({ loc: [...loc('context_bias'), i], msg: 'Input should be a valid string', type: 'string_type' }); });
+  const granularities: Granularity[] = [];
+  form.getAll('timestamp_granularities').forEach((g, i) => {
+    if (g === 'segment' || g === 'word') granularities.push(g);
+    else issues.push({ loc: [...loc('timestamp_granularities'), i], msg: "Input should be 'segment' or 'word'", type: 'enum', input: typeof g === 'string' ? g : '(file)' });
+  });
+  if (language !== null && granularities.length) {
+    issues.push({ loc: loc('language'), msg: 'language is not compatible with timestamp_granularities; omit one of them', type: 'value_error', input: language });
+  } else if (language !== null && !/^en([-_][a-z]{2,4})?$/i.test(language.trim())) {
+    issues.push({ loc: loc('language'), msg: `Language '${language}' is not supported by the local platform; only English ('en') is recognised`, type: 'value_error', input: language });
+  }
+  if (form.get('file_id') !== null) {
+    issues.push({ loc: loc('file_id'), msg: 'file_id is not supported by the local platform (it has no files API); upload the audio as file instead', type: 'value_error' });
+  }
+
+  const fileEntry = form.get('file');
+  const fileUrlRaw = str('file_url');
+  let file: Uint8Array | undefined;
+  let fileUrl: URL | undefined;
+  if (fileEntry !== null && fileUrlRaw !== null) {
+    issues.push({ loc: loc('file_url'), msg: 'Give either file or file_url, not both', type: 'value_error' });
+  } else if (fileEntry !== null) {
+    if (typeof fileEntry === 'string') {
+      issues.push({ loc: loc('file'), msg: 'file should be an uploaded file (a multipart part with a filename), not a text field', type: 'value_error' });
+    } else if (fileEntry.size > maxAudioBytes) {
+      throw audioTooLarge(maxAudioBytes);
+    } else if (fileEntry.size === 0) {
+      issues.push({ loc: loc('file'), msg: 'The uploaded file is empty', type: 'value_error' });
+    } else {
+      file = new Uint8Array(await fileEntry.arrayBuffer());
+    }
+  } else if (fileUrlRaw !== null) {
+    let url: URL | undefined;
+    try { url = new URL(fileUrlRaw); } catch { /* below */ }
+    if (!url || !/^https?:$/.test(url.protocol)) {
+      issues.push({ loc: loc('file_url'), msg: 'Input should be a valid http(s) URL', type: 'url_parsing', input: fileUrlRaw });
+    } else if (!allowlist.length) {
+      issues.push({ loc: loc('file_url'), msg: 'file_url is disabled on this local platform: no host is allowed (set the transcriptionUrlAllowlist option); upload the audio as file instead', type: 'value_error', input: fileUrlRaw });
+    } else if (!allowlist.includes(url.host) && !allowlist.includes(url.hostname)) {
+      issues.push({ loc: loc('file_url'), msg: `Host '${url.host}' is not on this platform's file_url allowlist (${allowlist.join(', ')})`, type: 'value_error', input: fileUrlRaw });
+    } else {
+      fileUrl = url;
+    }
+  } else {
+    issues.push({ loc: loc('file'), msg: 'Field required: give the audio as file (upload) or file_url', type: 'missing' });
+  }
+  if (issues.length) throw validationError(issues);
+  return { model: model!.trim(), file, fileUrl, language: language?.trim() ?? null, diarize, granularities, stream };
+}
+
+async function fetchAudio(url: URL, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+  let res: Response;
+  try {
+    res = await fetch(url, { redirect: 'error', signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]) });
+  } catch (err) {
+    throw invalidField(loc('file_url'), `Could not fetch file_url: ${err instanceof Error ? err.message : String(err)}`, 'value_error', url.href);
+  }
+  if (!res.ok) {
+    void res.body?.cancel().catch(() => {});
+    throw invalidField(loc('file_url'), `Could not fetch file_url: HTTP ${res.status}`, 'value_error', url.href);
+  }
+  try {
+    return await readCapped(res.body, maxBytes);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw audioTooLarge(maxBytes);
+    throw err;
+  }
+}
+
+function invalidModel(model: string) {
+  return genericError(400, `Invalid model: ${model}. It is not a speech-to-text model of this platform; GET /v1/models lists the models with capabilities.audio_transcription`, 'invalid_model', '1500', 'model');
+}
+
+function engineError(err: unknown): unknown {
+  if (err instanceof TranscriptionEngineUnavailableError) return genericError(503, err.message, 'server_error', 'engine_unavailable');
+  if (err instanceof TranscriptionEngineBusyError) {
+    return new PlatformHttpError(503, genericError(503, err.message, 'server_error', 'engine_busy').body, { 'retry-after': '1' });
+  }
+  return err;
+}
+
+const r3 = (n: number) => Math.round(n * 1000) / 1000;
+
+function segmentsOf(u: Utterance, form: TranscriptionForm): TranscriptionSegment[] {
+  if (!form.granularities.length) return [];
+  const speaker_id = form.diarize ? 'speaker_1' : null;
+  if (form.granularities.includes('word')) {
+    return u.words.map((w) => ({ type: 'transcription_segment', text: w.word, start: r3(w.start), end: r3(w.end), score: w.confidence === null ? null : r3(w.confidence), speaker_id }));
+  }
+  const conf = u.words.map((w) => w.confidence).filter((c): c is number => c !== null);
+  const score = conf.length ? r3(conf.reduce((a, b) => a + b, 0) / conf.length) : null;
+  return [{ type: 'transcription_segment', text: u.text, start: r3(u.start), end: r3(u.end), score, speaker_id }];
+}
+
+function usageOf(audio: DecodedAudio, text: string) {
+  const seconds = audio.samples.length / audio.sampleRate;
+  const prompt = Math.ceil(seconds * 12.5);
+  const completion = (text.match(/\S+/g) ?? []).length;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_audio_seconds: Math.ceil(seconds) };
+}
+
+const encoder = new TextEncoder();
+const sse = (type: string, data: Record<string, unknown>) => encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+
+export function transcriptionRoutes(ctx: PlatformContext): Hono {
+  const app = new Hono();
+  const { maxAudioBytes, urlAllowlist } = ctx.audioInput;
+
+  app.post('/v1/audio/transcriptions', async (c) => {
+    const form = await parseForm(await readForm(c.req.raw, maxAudioBytes), maxAudioBytes, urlAllowlist);
+    const resolved = ctx.transcription.resolveModel(form.model);
+    if (!resolved) throw invalidModel(form.model);
+    const local = new AbortController();
+    const signal = AbortSignal.any([c.req.raw.signal, local.signal]);
+    const bytes = form.file ?? (await fetchAudio(form.fileUrl!, maxAudioBytes, signal));
+    let audio: DecodedAudio;
+    try {
+      audio = await decodeAudio(bytes);
+    } catch (err) {
+      if (err instanceof UnsupportedAudioError) throw genericError(415, err.message, 'invalid_request_error', 'unsupported_audio_format', 'file');
+      if (err instanceof InvalidAudioError) throw invalidField(loc(form.file ? 'file' : 'file_url'), `${err.message} (supported: ${SUPPORTED_AUDIO})`, 'value_error');
+      throw err;
+    }
+    const model = form.model;
+    const language = form.language ?? 'en';
+    const utterances = resolved.engine.transcribe({ audio: toEnginePcm(audio), signal })[Symbol.asyncIterator]();
+    let first: IteratorResult<Utterance>;
+    try {
+      await resolved.engine.ready();
+      first = await utterances.next();
+    } catch (err) {
+      await utterances.return?.();
+      throw engineError(err);
+    }
+
+    const texts: string[] = [];
+    const segments: TranscriptionSegment[] = [];
+    const done = (): TranscriptionResponse => {
+      const text = texts.join(' ');
+      return { model, text, language, segments, usage: usageOf(audio, text) };
+    };
+
+    if (!form.stream) {
+      try {
+        for (let r = first; !r.done; r = await utterances.next()) {
+          texts.push(r.value.text);
+          segments.push(...segmentsOf(r.value, form));
+        }
+      } finally {
+        await utterances.return?.();
+      }
+      if (signal.aborted) return c.body(null, 499 as never);
+      return c.json(done());
+    }
+
+    let pending: IteratorResult<Utterance> | undefined = first;
+    let started = false;
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          if (!started) {
+            started = true;
+            controller.enqueue(sse('transcription.language', { audio_language: language }));
+            return;
+          }
+          const r = pending ?? (await utterances.next());
+          pending = undefined;
+          if (r.done) {
+            if (!signal.aborted) controller.enqueue(sse('transcription.done', { ...done() }));
+            controller.close();
+            return;
+          }
+          controller.enqueue(sse('transcription.text.delta', { text: texts.length ? ` ${r.value.text}` : r.value.text }));
+          texts.push(r.value.text);
+          for (const s of segmentsOf(r.value, form)) {
+            segments.push(s);
+            controller.enqueue(sse('transcription.segment', { text: s.text, start: s.start, end: s.end, speaker_id: s.speaker_id ?? null }));
+          }
+        } catch (err) {
+          controller.error(err);
+        }
+      },
+      async cancel() {
+        local.abort();
+        await utterances.return?.();
+      },
+    });
+    return new Response(stream, {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+    });
+  });
+
+  return app;
+}
