@@ -151,7 +151,7 @@ async function runStart(values: Values): Promise<void> {
     relay = createRelay({
       upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch },
       basePath: '/api', secret: relaySecret(local.dataDir),
-      policy: demoPolicy([agents.shopAgentId, agents.billingAgentId], ['parley-local', 'parley-espeak']),
+      policy: demoPolicy([agents.shopAgentId, agents.billingAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx']),
     });
     lines.push('  upstream       the local platform (in this process)', ...local.notes,
       `  platform API   http://${values.host}:<port>/v1 (for the SDK, with the API key above)`);
