@@ -26,7 +26,8 @@ export function startPlatform(dataDir) {
 }
 
 export const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+/** The p-th percentile of an ascending array. */
+export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function rate(label, n, concurrency, once) {
   for (let i = 0; i < 20; i++) await once(); // warm up

@@ -3,8 +3,8 @@
 import { createPlatform } from '../dist/platform/app.js';
 import { serveFetch } from '../dist/platform/node.js';
 import { createRelay, nodeRelayEnv } from '../dist/relay/index.js';
+import { KEY as apiKey } from './platform.mjs';
 
-const apiKey = 'bench-key';
 const platform = createPlatform({ apiKey });
 await platform.ready();
 const unlimited = 1e9;

@@ -2,8 +2,7 @@
 // through the relay (/api) against the platform directly (/v1), same process, same run.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+import { headers as direct, percentile } from './platform.mjs';
 
 function startServer() {
   return new Promise((resolve, reject) => {
@@ -52,7 +51,6 @@ export async function benchRelay() {
   const { child, url } = await startServer();
   try {
     const session = await (await fetch(`${url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url }, body: '{}' })).json();
-    const direct = { authorization: 'Bearer bench-key', 'content-type': 'application/json' };
     const relayed = { authorization: `Bearer ${session.token}`, 'content-type': 'application/json', origin: url };
     // Interleave the two paths in rounds so drift on the machine hits both alike.
     const d = [], r = [], own = [];

@@ -33,6 +33,12 @@ export const forbidden = (message: string) => genericError(403, message, 'invali
 export const payloadTooLarge = (limit: number) =>
   genericError(413, `Request body is larger than the limit of ${limit} bytes`, 'invalid_request_error', 'request_too_large');
 
+/** 503 for an engine that cannot run on this install (e.g. an optional dependency is missing). */
+export const engineUnavailable = (message: string) => genericError(503, message, 'server_error', 'engine_unavailable');
+/** 503 with `Retry-After: 1` for an engine with too many requests waiting. */
+export const engineBusy = (message: string) =>
+  new PlatformHttpError(503, genericError(503, message, 'server_error', 'engine_busy').body, { 'retry-after': '1' });
+
 /** 422 with a FastAPI-style detail list. */
 export function validationError(detail: ValidationIssue[]): PlatformHttpError {
   return new PlatformHttpError(422, { detail });

@@ -39,8 +39,6 @@ export interface TurnResult {
 /** Handoffs in one turn beyond this are refused, so two agents cannot pass the turn forever. */
 const MAX_HANDOFFS_PER_TURN = 5;
 
-export class TurnError extends Error {}
-
 export async function runTurn(ctx: PlatformContext, req: TurnRequest): Promise<TurnResult> {
   const outputs: OutputEntry[] = [];
   const usage: ConversationUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, connector_tokens: null, connectors: null };

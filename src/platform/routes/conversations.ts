@@ -64,7 +64,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono {
         ...common, model, instructions: body.instructions ?? null, tools: body.tools ?? [], completion_args: body.completion_args ?? {}, guardrails: body.guardrails ?? null,
       };
       record = modelRecord;
-      speaker = { kind: 'model', model, instructions: modelRecord.instructions ?? null, tools: modelRecord.tools ?? [], completionArgs: modelRecord.completion_args ?? {} };
+      speaker = modelSpeaker(modelRecord);
       state = { activeAgentId: null, agentVersion: null, model };
     }
     const inputs = toEntries(body.inputs, []);
@@ -196,8 +196,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono {
       if (!agent) throw genericError(409, `Agent '${agentId}' of this conversation no longer exists`, 'invalid_request_error', 'agent_deleted');
       return { kind: 'agent', agent };
     }
-    const m = record as ModelConversation;
-    return { kind: 'model', model: m.model, instructions: m.instructions ?? null, tools: m.tools ?? [], completionArgs: m.completion_args ?? {} };
+    return modelSpeaker(record as ModelConversation);
   }
 
   interface TurnPlan {
@@ -331,6 +330,11 @@ function checkConfirmations(confirmations: Array<{ tool_call_id: string }>, hist
       throw invalidField(['body', 'tool_confirmations', i, 'tool_call_id'], `No tool call '${c.tool_call_id}' awaits confirmation in this conversation`, 'value_error', c.tool_call_id);
     }
   });
+}
+
+/** The speaker of a conversation started with a model: its model, instructions, tools and completion args. */
+function modelSpeaker(m: ModelConversation): Speaker {
+  return { kind: 'model', model: m.model, instructions: m.instructions ?? null, tools: m.tools ?? [], completionArgs: m.completion_args ?? {} };
 }
 
 function invalidModel(model: string) {

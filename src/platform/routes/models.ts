@@ -15,14 +15,17 @@ export function modelRoutes(ctx: PlatformContext): Hono {
     return c.json({ object: 'list', data } satisfies ModelList);
   });
 
+  /** A model of any kind (chat, text-to-speech, speech-to-text) by id or alias. */
+  const resolve = (id: string) => ctx.chat.resolve(id) ?? ctx.speech.resolve(id) ?? ctx.transcription.resolve(id);
+
   app.get('/v1/models/:model_id', (c) => {
-    const found = ctx.chat.resolve(c.req.param('model_id')) ?? ctx.speech.resolveModel(c.req.param('model_id')) ?? ctx.transcription.resolveModel(c.req.param('model_id'));
+    const found = resolve(c.req.param('model_id'));
     if (!found) throw notFound(`Model '${c.req.param('model_id')}' not found`);
     return c.json(found.card);
   });
 
   app.delete('/v1/models/:model_id', (c) => {
-    const found = ctx.chat.resolve(c.req.param('model_id')) ?? ctx.speech.resolveModel(c.req.param('model_id')) ?? ctx.transcription.resolveModel(c.req.param('model_id'));
+    const found = resolve(c.req.param('model_id'));
     if (!found) throw notFound(`Model '${c.req.param('model_id')}' not found`);
     throw forbidden(`Model '${found.card.id}' is a base model of the local platform and cannot be deleted; only fine-tuned models can`);
   });

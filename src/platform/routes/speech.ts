@@ -24,7 +24,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { PlatformContext } from '../context.js';
-import { PlatformHttpError, genericError, invalidField, notFound } from '../errors.js';
+import { sseEvent, sseResponse } from '../sse.js';
+import { engineBusy, engineUnavailable, genericError, invalidField, notFound } from '../errors.js';
 import { readJson, validate } from '../validation.js';
 import { createEncoder } from '../engines/speech/encoders.js';
 import { voiceResponse } from '../engines/speech/voices.js';
@@ -41,7 +42,7 @@ export const MAX_INPUT_CHARS = 4096;
 
 const nullable = <T extends z.ZodType>(s: T) => s.nullable().optional();
 
-export const SpeechRequestSchema = z.looseObject({
+const SpeechRequestSchema = z.looseObject({
   input: z
     .string()
     .min(1, { abort: true })
@@ -67,20 +68,16 @@ function invalidModel(model: string) {
 }
 
 function engineError(err: unknown): unknown {
-  if (err instanceof SpeechEngineUnavailableError) return genericError(503, err.message, 'server_error', 'engine_unavailable');
-  if (err instanceof SpeechEngineBusyError) {
-    return new PlatformHttpError(503, genericError(503, err.message, 'server_error', 'engine_busy').body, { 'retry-after': '1' });
-  }
+  if (err instanceof SpeechEngineUnavailableError) return engineUnavailable(err.message);
+  if (err instanceof SpeechEngineBusyError) return engineBusy(err.message);
   return err;
 }
 
-export function usageFor(input: string, samples: number) {
+function usageFor(input: string, samples: number) {
   const prompt = (input.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu) ?? []).length;
   return { prompt_tokens: prompt, completion_tokens: samples, total_tokens: prompt + samples };
 }
 
-const encoder = new TextEncoder();
-const sse = (type: string, data: Record<string, unknown>) => encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 
 export function speechRoutes(ctx: PlatformContext): Hono {
@@ -139,14 +136,14 @@ export function speechRoutes(ctx: PlatformContext): Hono {
               if (finished) return;
               finished = true;
               const tail = enc.end();
-              if (tail.length) controller.enqueue(sse('speech.audio.delta', { audio_data: b64(tail) }));
-              if (!signal.aborted) controller.enqueue(sse('speech.audio.done', { usage: usageFor(text, samples) }));
+              if (tail.length) controller.enqueue(sseEvent('speech.audio.delta', { audio_data: b64(tail) }));
+              if (!signal.aborted) controller.enqueue(sseEvent('speech.audio.done', { usage: usageFor(text, samples) }));
               controller.close();
               return;
             }
             const bytes = encode(r.value);
             if (bytes.length) {
-              controller.enqueue(sse('speech.audio.delta', { audio_data: b64(bytes) }));
+              controller.enqueue(sseEvent('speech.audio.delta', { audio_data: b64(bytes) }));
               return;
             }
           }
@@ -159,10 +156,7 @@ export function speechRoutes(ctx: PlatformContext): Hono {
         await audio.return?.();
       },
     });
-    return new Response(stream, {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
-    });
+    return sseResponse(stream);
   });
 
   app.get('/v1/audio/voices', (c) => {

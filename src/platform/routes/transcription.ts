@@ -25,7 +25,8 @@
 import { Hono } from 'hono';
 import type { ValidationIssue, TranscriptionResponse, TranscriptionSegment } from '../../client/types.js';
 import type { PlatformContext } from '../context.js';
-import { PlatformHttpError, genericError, invalidField, validationError } from '../errors.js';
+import { sseEvent, sseResponse } from '../sse.js';
+import { engineBusy, engineUnavailable, genericError, invalidField, validationError } from '../errors.js';
 import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
 import { InvalidAudioError, SUPPORTED_AUDIO, UnsupportedAudioError, decodeAudio, toEnginePcm, type DecodedAudio } from '../engines/transcription/decode.js';
 import { TranscriptionEngineBusyError, TranscriptionEngineUnavailableError, type Utterance } from '../engines/transcription/types.js';
@@ -176,10 +177,8 @@ function invalidModel(model: string) {
 }
 
 function engineError(err: unknown): unknown {
-  if (err instanceof TranscriptionEngineUnavailableError) return genericError(503, err.message, 'server_error', 'engine_unavailable');
-  if (err instanceof TranscriptionEngineBusyError) {
-    return new PlatformHttpError(503, genericError(503, err.message, 'server_error', 'engine_busy').body, { 'retry-after': '1' });
-  }
+  if (err instanceof TranscriptionEngineUnavailableError) return engineUnavailable(err.message);
+  if (err instanceof TranscriptionEngineBusyError) return engineBusy(err.message);
   return err;
 }
 
@@ -203,8 +202,6 @@ function usageOf(audio: DecodedAudio, text: string) {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_audio_seconds: Math.ceil(seconds) };
 }
 
-const encoder = new TextEncoder();
-const sse = (type: string, data: Record<string, unknown>) => encoder.encode(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
 
 export function transcriptionRoutes(ctx: PlatformContext): Hono {
   const app = new Hono();
@@ -212,7 +209,7 @@ export function transcriptionRoutes(ctx: PlatformContext): Hono {
 
   app.post('/v1/audio/transcriptions', async (c) => {
     const form = await parseForm(await readForm(c.req.raw, maxAudioBytes), maxAudioBytes, urlAllowlist);
-    const resolved = ctx.transcription.resolveModel(form.model);
+    const resolved = ctx.transcription.resolve(form.model);
     if (!resolved) throw invalidModel(form.model);
     const local = new AbortController();
     const signal = AbortSignal.any([c.req.raw.signal, local.signal]);
@@ -264,21 +261,21 @@ export function transcriptionRoutes(ctx: PlatformContext): Hono {
         try {
           if (!started) {
             started = true;
-            controller.enqueue(sse('transcription.language', { audio_language: language }));
+            controller.enqueue(sseEvent('transcription.language', { audio_language: language }));
             return;
           }
           const r = pending ?? (await utterances.next());
           pending = undefined;
           if (r.done) {
-            if (!signal.aborted) controller.enqueue(sse('transcription.done', { ...done() }));
+            if (!signal.aborted) controller.enqueue(sseEvent('transcription.done', { ...done() }));
             controller.close();
             return;
           }
-          controller.enqueue(sse('transcription.text.delta', { text: texts.length ? ` ${r.value.text}` : r.value.text }));
+          controller.enqueue(sseEvent('transcription.text.delta', { text: texts.length ? ` ${r.value.text}` : r.value.text }));
           texts.push(r.value.text);
           for (const s of segmentsOf(r.value, form)) {
             segments.push(s);
-            controller.enqueue(sse('transcription.segment', { text: s.text, start: s.start, end: s.end, speaker_id: s.speaker_id ?? null }));
+            controller.enqueue(sseEvent('transcription.segment', { text: s.text, start: s.start, end: s.end, speaker_id: s.speaker_id ?? null }));
           }
         } catch (err) {
           controller.error(err);
@@ -289,10 +286,7 @@ export function transcriptionRoutes(ctx: PlatformContext): Hono {
         await utterances.return?.();
       },
     });
-    return new Response(stream, {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
-    });
+    return sseResponse(stream);
   });
 
   return app;

@@ -1,37 +1,29 @@
 import type { ModelCard } from '../../../client/types.js';
+import { ModelRegistry } from '../model-registry.js';
 import type { PresetVoice, SpeechEngine } from './types.js';
 
 /**
  * The text-to-speech models and preset voices the platform serves, found by id or alias (models) and
  * by id or slug (voices). Kept apart from the chat registry so a TTS model never resolves as a chat model.
  */
-export class SpeechCatalog {
-  private readonly byModel = new Map<string, { engine: SpeechEngine; card: ModelCard }>();
-  private readonly cards: ModelCard[] = [];
-  private readonly voiceList: Array<{ engine: SpeechEngine; voice: PresetVoice }> = [];
+export class SpeechCatalog extends ModelRegistry<SpeechEngine> {
+  private readonly voiceList: PresetVoice[] = [];
   private readonly byVoice = new Map<string, { engine: SpeechEngine; voice: PresetVoice }>();
 
-  constructor(readonly engines: SpeechEngine[]) {
+  constructor(engines: SpeechEngine[]) {
+    super(engines);
     for (const engine of engines) {
-      for (const card of engine.models()) {
-        this.cards.push(card);
-        for (const name of [card.id, ...card.aliases]) if (!this.byModel.has(name)) this.byModel.set(name, { engine, card });
-      }
       for (const voice of engine.voices()) {
-        const entry = { engine, voice };
-        this.voiceList.push(entry);
-        for (const key of [voice.id, voice.slug]) if (!this.byVoice.has(key)) this.byVoice.set(key, entry);
+        this.voiceList.push(voice);
+        for (const key of [voice.id, voice.slug]) if (!this.byVoice.has(key)) this.byVoice.set(key, { engine, voice });
       }
     }
   }
 
   /** The engine and card serving `model` (id or alias), or undefined; no model → the first engine's first card. */
   resolveModel(model?: string | null): { engine: SpeechEngine; card: ModelCard } | undefined {
-    if (model == null) {
-      const card = this.cards[0];
-      return card ? this.byModel.get(card.id) : undefined;
-    }
-    return this.byModel.get(model);
+    const name = model ?? this.models()[0]?.id;
+    return name === undefined ? undefined : this.resolve(name);
   }
 
   /** A preset voice of `engine` by id or slug; no voice → the engine's default (its first voice). */
@@ -42,14 +34,6 @@ export class SpeechCatalog {
   }
 
   voices(): PresetVoice[] {
-    return this.voiceList.map((v) => v.voice);
-  }
-
-  models(): ModelCard[] {
-    return [...this.cards];
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.engines.map((e) => e.close?.()));
+    return [...this.voiceList];
   }
 }

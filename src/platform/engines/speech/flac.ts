@@ -7,6 +7,7 @@
  * at 0, which the format defines as "unknown"; `finalize` fills both in for whole files.
  */
 import { createHash } from 'node:crypto';
+import { concat } from './ogg-opus.js';
 
 export const FLAC_BLOCK_SIZE = 2048;
 
@@ -96,7 +97,7 @@ export class FlacEncoder {
       at += this.blockSize;
     }
     this.pending = all.slice(at);
-    return join(parts);
+    return concat(parts);
   }
 
   end(): Uint8Array {
@@ -104,7 +105,7 @@ export class FlacEncoder {
     if (!this.started) parts.push(this.streamHeader());
     if (this.pending.length) parts.push(this.frame(this.pending));
     this.pending = new Int16Array(0);
-    return join(parts);
+    return concat(parts);
   }
 
   /** Fills STREAMINFO's total sample count and MD5 in a whole file produced by this encoder. */
@@ -238,12 +239,4 @@ function utf8Number(v: number): number[] {
   }
   bytes.unshift(((0xff << (8 - len)) & 0xff) | v);
   return bytes;
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) { out.set(p, at); at += p.length; }
-  return out;
 }

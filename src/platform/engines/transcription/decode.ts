@@ -25,9 +25,9 @@ export interface DecodedAudio { format: 'wav' | 'mp3' | 'opus' | 'webm'; sampleR
 
 const ascii = (b: Uint8Array, at: number, n: number) => String.fromCharCode(...b.subarray(at, at + n));
 
-export type AudioKind = 'wav' | 'mp3' | 'opus' | 'webm' | { unsupported: string } | undefined;
+type AudioKind = 'wav' | 'mp3' | 'opus' | 'webm' | { unsupported: string } | undefined;
 
-export function sniffAudio(b: Uint8Array): AudioKind {
+function sniffAudio(b: Uint8Array): AudioKind {
   if (b.length >= 12 && ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 4) === 'WAVE') return 'wav';
   if (b.length >= 4 && ascii(b, 0, 4) === 'OggS') {
     const head = ascii(b, 0, Math.min(b.length, 200));
