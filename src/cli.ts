@@ -13,7 +13,7 @@ import { Hono } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { createPlatform, type Platform } from './platform/app.js';
 import { serveFetch, type NodeIncoming } from './server/node-serve.js';
-import { createRelay, nodeRelayEnv, type Relay, type RelayPolicy } from './relay/index.js';
+import { createRelay, nodeRelayEnv, serveRelay, type Relay, type RelayPolicy } from './relay/index.js';
 import { ensureDemoAgents } from './demo-agents.js';
 
 const DEV_API_KEY = 'parley-dev-key';
@@ -111,9 +111,7 @@ async function runRelay(values: Values): Promise<void> {
   const baseUrl = values.upstream || process.env.PLATFORM_BASE_URL || 'https://api.mistral.ai';
   const secret = process.env.PARLEY_RELAY_SECRET || undefined;
   const relay = createRelay({ upstream: { baseUrl, apiKey: apiKey! }, secret, allowedOrigins: values['allow-origin'] ?? [], basePath: '' });
-  const server = await serveFetch((request, env) => relay.fetch(request, nodeRelayEnv(env.incoming)), {
-    port: parseNumber('--port', values.port ?? '8789'), hostname: values.host,
-  });
+  const server = await serveRelay(relay, { port: parseNumber('--port', values.port ?? '8789'), hostname: values.host });
   process.stdout.write([
     `Parley relay: ${server.url}   (sessions: POST ${server.url}/session; platform paths under ${server.url}/v1)`,
     `  upstream       ${baseUrl}`,

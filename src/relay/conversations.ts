@@ -8,6 +8,7 @@
 import type { Conversation } from '../client/types.js';
 import { badRequest, conversationNotFound, upstreamError } from './errors.js';
 import { callUpstream, readUpstreamText, withKey } from './forward.js';
+import { isValidParam } from './route-table.js';
 import type { RelayRuntime, RequestState } from './runtime.js';
 
 /** Throws the not-found answer unless `sessionId` owns the conversation. */
@@ -17,7 +18,7 @@ export async function requireOwner(runtime: RelayRuntime, conversationId: string
 
 /** Records a conversation created by `sessionId`. */
 export async function recordOwner(runtime: RelayRuntime, conversationId: unknown, sessionId: string): Promise<void> {
-  if (typeof conversationId !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/.test(conversationId)) return;
+  if (typeof conversationId !== 'string' || !isValidParam('conversation_id', conversationId)) return;
   await runtime.store.setConversationOwner(conversationId, sessionId, runtime.ownershipTtlSeconds);
 }
 
@@ -49,7 +50,7 @@ const PARALLEL_READS = 8;
  * contains). Conversations the upstream no longer knows are forgotten.
  */
 export async function listOwnConversations(runtime: RelayRuntime, state: RequestState, sessionId: string): Promise<Response> {
-  const query = new URL(state.request.url).searchParams;
+  const query = state.url.searchParams;
   const page = intParam(query.get('page'), 0, 0, 1_000_000, 'page');
   const pageSize = intParam(query.get('page_size'), 100, 1, MAX_PAGE_SIZE, 'page_size');
   const metadata = metadataParam(query.get('metadata'));

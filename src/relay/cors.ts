@@ -38,17 +38,13 @@ export function createOriginCheck(policy: OriginPolicy) {
     allowed.add(n);
   }
   /** Whether a request's `Origin` header value is allowed for `requestUrl`. */
-  return function isAllowedOrigin(origin: string, requestUrl: string): boolean {
+  return function isAllowedOrigin(origin: string, requestUrl: URL): boolean {
+    // Exact hit on the list (entries are canonical): no parsing on the common path.
+    if (allowed.has(origin)) return true;
     // Browsers send origins in canonical form; anything else (`null`, a path, odd case) is refused.
     const n = normaliseOrigin(origin);
     if (!n || n !== origin) return false;
-    if (allowed.has(n)) return true;
-    if (!policy.allowSameOrigin) return false;
-    try {
-      return new URL(requestUrl).origin === n;
-    } catch {
-      return false;
-    }
+    return policy.allowSameOrigin && requestUrl.origin === n;
   };
 }
 

@@ -13,11 +13,11 @@ const CREDENTIAL_HEADERS = ['x-api-key', 'api-key', 'x-auth-token', 'x-access-to
 const CREDENTIAL_QUERY = new Set(['access_token', 'token', 'api_key', 'apikey', 'key', 'auth', 'authorization']);
 
 /** Refuses credentials sent anywhere but the Authorization header. */
-function refuseOtherCredentialPlaces(request: Request): void {
+function refuseOtherCredentialPlaces(request: Request, url: URL): void {
   for (const name of CREDENTIAL_HEADERS) {
     if (request.headers.has(name)) throw unauthorized('Send the session token only as Authorization: Bearer');
   }
-  for (const name of new URL(request.url).searchParams.keys()) {
+  for (const name of url.searchParams.keys()) {
     if (CREDENTIAL_QUERY.has(name.toLowerCase())) throw unauthorized('Tokens are never accepted in the URL; send Authorization: Bearer');
   }
   const cookie = request.headers.get('cookie');
@@ -39,7 +39,7 @@ function refuseOtherCredentialPlaces(request: Request): void {
  */
 export async function authenticate(runtime: RelayRuntime, state: RequestState): Promise<SessionClaims> {
   const { request } = state;
-  refuseOtherCredentialPlaces(request);
+  refuseOtherCredentialPlaces(request, state.url);
   const header = request.headers.get('authorization');
   const token = header ? /^Bearer +([A-Za-z0-9_.-]+)$/i.exec(header.trim())?.[1] : undefined;
   if (!token) throw unauthorized();

@@ -116,7 +116,7 @@ async function forward(job: ForwardJob): Promise<Response> {
     const max = route.body.maxBytes;
     counted = countedBody(request.body, max, () => controller.abort(payloadTooLarge(max)));
   }
-  const url = upstreamUrl(runtime.upstream.baseUrl, route, job.params, new URL(request.url).searchParams);
+  const url = upstreamUrl(runtime.upstream.baseUrl, route, job.params, state.url.searchParams);
   const headers = upstreamRequestHeaders(request, runtime.upstream.apiKey);
   const build = () => new Request(url, {
     method: route.method,

@@ -107,15 +107,16 @@ export function createRelay(options: RelayOptions): Relay {
   app.use('*', async (c, next) => {
     const started = performance.now();
     const request = c.req.raw;
+    const url = new URL(request.url);
     const origin = request.headers.get('origin');
     const clientIp = getClientIp(request, c.env) ?? 'unknown';
     const state: RequestState = {
-      request, env: c.env, origin,
-      originAllowed: origin !== null && runtime.isAllowedOrigin(origin, request.url),
+      request, url, env: c.env, origin,
+      originAllowed: origin !== null && runtime.isAllowedOrigin(origin, url),
       clientIp, address: addressKey(clientIp), upstreamMs: 0,
     };
     c.set('state', state);
-    if (!pathIsClean(request, c.env)) c.res = noRoute().toResponse();
+    if (!pathIsClean(url.pathname, c.env)) c.res = noRoute().toResponse();
     else await next();
     finish(c.res, state, started);
   });
@@ -129,7 +130,10 @@ export function createRelay(options: RelayOptions): Relay {
   app.all(sessionPath, () => {
     throw methodNotAllowed(['POST']);
   });
-  app.all(`${base}/v1/*`, (c) => handlePlatformRequest(runtime, c.get('state'), new URL(c.req.url).pathname.slice(base.length)));
+  app.all(`${base}/v1/*`, (c) => {
+    const state = c.get('state');
+    return handlePlatformRequest(runtime, state, state.url.pathname.slice(base.length));
+  });
 
   return {
     async fetch(request, env) {
@@ -159,8 +163,7 @@ function finish(response: Response, state: RequestState, started: number): void 
  * The path as the client sent it must already be clean: the URL parser resolves `%2e%2e` and
  * `\`, so the raw target (from the host env, when there is one) is checked too.
  */
-function pathIsClean(request: Request, env: RelayEnv | undefined): boolean {
-  const path = new URL(request.url).pathname;
+function pathIsClean(path: string, env: RelayEnv | undefined): boolean {
   if (!isCleanPath(path)) return false;
   const raw = env?.rawTarget ?? env?.incoming?.url;
   if (raw === undefined) return true;

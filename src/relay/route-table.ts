@@ -102,6 +102,11 @@ const PARAM_PATTERNS: Record<string, RegExp> = {
 };
 const DEFAULT_PARAM_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
+/** Whether `value` is a valid path parameter `name` (the pattern route matching uses). */
+export function isValidParam(name: string, value: string): boolean {
+  return (PARAM_PATTERNS[name] ?? DEFAULT_PARAM_PATTERN).test(value);
+}
+
 /**
  * Whether a raw path is clean enough to match: `/`-separated non-empty segments, each starting with
  * a letter or digit, made only of letters, digits and `_ - . :`. This rejects `%xx` escapes (so
@@ -120,7 +125,9 @@ export type RouteMatch =
 
 interface CompiledRoute {
   route: RelayRoute;
-  segments: Array<{ literal: string } | { param: string }>;
+  /** Per segment: the literal to equal, or the parameter's name and pattern. */
+  segments: Array<{ literal: string } | { param: string; pattern: RegExp }>;
+  paramCount: number;
 }
 
 /** A matcher over a route table. */
@@ -132,33 +139,38 @@ export interface RouteTable {
   methodsFor(path: string): string[];
 }
 
-/** Compiles a route table into a matcher. */
+/** Compiles a route table into a matcher; routes are grouped by segment count so a path is only tried against templates of its length. */
 export function createRouteTable(routes: RelayRoute[]): RouteTable {
-  const compiled: CompiledRoute[] = routes.map((route) => ({
-    route,
-    segments: route.path.split('/').slice(1).map((s) => {
+  const bySegmentCount = new Map<number, CompiledRoute[]>();
+  for (const route of routes) {
+    const segments = route.path.split('/').slice(1).map((s) => {
       const m = /^\{([a-z_]+)\}$/.exec(s);
-      return m ? { param: m[1]! } : { literal: s };
-    }),
-  }));
+      return m ? { param: m[1]!, pattern: PARAM_PATTERNS[m[1]!] ?? DEFAULT_PARAM_PATTERN } : { literal: s };
+    });
+    const compiled: CompiledRoute = { route, segments, paramCount: segments.filter((s) => 'param' in s).length };
+    const group = bySegmentCount.get(segments.length);
+    if (group) group.push(compiled);
+    else bySegmentCount.set(segments.length, [compiled]);
+  }
 
-  const matchPath = (path: string) => {
+  /** Routes whose template the path fits, in table order. */
+  const matchPath = (path: string): CompiledRoute[] => {
     if (!isCleanPath(path)) return [];
     const parts = path.split('/').slice(1);
-    const found: Array<{ route: RelayRoute; params: Record<string, string> }> = [];
-    for (const c of compiled) {
-      if (c.segments.length !== parts.length) continue;
-      const params: Record<string, string> = {};
-      const ok = c.segments.every((seg, i) => {
-        const part = parts[i]!;
-        if ('literal' in seg) return seg.literal === part;
-        if (!(PARAM_PATTERNS[seg.param] ?? DEFAULT_PARAM_PATTERN).test(part)) return false;
-        params[seg.param] = part;
-        return true;
-      });
-      if (ok) found.push({ route: c.route, params });
+    const found: CompiledRoute[] = [];
+    for (const c of bySegmentCount.get(parts.length) ?? []) {
+      if (c.segments.every((seg, i) => ('literal' in seg ? seg.literal === parts[i] : seg.pattern.test(parts[i]!)))) found.push(c);
     }
     return found;
+  };
+
+  const paramsOf = (c: CompiledRoute, path: string): Record<string, string> => {
+    const params: Record<string, string> = {};
+    const parts = path.split('/').slice(1);
+    c.segments.forEach((seg, i) => {
+      if ('param' in seg) params[seg.param] = parts[i]!;
+    });
+    return params;
   };
 
   return {
@@ -167,14 +179,13 @@ export function createRouteTable(routes: RelayRoute[]): RouteTable {
       const found = matchPath(path);
       if (!found.length) return { kind: 'none' };
       // A literal segment beats a parameter (e.g. `/v1/models` vs a future `/v1/models/{id}`): prefer fewer params.
-      const forMethod = found
-        .filter((f) => f.route.method === method)
-        .sort((a, b) => Object.keys(a.params).length - Object.keys(b.params).length)[0];
-      if (forMethod) return { kind: 'route', route: forMethod.route, params: forMethod.params };
-      return { kind: 'wrong-method', allow: [...new Set(found.map((f) => f.route.method))] };
+      let best: CompiledRoute | undefined;
+      for (const c of found) if (c.route.method === method && (!best || c.paramCount < best.paramCount)) best = c;
+      if (best) return { kind: 'route', route: best.route, params: paramsOf(best, path) };
+      return { kind: 'wrong-method', allow: [...new Set(found.map((c) => c.route.method))] };
     },
     methodsFor(path) {
-      return [...new Set(matchPath(path).map((f) => f.route.method))];
+      return [...new Set(matchPath(path).map((c) => c.route.method))];
     },
   };
 }

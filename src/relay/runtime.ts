@@ -43,7 +43,7 @@ export interface RelayRuntime {
   tokens: SessionTokens;
   store: RelayStateStore;
   routes: RouteTable;
-  isAllowedOrigin: (origin: string, requestUrl: string) => boolean;
+  isAllowedOrigin: (origin: string, requestUrl: URL) => boolean;
   defaultPolicy: RelayPolicy;
   authorize?: AuthorizeHook;
   addressLimits: AddressLimits;
@@ -60,6 +60,8 @@ export interface RelayRuntime {
 /** What the handlers know about one request. */
 export interface RequestState {
   request: Request;
+  /** `request.url`, parsed once. */
+  url: URL;
   env: RelayEnv | undefined;
   /** The `Origin` header, or null. */
   origin: string | null;

@@ -102,12 +102,13 @@ const ClaimsSchema = z.object({
 export function createSessionTokens(options: SessionTokenOptions): SessionTokens {
   if (!options.keys.length) throw new Error('relay: at least one signing key is required');
   const encoder = new TextEncoder();
-  const secrets = new Map<string, Uint8Array>();
+  // Keys are imported once here: jose would import a raw Uint8Array secret again on every sign/verify.
+  const secrets = new Map<string, Promise<CryptoKey>>();
   for (const key of options.keys) {
     const bytes = encoder.encode(key.secret);
     if (bytes.length < MIN_SECRET_BYTES) throw new Error(`relay: signing key '${key.kid}' must be at least ${MIN_SECRET_BYTES} bytes`);
     if (!key.kid) throw new Error('relay: every signing key needs a kid');
-    secrets.set(key.kid, bytes);
+    secrets.set(key.kid, crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']));
   }
   const signing = options.keys[0]!;
   const resumeAudience = `${options.audience}/resume`;
@@ -132,7 +133,7 @@ export function createSessionTokens(options: SessionTokenOptions): SessionTokens
     };
     const token = await new SignJWT(claims as unknown as JWTPayload)
       .setProtectedHeader({ alg: ALGORITHM, typ, kid: signing.kid })
-      .sign(secrets.get(signing.kid)!);
+      .sign(await secrets.get(signing.kid)!);
     return { token, claims };
   }
 

@@ -56,7 +56,7 @@ export async function handleSessionRequest(runtime: RelayRuntime, state: Request
   if (decision === false) throw forbidden('The session was refused', 'session_refused');
   const granted = typeof decision === 'object' && decision ? decision : {};
   const base: RelayPolicy = previousPolicy ?? runtime.defaultPolicy;
-  const policy = granted.policy ? completePolicy(granted.policy, base) : completePolicy(undefined, base);
+  const policy = completePolicy(granted.policy, base);
 
   const mint = {
     sessionId,
