@@ -336,7 +336,7 @@ export class ChatSession implements ChatSessionApi {
     } finally {
       if (this.#run === run) this.#run = null;
     }
-    if (this.#current(epoch)) await this.#reconcile(epoch);
+    if (this.#current(epoch)) await this.#syncIds(epoch);
   }
 
   /**
@@ -462,12 +462,10 @@ export class ChatSession implements ChatSessionApi {
 
   // ------------------------------------------------------------ server reconciliation and store
 
-  /** Replaces the page's view of the conversation with the server's history (ids included), keeping what the server lacks. */
-  async #reconcile(epoch: number): Promise<void> {
-    await this.#syncIds(epoch);
-  }
-
-  /** Fetches the history and reconciles; returns the temporary → server id map, or null when the server could not be asked. */
+  /**
+   * Replaces the page's view of the conversation with the server's history (ids included), keeping what
+   * the server lacks; returns the temporary → server id map, or null when the server could not be asked.
+   */
   async #syncIds(epoch: number): Promise<Map<string, string> | null> {
     const conversationId = this.#state.conversationId;
     if (!conversationId) return null;

@@ -8,7 +8,8 @@ import { openSharedStore, sharedClient } from '../internal/shared-client.js';
 import type {
   CachedConversation, CachedEntry, ChatSessionApi, ChatState, ClientTool, PlatformErrorShape,
 } from '../../client/contracts.js';
-import type { FunctionResultEntry, InputContentChunk, OutputContentChunk, Tool } from '../../client/types.js';
+import { contentText } from '../../client/chat-entries.js';
+import type { FunctionResultEntry, Tool } from '../../client/types.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { markdown } from '../internal/markdown-directive.js';
 import { parseHostList, renderMarkdown, spoofedLinkHost } from '../internal/markdown.js';
@@ -39,9 +40,41 @@ type TranscriptItem = { key: string } & (
   | { kind: 'result'; entry: FunctionResultEntry }
   | { kind: 'handoff'; entry: CachedEntry & { type: 'agent.handoff' } });
 
-function contentText(content: string | ReadonlyArray<InputContentChunk | OutputContentChunk>): string {
-  if (typeof content === 'string') return content;
-  return content.map((chunk) => (chunk.type === 'text' ? chunk.text : '')).join('');
+function buildTranscriptItems(entries: readonly CachedEntry[]): TranscriptItem[] {
+  const results = new Map<string, FunctionResultEntry>();
+  const calls = new Set<string>();
+  for (const entry of entries) {
+    if (entry.type === 'function.result') results.set(entry.tool_call_id, entry);
+    else if (entry.type === 'function.call') calls.add(entry.tool_call_id);
+  }
+  const items: TranscriptItem[] = [];
+  let users = 0;
+  for (const entry of entries) {
+    const key = entry.id;
+    switch (entry.type) {
+      case 'message.input':
+        items.push(entry.role === 'user'
+          ? { key: `user-${users++}`, kind: 'user', entry, text: contentText(entry.content) }
+          : { key, kind: 'assistant', entry, text: contentText(entry.content) });
+        break;
+      case 'message.output':
+        items.push({ key, kind: 'assistant', entry, text: contentText(entry.content) });
+        break;
+      case 'function.call':
+        items.push({ key, kind: 'call', entry, result: results.get(entry.tool_call_id) ?? null });
+        break;
+      case 'tool.execution':
+        items.push({ key, kind: 'call', entry, result: null });
+        break;
+      case 'function.result':
+        if (!calls.has(entry.tool_call_id)) items.push({ key: `result-${entry.tool_call_id}`, kind: 'result', entry });
+        break;
+      case 'agent.handoff':
+        items.push({ key, kind: 'handoff', entry });
+        break;
+    }
+  }
+  return items;
 }
 
 function prettyJson(text: string): string {
@@ -247,6 +280,8 @@ export class AgentChat extends ParleyElement {
   private resumeConversationId: string | null = null;
   private stickToBottom = true;
   private scrollFrame = 0;
+  /** The transcript items of the last entries seen: a render that is not a new delta (typing, focus) does not rebuild them. */
+  private transcriptCache: { entries: readonly CachedEntry[]; items: TranscriptItem[] } | null = null;
   /** Voice out, loaded on first use (its audio code is a separate chunk). */
   private speaker: ReplySpeaker | null = null;
   private speakerLoad: Promise<ReplySpeaker | null> | null = null;
@@ -750,40 +785,8 @@ export class AgentChat extends ParleyElement {
   // ---------------------------------------------------------------- render
 
   private transcriptItems(entries: readonly CachedEntry[]): TranscriptItem[] {
-    const results = new Map<string, FunctionResultEntry>();
-    const calls = new Set<string>();
-    for (const entry of entries) {
-      if (entry.type === 'function.result') results.set(entry.tool_call_id, entry);
-      else if (entry.type === 'function.call') calls.add(entry.tool_call_id);
-    }
-    const items: TranscriptItem[] = [];
-    let users = 0;
-    for (const entry of entries) {
-      const key = entry.id;
-      switch (entry.type) {
-        case 'message.input':
-          items.push(entry.role === 'user'
-            ? { key: `user-${users++}`, kind: 'user', entry, text: contentText(entry.content) }
-            : { key, kind: 'assistant', entry, text: contentText(entry.content) });
-          break;
-        case 'message.output':
-          items.push({ key, kind: 'assistant', entry, text: contentText(entry.content) });
-          break;
-        case 'function.call':
-          items.push({ key, kind: 'call', entry, result: results.get(entry.tool_call_id) ?? null });
-          break;
-        case 'tool.execution':
-          items.push({ key, kind: 'call', entry, result: null });
-          break;
-        case 'function.result':
-          if (!calls.has(entry.tool_call_id)) items.push({ key: `result-${entry.tool_call_id}`, kind: 'result', entry });
-          break;
-        case 'agent.handoff':
-          items.push({ key, kind: 'handoff', entry });
-          break;
-      }
-    }
-    return items;
+    if (this.transcriptCache?.entries !== entries) this.transcriptCache = { entries, items: buildTranscriptItems(entries) };
+    return this.transcriptCache.items;
   }
 
   protected override render(): TemplateResult {
