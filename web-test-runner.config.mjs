@@ -8,16 +8,21 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { probeMiddleware } from './test/browser/server/probe-middleware.mjs';
 import { createRelayMiddleware } from './test/browser/server/relay-middleware.mjs';
+import { writeFakeMicWav } from './test/browser/server/fake-mic.mjs';
 
 const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
 if (!existsSync(executablePath)) {
   throw new Error(`Chromium not found at ${executablePath}. Install it with: apt-get install -y chromium (or set CHROME_PATH)`);
 }
 
+const rootDir = fileURLToPath(new URL('.', import.meta.url));
+
+// The microphone is a WAV file: a Flite sentence, then silence, looped (see test/browser/server/fake-mic.mjs).
 export const chromiumFlags = [
   '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
   '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic',
   '--autoplay-policy=no-user-gesture-required',
+  '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${writeFakeMicWav(rootDir)}`,
 ];
 
 /** A port free now, so the relay can be told the page origin before the server starts. */
@@ -32,7 +37,6 @@ function freePort() {
   });
 }
 
-const rootDir = fileURLToPath(new URL('.', import.meta.url));
 const hostname = 'localhost';
 const port = Number(process.env.WTR_PORT) || await freePort();
 const origin = `http://${hostname}:${port}`;

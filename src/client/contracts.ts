@@ -6,6 +6,7 @@
 import type {
   AgentConversation, Agent, AppendConversationRequest, ConversationEntry, ConversationEvent, ConversationHistory,
   ConversationMessages, ModelConversation, ModelList, RestartConversationRequest, StartConversationRequest, Tool, ValidationIssue, SpeechFormat, SpeechRequest, SpeechUsage, Voice, VoiceList,
+  RealtimeServerEvent, RealtimeSessionInfo, TranscriptionResponse, TranscriptionStreamEvent,
 } from './types.js';
 export type { SpeechFormat, SpeechRequest, SpeechUsage } from './types.js';
 
@@ -61,6 +62,9 @@ export interface ParleyClientApi {
   readonly models: { list(options?: RequestOptions): Promise<ModelList> };
   /** Text to speech (`POST /v1/audio/speech`). */
   readonly speech: SpeechApi;
+  /** Speech to text: files (`POST /v1/audio/transcriptions`) and the realtime WebSocket. */
+  /** Optional only until the client implements it (issue 5 in progress). */
+  readonly transcription?: TranscriptionApi;
 }
 
 // ---------------------------------------------------------------- speech (client side; wire types in types.ts)
@@ -95,6 +99,129 @@ export interface SpeechApi {
   stream(request: SpeechRequest, options?: RequestOptions): SpeechAudioStream;
   /** `GET /v1/audio/voices` (the default relay table routes it for speech sessions). */
   voices(query?: { limit?: number; offset?: number; type?: 'all' | 'custom' | 'preset' }, options?: RequestOptions): Promise<SpeechVoiceList>;
+}
+
+// ---------------------------------------------------------------- transcription (client side; wire types in types.ts)
+
+/** Options of a file transcription (form fields of `POST /v1/audio/transcriptions`). */
+export interface TranscribeOptions extends RequestOptions {
+  /** Default `voxtral-mini-latest`. */
+  model?: string;
+  /** e.g. `en`; the platform says it cannot be combined with `timestampGranularities`. */
+  language?: string;
+  temperature?: number;
+  diarize?: boolean;
+  contextBias?: string[];
+  timestampGranularities?: Array<'segment' | 'word'>;
+  /** File name sent in the form; default the File's name, else `audio.<ext>` from the Blob type. */
+  filename?: string;
+}
+
+/** A streamed file transcription: the four event types of the platform, in order, abortable. */
+export interface TranscriptionEventStream extends AsyncIterable<TranscriptionStreamEvent> {
+  /** The `transcription.done` payload; rejects with a PlatformError when the stream fails or ends without it. */
+  readonly result: Promise<TranscriptionResponse>;
+  abort(): void;
+}
+
+/** Options of {@link TranscriptionApi.realtime}. */
+export interface RealtimeTranscriptionOptions extends RequestOptions {
+  /** Default `voxtral-mini-transcribe-realtime-2602`. */
+  model?: string;
+  /** Rate of the s16le PCM that will be appended (default 16000); sent as `session.update` when not the server's. */
+  sampleRate?: number;
+  targetStreamingDelayMs?: number;
+}
+
+/**
+ * One realtime WebSocket session. Iterate it for server events (after `session.created`: language,
+ * text deltas, segments, `transcription.done`, `error`); the iteration ends when the socket closes.
+ */
+export interface RealtimeTranscriptionSession extends AsyncIterable<RealtimeServerEvent> {
+  /** The session as `session.created` (or a later `session.updated`) described it. */
+  readonly info: RealtimeSessionInfo;
+  /** Sends s16le mono PCM at the session's rate (`input_audio.append`, base64). */
+  append(pcm: Int16Array): void;
+  /** `input_audio.flush`: transcribe what was sent so far without ending the session. */
+  flush(): void;
+  /** `input_audio.end`: no more audio. Resolves with the `transcription.done` payload; rejects with a PlatformError. */
+  end(): Promise<TranscriptionResponse>;
+  /** Closes the socket at once (what was received is kept by the caller). */
+  close(): void;
+  readonly closed: boolean;
+}
+
+/** `client.transcription`. */
+export interface TranscriptionApi {
+  /** One request, the whole result (`stream=false`). */
+  transcribe(file: Blob, options?: TranscribeOptions): Promise<TranscriptionResponse>;
+  /** Streamed (`stream=true`, SSE). Retries before the first byte only. */
+  transcribeStream(file: Blob, options?: TranscribeOptions): TranscriptionEventStream;
+  /**
+   * Opens the realtime WebSocket: asks `POST {base}/v1/client/sessions` for a short-lived `rt_` secret
+   * (the relay's are single-use, 60 s), connects to `{base}/v1/audio/transcriptions/realtime?model=…`
+   * with subprotocols `['realtime', secret]`, and resolves after `session.created` (and `session.updated`
+   * when a sample rate was asked).
+   */
+  realtime(options?: RealtimeTranscriptionOptions): Promise<RealtimeTranscriptionSession>;
+}
+
+// ---------------------------------------------------------------- voice input (microphone → text; src/audio/capture)
+
+/** Why voice input failed, in words an element can show. */
+export type VoiceInputErrorKind = 'permission-denied' | 'no-microphone' | 'unsupported' | 'microphone-busy' | 'network' | 'platform';
+export interface VoiceInputError { kind: VoiceInputErrorKind; message: string; cause?: unknown }
+
+export type VoiceInputState = 'idle' | 'starting' | 'listening' | 'finishing' | 'error';
+
+/** A finished utterance (or a whole toggle recording). */
+export interface VoiceInputResult { text: string; segments: TranscriptionResponse['segments']; language: string | null; durationSeconds: number }
+
+export interface VoiceInputEventMap {
+  state: VoiceInputState;
+  /** Input level 0..1 (RMS mapped from dBFS), about 20 times a second while listening. */
+  level: number;
+  /** Voice activity detection: speech started / ended (ended after `endOfUtteranceMs` of silence). */
+  speechstart: void;
+  speechend: void;
+  /** The words recognised so far in this recording (whole text, not a delta). */
+  partial: string;
+  /** A segment with its times (seconds from the start of the recording). */
+  segment: { text: string; start: number; end: number; speaker_id?: string | null };
+  final: VoiceInputResult;
+  error: VoiceInputError;
+}
+
+export interface VoiceInputOptions {
+  client: ParleyClientApi;
+  /** Realtime model (default the client's default). */
+  model?: string;
+  /**
+   * `utterance`: stops by itself after the first utterance ends (voice activity detection) and gives its final text;
+   * `continuous`: listens until {@link VoiceInputApi.stop} (one final for the whole recording).
+   */
+  mode?: 'utterance' | 'continuous';
+  /** Silence that ends an utterance, ms (default 800). */
+  endOfUtteranceMs?: number;
+  /** Give up in `utterance` mode when no speech starts within this many ms (default 8000; 0 = never). */
+  noSpeechTimeoutMs?: number;
+  echoCancellation?: boolean;
+  noiseSuppression?: boolean;
+  autoGainControl?: boolean;
+  deviceId?: string;
+}
+
+/** Microphone capture + voice activity detection + realtime transcription, as one controller for the elements. */
+export interface VoiceInputApi {
+  readonly state: VoiceInputState;
+  /** Asks for the microphone (call inside a user gesture), opens the realtime session and starts listening. */
+  start(): Promise<void>;
+  /** Ends the audio and resolves with the final result (null when nothing was said). */
+  stop(): Promise<VoiceInputResult | null>;
+  /** Stops at once; no final. */
+  cancel(): void;
+  on<K extends keyof VoiceInputEventMap>(type: K, listener: (value: VoiceInputEventMap[K]) => void): () => void;
+  dispose(): void;
 }
 
 // ---------------------------------------------------------------- history store

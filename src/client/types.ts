@@ -414,6 +414,33 @@ export interface TranscriptionSegmentEvent { type: 'transcription.segment'; text
 export interface TranscriptionDoneEvent extends TranscriptionResponse { type: 'transcription.done' }
 export type TranscriptionStreamEvent = TranscriptionLanguageEvent | TranscriptionTextDeltaEvent | TranscriptionSegmentEvent | TranscriptionDoneEvent;
 
+// ---------------------------------------------------------------- realtime transcription (WebSocket, reference §5.3–5.4)
+
+export type RealtimeAudioEncoding = 'pcm_s16le' | 'pcm_s32le' | 'pcm_f16le' | 'pcm_f32le' | 'pcm_mulaw' | 'pcm_alaw';
+export interface RealtimeAudioFormat { encoding: RealtimeAudioEncoding; sample_rate: number }
+/** `session` of `session.created` / `session.updated`. */
+export interface RealtimeSessionInfo { request_id: string; model: string; audio_format: RealtimeAudioFormat; target_streaming_delay_ms?: number | null }
+export interface RealtimeSessionEvent { type: 'session.created' | 'session.updated'; session: RealtimeSessionInfo }
+export interface RealtimeErrorEvent { type: 'error'; error: { message: string | Record<string, unknown>; code: number } }
+/** Server → client messages of the realtime WebSocket. */
+export type RealtimeServerEvent = RealtimeSessionEvent | RealtimeErrorEvent | TranscriptionStreamEvent;
+/** Client → server messages of the realtime WebSocket. */
+export type RealtimeClientMessage =
+  | { type: 'session.update'; session: { audio_format?: RealtimeAudioFormat; target_streaming_delay_ms?: number | null } }
+  | { type: 'input_audio.append'; audio: string }
+  | { type: 'input_audio.flush' }
+  | { type: 'input_audio.end' };
+
+/** `POST /v1/client/sessions` body: a short-lived `rt_` secret for a browser WebSocket. */
+export interface ClientSessionRequest { purpose: 'realtime'; model: string; ttl_seconds?: number | null }
+/** `POST /v1/client/sessions` answer (201). */
+export interface ClientSessionResponse {
+  object: 'client.session';
+  purpose: 'realtime';
+  expires_at: string;
+  client_secret: { value: string; expires_at: string };
+}
+
 // ---------------------------------------------------------------- errors
 
 /** One item of a 422 body (FastAPI style). */
