@@ -21,6 +21,10 @@ import { TranscriptionCatalog } from './engines/transcription/catalog.js';
 import type { TranscriptionEngine } from './engines/transcription/types.js';
 import { createPocketsphinxEngine } from './engines/transcription/pocketsphinx.js';
 import { DEFAULT_JSON_LIMIT } from './validation.js';
+import type { UpgradeHandler } from '../server/node-serve.js';
+import { ClientSecretStore } from './realtime/client-secrets.js';
+import { clientSessionRoutes } from './routes/client-sessions.js';
+import { realtimeTranscriptionEndpoint } from './routes/realtime-transcription.js';
 
 export interface PlatformOptions {
   /** Key callers send as `Authorization: Bearer <key>` (or `x-api-key`). */
@@ -47,15 +51,27 @@ export interface PlatformOptions {
   transcriptionUrlAllowlist?: string[];
   /** Cap on JSON request bodies in bytes (413 above it). */
   maxJsonBytes?: number;
+  /** Realtime transcription WebSocket: a session with no client message for this long gets error 408 and is closed (default 30 s). */
+  realtimeIdleTimeoutMs?: number;
+  /** Realtime transcription WebSocket: longest session, then error 408 and close (default 15 min). */
+  realtimeMaxSessionMs?: number;
+  /** Realtime transcription WebSocket: larger frames get error 413 and are dropped (default 1 MiB; above 4× ws closes with 1009). */
+  realtimeMaxMessageBytes?: number;
   /** Where unexpected errors are reported (default: console.error). */
   onError?: (error: unknown) => void;
 }
 
-/** The local platform as a Web-standard fetch handler. */
+/** The local platform as a Web-standard fetch handler, plus the upgrade handler of its WebSocket route. */
 export interface Platform {
   fetch(request: Request): Promise<Response>;
+  /**
+   * Takes HTTP upgrades of `/v1/audio/transcriptions/realtime` (realtime transcription WebSocket) and returns
+   * false for any other path; pass it to the Node adapter: `serveFetch(platform.fetch, { upgrade: [platform.handleUpgrade] })`.
+   */
+  handleUpgrade: UpgradeHandler;
   /** Resolves once the database is open and migrated. */
   ready(): Promise<void>;
+  /** Closes open realtime sockets, stops the engines and closes the database. */
   close(): Promise<void>;
 }
 
@@ -72,6 +88,18 @@ export function createPlatform(options: PlatformOptions): Platform {
   const chat = new ChatModelRegistry(options.chatEngines ?? defaultChatEngines(options));
   const speech = new SpeechCatalog(options.speechEngines ?? [createEspeakSpeechEngine()]);
   const transcription = new TranscriptionCatalog(options.transcriptionEngines ?? [createPocketsphinxEngine()]);
+  const secrets = new ClientSecretStore();
+  const realtime = realtimeTranscriptionEndpoint({
+    keys: apiKeys(options),
+    secrets,
+    transcription,
+    limits: {
+      idleTimeoutMs: options.realtimeIdleTimeoutMs ?? 30_000,
+      maxSessionMs: options.realtimeMaxSessionMs ?? 15 * 60_000,
+      maxMessageBytes: options.realtimeMaxMessageBytes ?? 1024 * 1024,
+    },
+    report,
+  });
   const opened = openDb(options.dataDir).then((db) => {
     const ctx: PlatformContext = {
       db,
@@ -83,7 +111,7 @@ export function createPlatform(options: PlatformOptions): Platform {
       audioInput: { maxAudioBytes: options.maxAudioBytes ?? DEFAULT_MAX_AUDIO_BYTES, urlAllowlist: options.transcriptionUrlAllowlist ?? [] },
       limits: { maxJsonBytes: options.maxJsonBytes ?? DEFAULT_JSON_LIMIT },
     };
-    return { db, app: buildApp(ctx, options, report) };
+    return { db, app: buildApp(ctx, options, secrets, report) };
   });
   opened.catch(report);
 
@@ -92,10 +120,12 @@ export function createPlatform(options: PlatformOptions): Platform {
       const { app } = await opened;
       return app.fetch(request);
     },
+    handleUpgrade: realtime.handleUpgrade,
     async ready() {
       await opened;
     },
     async close() {
+      await realtime.close();
       const { db } = await opened;
       await chat.close();
       await speech.close();
@@ -105,9 +135,12 @@ export function createPlatform(options: PlatformOptions): Platform {
   };
 }
 
-function buildApp(ctx: PlatformContext, options: PlatformOptions, report: (e: unknown) => void): Hono {
+/** The keys accepted on every route. */
+const apiKeys = (options: PlatformOptions) => new Set([options.apiKey, options.adminKey].filter((k): k is string => !!k));
+
+function buildApp(ctx: PlatformContext, options: PlatformOptions, secrets: ClientSecretStore, report: (e: unknown) => void): Hono {
   const app = new Hono();
-  const keys = new Set([options.apiKey, options.adminKey].filter((k): k is string => !!k));
+  const keys = apiKeys(options);
 
   app.onError((err, c) => errorResponse(err, c, report));
   app.notFound((c) => c.json(genericError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, 'invalid_request_error', 'not_found').body, 404));
@@ -126,6 +159,7 @@ function buildApp(ctx: PlatformContext, options: PlatformOptions, report: (e: un
   app.route('/', conversationRoutes(ctx));
   app.route('/', speechRoutes(ctx));
   app.route('/', transcriptionRoutes(ctx));
+  app.route('/', clientSessionRoutes(ctx, secrets));
   return app;
 }
 

@@ -1,6 +1,8 @@
 export { createPlatform, defaultChatEngines } from './app.js';
 export type { Platform, PlatformOptions } from './app.js';
 export { servePlatform } from './node.js';
+export type { UpgradeHandler } from '../server/node-serve.js';
+export { REALTIME_TRANSCRIPTION_PATH } from './routes/realtime-transcription.js';
 export type { ChatEngine, ChatEngineEvent, ChatTurnRequest, HandoffTarget } from './engines/chat/types.js';
 export { createLocalChatEngine } from './engines/chat/local.js';
 export { createOpenAICompatibleChatEngine } from './engines/chat/openai-compatible.js';

@@ -107,6 +107,10 @@ export function issuesToDetail(issues: readonly ZodIssue[], root: unknown, locPr
         break;
       }
       case 'invalid_value': {
+        if (input === undefined) {
+          out.push({ loc, msg: 'Field required', type: 'missing' });
+          break;
+        }
         const expected = issue.values.map((v) => `'${String(v)}'`).join(', ');
         out.push({ loc, msg: `Input should be ${issue.values.length > 1 ? `one of ${expected}` : expected}`, type: issue.values.length > 1 ? 'enum' : 'literal_error', input, ctx: { expected } });
         break;

@@ -17,26 +17,24 @@
  *   but unsupported containers or codecs (FLAC, M4A, Ogg Vorbis, WebM Vorbis…) → 415; not audio → 422; larger than `maxAudioBytes`
  *   → 413; `file_id` → 422 (no files API). `file_url` is fetched only when its host (`host` or `host:port`) is
  *   on the `transcriptionUrlAllowlist` option (default empty → 422); redirects are not followed.
- * - Unknown or non-transcription model → 400 `invalid_model`. Engine missing → 503 naming the apt-get line;
+ * - Unknown or non-transcription model (also the realtime-only model) → 400 `invalid_model`. Engine missing → 503 naming the apt-get line;
  *   busy → 503 with `Retry-After: 1`.
- * - usage: `prompt_audio_seconds` = audio length rounded up, `prompt_tokens` = 12.5 per audio second (Voxtral's
- *   80 ms audio tokens), `completion_tokens` = words of the text, `total_tokens` = sum.
+ * - Text joining, segments and usage: see engines/transcription/transcript.ts (shared with the realtime WebSocket).
  */
 import { Hono } from 'hono';
-import type { ValidationIssue, TranscriptionResponse, TranscriptionSegment } from '../../client/types.js';
+import type { ValidationIssue } from '../../client/types.js';
 import type { PlatformContext } from '../context.js';
 import { sseEvent, sseResponse } from '../sse.js';
 import { engineBusy, engineUnavailable, genericError, invalidField, validationError } from '../errors.js';
 import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
 import { InvalidAudioError, SUPPORTED_AUDIO, UnsupportedAudioError, decodeAudio, toEnginePcm, type DecodedAudio } from '../engines/transcription/decode.js';
 import { TranscriptionEngineBusyError, TranscriptionEngineUnavailableError, type Utterance } from '../engines/transcription/types.js';
+import { Transcript, type Granularity } from '../engines/transcription/transcript.js';
 
 /** Default cap on an audio file (upload or fetched), in bytes. */
 export const DEFAULT_MAX_AUDIO_BYTES = 25 * 1024 * 1024;
 const FORM_OVERHEAD = 64 * 1024;
 const MAX_CONTEXT_BIAS = 100;
-
-type Granularity = 'segment' | 'word';
 
 interface TranscriptionForm {
   model: string;
@@ -182,27 +180,6 @@ function engineError(err: unknown): unknown {
   return err;
 }
 
-const r3 = (n: number) => Math.round(n * 1000) / 1000;
-
-function segmentsOf(u: Utterance, form: TranscriptionForm): TranscriptionSegment[] {
-  if (!form.granularities.length) return [];
-  const speaker_id = form.diarize ? 'speaker_1' : null;
-  if (form.granularities.includes('word')) {
-    return u.words.map((w) => ({ type: 'transcription_segment', text: w.word, start: r3(w.start), end: r3(w.end), score: w.confidence === null ? null : r3(w.confidence), speaker_id }));
-  }
-  const conf = u.words.map((w) => w.confidence).filter((c): c is number => c !== null);
-  const score = conf.length ? r3(conf.reduce((a, b) => a + b, 0) / conf.length) : null;
-  return [{ type: 'transcription_segment', text: u.text, start: r3(u.start), end: r3(u.end), score, speaker_id }];
-}
-
-function usageOf(audio: DecodedAudio, text: string) {
-  const seconds = audio.samples.length / audio.sampleRate;
-  const prompt = Math.ceil(seconds * 12.5);
-  const completion = (text.match(/\S+/g) ?? []).length;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_audio_seconds: Math.ceil(seconds) };
-}
-
-
 export function transcriptionRoutes(ctx: PlatformContext): Hono {
   const app = new Hono();
   const { maxAudioBytes, urlAllowlist } = ctx.audioInput;
@@ -210,7 +187,7 @@ export function transcriptionRoutes(ctx: PlatformContext): Hono {
   app.post('/v1/audio/transcriptions', async (c) => {
     const form = await parseForm(await readForm(c.req.raw, maxAudioBytes), maxAudioBytes, urlAllowlist);
     const resolved = ctx.transcription.resolve(form.model);
-    if (!resolved) throw invalidModel(form.model);
+    if (!resolved?.card.capabilities.audio_transcription) throw invalidModel(form.model);
     const local = new AbortController();
     const signal = AbortSignal.any([c.req.raw.signal, local.signal]);
     const bytes = form.file ?? (await fetchAudio(form.fileUrl!, maxAudioBytes, signal));
@@ -234,18 +211,13 @@ export function transcriptionRoutes(ctx: PlatformContext): Hono {
       throw engineError(err);
     }
 
-    const texts: string[] = [];
-    const segments: TranscriptionSegment[] = [];
-    const done = (): TranscriptionResponse => {
-      const text = texts.join(' ');
-      return { model, text, language, segments, usage: usageOf(audio, text) };
-    };
+    const transcript = new Transcript({ granularities: form.granularities, diarize: form.diarize });
+    const done = () => transcript.result(model, language, audio.samples.length / audio.sampleRate);
 
     if (!form.stream) {
       try {
         for (let r = first; !r.done; r = await utterances.next()) {
-          texts.push(r.value.text);
-          segments.push(...segmentsOf(r.value, form));
+          transcript.add(r.value);
         }
       } finally {
         await utterances.return?.();
@@ -271,10 +243,9 @@ export function transcriptionRoutes(ctx: PlatformContext): Hono {
             controller.close();
             return;
           }
-          controller.enqueue(sseEvent('transcription.text.delta', { text: texts.length ? ` ${r.value.text}` : r.value.text }));
-          texts.push(r.value.text);
-          for (const s of segmentsOf(r.value, form)) {
-            segments.push(s);
+          const added = transcript.add(r.value);
+          controller.enqueue(sseEvent('transcription.text.delta', { text: added.delta }));
+          for (const s of added.segments) {
             controller.enqueue(sseEvent('transcription.segment', { text: s.text, start: s.start, end: s.end, speaker_id: s.speaker_id ?? null }));
           }
         } catch (err) {

@@ -45,6 +45,20 @@ export const POCKETSPHINX_CARD = modelCard({
   aliases: ['voxtral-mini-latest', 'voxtral-mini-2507'],
 });
 
+/**
+ * The same engine behind the realtime WebSocket (`/v1/audio/transcriptions/realtime`), standing in for Voxtral Mini
+ * Transcribe Realtime. Realtime only, like the real model: the file route refuses it.
+ */
+export const POCKETSPHINX_REALTIME_CARD = modelCard({
+  id: 'parley-pocketsphinx-realtime',
+  name: 'PocketSphinx realtime (US English)',
+  description: 'Local streaming speech-to-text with CMU PocketSphinx (en-us) over the realtime WebSocket, standing in for Voxtral Mini Transcribe Realtime. English only; one segment per utterance as its voice activity detection cuts them.',
+  ownedBy: 'parley',
+  created: 1_700_000_000,
+  capabilities: { audio_transcription_realtime: true },
+  aliases: ['voxtral-mini-transcribe-realtime-2602', 'voxtral-mini-transcribe-realtime-latest'],
+});
+
 const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
 const WORD_LINE = /^(\S+) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?)$/;
 
@@ -156,6 +170,7 @@ export function createPocketsphinxEngine(options: PocketsphinxOptions = {}): Tra
       });
       const proc = child;
       job.signal?.addEventListener('abort', onAbort, { once: true });
+      if (job.signal?.aborted) kill(); // aborted while it was starting
       const parser = new PocketsphinxOutputParser();
       let stderr = '';
       proc.stderr.on('data', (d: Buffer) => { if (stderr.length < 4000) stderr += d.toString(); });
@@ -211,7 +226,7 @@ export function createPocketsphinxEngine(options: PocketsphinxOptions = {}): Tra
 
   return {
     id: 'pocketsphinx',
-    models: () => [POCKETSPHINX_CARD],
+    models: () => [POCKETSPHINX_CARD, POCKETSPHINX_REALTIME_CARD],
     async ready() {
       checked ??= check();
       try { await checked; } catch (err) { checked = undefined; throw err; }
