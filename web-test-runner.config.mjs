@@ -1,13 +1,14 @@
 // Browser tests in Debian's Chromium (no browser download): test/browser/**/*.test.ts.
-// The dev server also hosts the real relay in front of the local platform at /api (from dist/:
-// run `npx tsc -p tsconfig.json` first; `npm test` does), and a probe that records requests.
+// The dev server also hosts the real relay in front of the local platform at /api, its realtime
+// WebSocket included (from dist/: run `npx tsc -p tsconfig.json` first; `npm test` does), and a
+// probe that records requests.
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { probeMiddleware } from './test/browser/server/probe-middleware.mjs';
-import { createRelayMiddleware } from './test/browser/server/relay-middleware.mjs';
+import { createRelayServer } from './test/browser/server/relay-middleware.mjs';
 import { writeFakeMicWav } from './test/browser/server/fake-mic.mjs';
 
 const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
@@ -40,6 +41,7 @@ function freePort() {
 const hostname = 'localhost';
 const port = Number(process.env.WTR_PORT) || await freePort();
 const origin = `http://${hostname}:${port}`;
+const relay = await createRelayServer({ rootDir, origin, tokenDelayMs: 5 });
 
 export default {
   files: 'test/browser/**/*.test.ts',
@@ -49,7 +51,7 @@ export default {
   port,
   testsFinishTimeout: 120_000,
   testFramework: { config: { timeout: 15_000 } },
-  middleware: [probeMiddleware(), await createRelayMiddleware({ rootDir, origin, tokenDelayMs: 5 })],
-  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' })],
+  middleware: [probeMiddleware(), relay.middleware],
+  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' }), relay.plugin],
   browsers: [chromeLauncher({ launchOptions: { executablePath, headless: true, args: chromiumFlags } })],
 };

@@ -18,6 +18,8 @@ import { ensureDemoAgents } from './demo-agents.js';
 
 const DEV_API_KEY = 'parley-dev-key';
 const DEV_ADMIN_KEY = 'parley-dev-admin-key';
+/** The realtime transcription model the demo's voice input asks for (the local platform serves it with pocketsphinx). */
+const REALTIME_MODEL = 'voxtral-mini-transcribe-realtime-2602';
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const HELP = `Usage: parley <command> [options]
@@ -96,9 +98,10 @@ function localPlatform(values: Values, defaultDelay: number): { platform: Platfo
 async function runPlatform(values: Values): Promise<void> {
   const { platform, notes } = localPlatform(values, 0);
   await platform.ready();
-  const server = await serveFetch(platform.fetch, { port: parseNumber('--port', values.port ?? '8788'), hostname: values.host });
+  const server = await serveFetch(platform.fetch, { port: parseNumber('--port', values.port ?? '8788'), hostname: values.host, upgrade: [platform.handleUpgrade] });
   process.stdout.write([
     `Parley local platform: ${server.url}/v1`,
+    `  realtime       ${server.url.replace(/^http/, 'ws')}/v1/audio/transcriptions/realtime?model=voxtral-mini-transcribe-realtime-2602`,
     `  API base URL   ${server.url}   (SDK: new Mistral({ serverURL: '${server.url}', apiKey }))`,
     ...notes,
   ].join('\n') + '\n');
@@ -113,7 +116,7 @@ async function runRelay(values: Values): Promise<void> {
   const relay = createRelay({ upstream: { baseUrl, apiKey: apiKey! }, secret, allowedOrigins: values['allow-origin'] ?? [], basePath: '' });
   const server = await serveRelay(relay, { port: parseNumber('--port', values.port ?? '8789'), hostname: values.host });
   process.stdout.write([
-    `Parley relay: ${server.url}   (sessions: POST ${server.url}/session; platform paths under ${server.url}/v1)`,
+    `Parley relay: ${server.url}   (sessions: POST ${server.url}/session; platform paths under ${server.url}/v1, realtime WebSocket included)`,
     `  upstream       ${baseUrl}`,
     `  origins        ${(values['allow-origin'] ?? []).join(' ') || '(none: only same-origin pages; add --allow-origin)'}`,
     secret ? '' : '  secret         random for this process (set PARLEY_RELAY_SECRET to keep tokens valid across restarts)',
@@ -127,6 +130,8 @@ async function runStart(values: Values): Promise<void> {
   if (!existsSync(join(browserDir, 'agent-chat.js'))) fail(`the browser bundle is missing (${browserDir}); run \`npm run build\` first`);
 
   const realKey = process.env.PLATFORM_API_KEY;
+  // The relay reaches the local platform's WebSocket over loopback, at this server's own URL (known once listening).
+  let ownUrl = '';
   let platform: Platform | undefined;
   let relay: Relay;
   let demo: { agentId?: string; model?: string };
@@ -137,7 +142,7 @@ async function runStart(values: Values): Promise<void> {
     demo = agentId ? { agentId } : { model: process.env.PARLEY_MODEL || 'mistral-small-latest' };
     relay = createRelay({
       upstream: { baseUrl, apiKey: realKey }, basePath: '/api', secret: relaySecret(resolve(values.data)),
-      policy: demoPolicy(demo.agentId ? [demo.agentId] : [], demo.model ? [demo.model] : []),
+      policy: demoPolicy(demo.agentId ? [demo.agentId] : [], [...(demo.model ? [demo.model] : []), REALTIME_MODEL]),
     });
     lines.push(`  upstream       ${baseUrl} (PLATFORM_API_KEY is set; the key stays in this process)`);
   } else {
@@ -147,9 +152,9 @@ async function runStart(values: Values): Promise<void> {
     const agents = await ensureDemoAgents(platform.fetch, local.apiKey);
     demo = { agentId: agents.shopAgentId };
     relay = createRelay({
-      upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch },
+      upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch, webSocketBaseUrl: () => ownUrl.replace(/^http/, 'ws') },
       basePath: '/api', secret: relaySecret(local.dataDir),
-      policy: demoPolicy([agents.shopAgentId, agents.billingAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx']),
+      policy: demoPolicy([agents.shopAgentId, agents.billingAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx', REALTIME_MODEL]),
     });
     lines.push('  upstream       the local platform (in this process)', ...local.notes,
       `  platform API   http://${values.host}:<port>/v1 (for the SDK, with the API key above)`);
@@ -165,7 +170,8 @@ async function runStart(values: Values): Promise<void> {
   app.use('/assets/*', serveStatic({ root: relativeToCwd(browserDir), rewriteRequestPath: (path) => path.replace(/^\/assets/, '') }));
   app.use('/*', serveStatic({ root: relativeToCwd(join(PACKAGE_ROOT, 'demo')) }));
 
-  const server = await serveFetch(app.fetch, { port, hostname: values.host });
+  const server = await serveFetch(app.fetch, { port, hostname: values.host, upgrade: platform ? [relay.handleUpgrade, platform.handleUpgrade] : [relay.handleUpgrade] });
+  ownUrl = server.url;
   process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  relay          ${server.url}/api`,
     ...lines.map((l) => l.replace('<port>', String(server.port)))].join('\n') + '\n');
   onStop(async () => { await server.close(); await platform?.close(); });

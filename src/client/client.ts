@@ -3,14 +3,18 @@
  * JSON calls, streamed turns as async iterables, one error type, retries before any answer,
  * and a bearer token from a relay session or the site's own function.
  */
-import type { ConversationStream, ParleyClientApi, RequestOptions, SpeechAudioStream, SpeechRequest, SpeechVoiceList } from './contracts.js';
 import type {
-  Agent, AgentConversation, AppendConversationRequest, ConversationHistory, ConversationMessages, ModelConversation,
-  ModelList, RestartConversationRequest, StartConversationRequest,
+  ConversationStream, ParleyClientApi, RealtimeTranscriptionOptions, RequestOptions, SpeechAudioStream, SpeechRequest, SpeechVoiceList,
+  TranscribeOptions, TranscriptionEventStream,
+} from './contracts.js';
+import type {
+  Agent, AgentConversation, AppendConversationRequest, ClientSessionRequest, ClientSessionResponse, ConversationHistory, ConversationMessages,
+  ModelConversation, ModelList, RestartConversationRequest, StartConversationRequest, TranscriptionResponse, TranscriptionStreamEvent,
 } from './types.js';
 import { ConversationEventStream } from './conversation-stream.js';
 import { PlatformError } from './errors.js';
 import { DeferredSpeechStream } from './deferred-speech-stream.js';
+import { DeferredStream } from './deferred-stream.js';
 import { fetchWithRetry, retryPolicy, type RetryOptions, type RetryPolicy } from './retry.js';
 import type { TokenSource } from './session.js';
 
@@ -25,6 +29,11 @@ export interface ParleyClientOptions {
   session?: TokenSource;
   /** Retries before any answer arrived (429/503, network errors). */
   retry?: RetryOptions;
+  /**
+   * WebSocket class for realtime transcription (default: the global `WebSocket`, looked up at call
+   * time). Node 20 has none: pass the `ws` package's class (`import { WebSocket } from 'ws'`).
+   */
+  webSocket?: typeof WebSocket;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -41,6 +50,7 @@ export class ParleyClient implements ParleyClientApi {
   readonly #fetch: typeof fetch;
   readonly #tokens: TokenSource | null;
   readonly #retry: RetryPolicy;
+  readonly #webSocket: typeof WebSocket | undefined;
 
   constructor(options: ParleyClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -48,6 +58,7 @@ export class ParleyClient implements ParleyClientApi {
     this.#fetch = custom ?? ((input, init) => globalThis.fetch(input, init));
     this.#tokens = options.session ?? (options.getToken ? { getToken: options.getToken } : null);
     this.#retry = retryPolicy(options.retry);
+    this.#webSocket = options.webSocket;
   }
 
   readonly conversations: ParleyClientApi['conversations'] = {
@@ -97,13 +108,38 @@ export class ParleyClient implements ParleyClientApi {
       this.#json<SpeechVoiceList>('GET', '/v1/audio/voices', { query: { limit: query?.limit, offset: query?.offset, type: query?.type }, signal: options?.signal }),
   };
 
+  // The transcription code is loaded on first use too.
+  readonly transcription: ParleyClientApi['transcription'] = {
+    transcribe: async (file: Blob, options: TranscribeOptions = {}) => {
+      const { transcriptionForm, transcriptionResult } = await import('./transcription.js');
+      const body = await this.#json<unknown>('POST', '/v1/audio/transcriptions', { form: transcriptionForm(file, options, false), signal: options.signal });
+      return transcriptionResult(body);
+    },
+    transcribeStream: (file: Blob, options: TranscribeOptions = {}): TranscriptionEventStream => new DeferredTranscriptionStream(
+      import('./transcription.js').then(({ TranscriptionSseStream }) =>
+        new TranscriptionSseStream(this.baseUrl + '/v1/audio/transcriptions', file, options, (url, init) => this.#send(url, init))),
+    ),
+    realtime: async (options: RealtimeTranscriptionOptions = {}) => {
+      const { openRealtimeTranscription } = await import('./realtime.js');
+      return openRealtimeTranscription({
+        baseUrl: this.baseUrl,
+        webSocket: this.#webSocket,
+        createSecret: (model, signal) => {
+          const body: ClientSessionRequest = { purpose: 'realtime', model };
+          return this.#json<ClientSessionResponse>('POST', '/v1/client/sessions', { body, signal });
+        },
+      }, options);
+    },
+  };
+
   #stream(path: string, request: object, options?: RequestOptions): ConversationStream {
     return new ConversationEventStream(this.baseUrl + path, { ...request, stream: true }, (url, init) => this.#send(url, init), options?.signal);
   }
 
-  async #json<T>(method: string, path: string, options: { query?: Query; body?: unknown; signal?: AbortSignal }): Promise<T> {
+  /** A call answered with JSON; `body` is sent as JSON, `form` as multipart (fetch writes its boundary). */
+  async #json<T>(method: string, path: string, options: { query?: Query; body?: unknown; form?: FormData; signal?: AbortSignal }): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    let body: string | undefined;
+    let body: string | FormData | undefined = options.form;
     if (options.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.body);
@@ -148,6 +184,17 @@ export class ParleyClient implements ParleyClientApi {
         { cause: error },
       );
     }
+  }
+}
+
+/** A streamed transcription whose code is still loading; `result` follows the loaded stream's. */
+class DeferredTranscriptionStream extends DeferredStream<TranscriptionStreamEvent, TranscriptionEventStream> implements TranscriptionEventStream {
+  readonly result: Promise<TranscriptionResponse>;
+
+  constructor(stream: Promise<TranscriptionEventStream>) {
+    super(stream);
+    this.result = this.loading.then((s) => s.result);
+    this.result.catch(() => {}); // reading `result` is optional
   }
 }
 

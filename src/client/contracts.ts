@@ -63,8 +63,7 @@ export interface ParleyClientApi {
   /** Text to speech (`POST /v1/audio/speech`). */
   readonly speech: SpeechApi;
   /** Speech to text: files (`POST /v1/audio/transcriptions`) and the realtime WebSocket. */
-  /** Optional only until the client implements it (issue 5 in progress). */
-  readonly transcription?: TranscriptionApi;
+  readonly transcription: TranscriptionApi;
 }
 
 // ---------------------------------------------------------------- speech (client side; wire types in types.ts)

@@ -16,6 +16,12 @@ export interface UpstreamOptions {
   apiKey: string;
   /** Fetch function for upstream calls (default: global fetch; `npm start` passes the local platform's handler). */
   fetch?: (request: Request) => Promise<Response>;
+  /**
+   * Base URL of the platform's WebSockets (realtime transcription), e.g. `wss://api.mistral.ai`; a
+   * function is asked on every connection (e.g. a server's own URL, known once it listens).
+   * Default: `baseUrl` with `http` → `ws`. Needed when `fetch` reaches the platform in-process.
+   */
+  webSocketBaseUrl?: string | (() => string);
 }
 
 /** Client request headers passed upstream (everything else is dropped). */

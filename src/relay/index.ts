@@ -14,3 +14,5 @@ export { createMemoryStateStore, type BucketSpec, type MemoryStateStoreOptions, 
 export type { RelaySigningKey, SessionClaims } from './session-tokens.js';
 export type { UpstreamOptions } from './forward.js';
 export { RelayError } from './errors.js';
+export { DEFAULT_REALTIME_LIMITS, type RealtimeLimits } from './realtime.js';
+export type { TicketClaims } from './session-tokens.js';

@@ -1,6 +1,6 @@
 /**
  * Node adapter: serves a relay on a port with `@hono/node-server`, passing each request's socket
- * address and raw request target to the relay (Web `Request`s have neither). A client that
+ * address and raw request target to the relay (Web `Request`s have neither), and its WebSocket upgrades. A client that
  * disconnects aborts the request's signal, which cancels the upstream call.
  */
 import { serveFetch } from '../server/node-serve.js';
@@ -28,7 +28,7 @@ export function nodeRelayEnv(incoming: { url?: string; socket: { remoteAddress?:
   return { clientIp: incoming.socket.remoteAddress, rawTarget: incoming.url };
 }
 
-/** Serves `relay` over HTTP on Node; resolves once listening. */
-export function serveRelay(relay: Pick<Relay, 'fetch'>, options: ServeRelayOptions = {}): Promise<ServedRelay> {
-  return serveFetch((request, env) => relay.fetch(request, nodeRelayEnv(env.incoming)), options);
+/** Serves `relay` over HTTP on Node, its realtime WebSocket included; resolves once listening. */
+export function serveRelay(relay: Pick<Relay, 'fetch' | 'handleUpgrade'>, options: ServeRelayOptions = {}): Promise<ServedRelay> {
+  return serveFetch((request, env) => relay.fetch(request, nodeRelayEnv(env.incoming)), { ...options, upgrade: [relay.handleUpgrade] });
 }

@@ -5,6 +5,7 @@
  *   scope (413/400/403) → stream cap (429) → upstream call → answer (headers rebuilt, SSE passed
  *   through, ownership learned).
  */
+import { createClientSession } from './client-sessions.js';
 import { preflightResponse } from './cors.js';
 import { authenticate } from './credentials.js';
 import { RelayError, badRequest, forbidden, methodNotAllowed, noRoute, payloadTooLarge, upstreamError } from './errors.js';
@@ -50,6 +51,7 @@ export async function handlePlatformRequest(runtime: RelayRuntime, state: Reques
   if (route.body?.kind === 'json') {
     bytes = await readCapped(request.body, route.body.maxBytes);
     json = parseJsonObject(bytes);
+    if (route.special === 'client-session') return createClientSession(runtime, state, json, claims);
     checkBody(route, json, claims);
   }
   const wantsStream = (route.streamFromBody && json?.stream === true)

@@ -3,6 +3,8 @@
  *
  *   POST {base}/session        mint / resume / refresh a session token (SessionResponse)
  *   {method} {base}/v1/…       the route table, forwarded to the platform with the relay's key
+ *                              (`POST {base}/v1/client/sessions` is answered here: a realtime ticket)
+ *   GET  {base}/v1/audio/transcriptions/realtime   WebSocket, through `handleUpgrade` (Node)
  *
  * Every answer, the relay's own errors included, carries `Cache-Control: no-store`,
  * `X-Content-Type-Options: nosniff`, `Server-Timing: relay;dur=…` (the relay's own time) and, for
@@ -16,6 +18,8 @@ import type { UpstreamOptions } from './forward.js';
 import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
 import { completePolicy, type RelayPolicy } from './policy.js';
 import { handlePlatformRequest } from './proxy.js';
+import { DEFAULT_REALTIME_LIMITS, createRealtimeUpgrade, webSocketBaseOf, type RealtimeLimits } from './realtime.js';
+import type { UpgradeHandler } from '../server/node-serve.js';
 import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './route-table.js';
 import type { AuthorizeHook, RelayRuntime, RequestState } from './runtime.js';
 import { handleSessionRequest } from './sessions.js';
@@ -64,6 +68,8 @@ export interface RelayOptions {
   routes?: RelayRoute[];
   /** Silence on a stream after which a `: ping` comment is sent (default 15 000 ms). */
   heartbeatMs?: number;
+  /** Caps of realtime WebSocket sessions (frame 256 KB, audio 64 MB, 30 min, idle 60 s). */
+  realtime?: Partial<RealtimeLimits>;
   /** Upstream silence after which a stream is closed and the upstream aborted (default 300 000 ms). */
   streamIdleTimeoutMs?: number;
   /** Time allowed for the upstream to answer with headers (default 60 000 ms). */
@@ -83,7 +89,12 @@ export interface Relay {
    * `@hono/node-server` passes `{incoming}` itself, so `serve({ fetch: relay.fetch })` works.
    */
   fetch(request: Request, env?: RelayEnv): Promise<Response>;
-  /** Ends a session: its tokens and resume tokens are refused from now on (new requests; open streams finish). */
+  /**
+   * Node `upgrade` handler for the realtime WebSocket (`serveFetch(…, { upgrade: [relay.handleUpgrade] })`):
+   * takes exactly `{base}/v1/audio/transcriptions/realtime?model=…`, returns false for anything else.
+   */
+  handleUpgrade: UpgradeHandler;
+  /** Ends a session: its tokens, resume tokens and unused tickets are refused from now on (new requests; open streams finish). */
   revokeSession(sessionId: string): Promise<void>;
 }
 
@@ -139,6 +150,7 @@ export function createRelay(options: RelayOptions): Relay {
     async fetch(request, env) {
       return app.fetch(request, env);
     },
+    handleUpgrade: createRealtimeUpgrade(runtime),
     async revokeSession(sessionId) {
       await runtime.store.revoke(sessionId, runtime.ownershipTtlSeconds + 60);
     },
@@ -183,9 +195,13 @@ function resolve(options: RelayOptions): RelayRuntime {
   const resumeTtlSeconds = options.resumeTtlSeconds ?? 30 * 24 * 3600;
   const report = options.onError ?? ((e: unknown) => console.error('[parley relay]', e));
   const upstreamFetch = options.upstream.fetch ?? ((request: Request) => fetch(request));
+  const wsBase = options.upstream.webSocketBaseUrl ?? webSocketBaseOf(options.upstream.baseUrl);
   return {
     basePath,
-    upstream: { baseUrl: options.upstream.baseUrl, apiKey: options.upstream.apiKey, fetch: upstreamFetch },
+    upstream: {
+      baseUrl: options.upstream.baseUrl, apiKey: options.upstream.apiKey, fetch: upstreamFetch,
+      webSocketBaseUrl: typeof wsBase === 'function' ? wsBase : () => wsBase,
+    },
     tokens: createSessionTokens({
       keys,
       issuer: options.issuer ?? 'parley-relay',
@@ -201,6 +217,7 @@ function resolve(options: RelayOptions): RelayRuntime {
     defaultPolicy: completePolicy(options.policy),
     authorize: options.authorize,
     addressLimits: { ...DEFAULT_ADDRESS_LIMITS, ...options.limits },
+    realtime: { ...DEFAULT_REALTIME_LIMITS, ...options.realtime },
     heartbeatMs: options.heartbeatMs ?? 15_000,
     streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 300_000,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 60_000,

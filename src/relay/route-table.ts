@@ -37,7 +37,7 @@ export interface RelayRoute {
   /** Whether the body's `stream: true` asks for an SSE answer (counts against the stream cap). */
   streamFromBody?: boolean;
   /** Built-in behaviour instead of plain forwarding. */
-  special?: 'list-conversations' | 'list-models';
+  special?: 'list-conversations' | 'list-models' | 'client-session';
   /** Event written when the upstream breaks mid-stream at an event boundary; omitted → plain `event: error`. */
   streamErrorEvent?: 'conversation';
 }
@@ -63,8 +63,8 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
 };
 
 /**
- * The default route table. Transcription and OCR are already listed (the local platform answers
- * them 404 today); further operations are added by passing more rows to `createRelay({ routes })`.
+ * The default route table; further operations are added by passing more rows to `createRelay({ routes })`.
+ * The realtime WebSocket is not a row: the relay's `handleUpgrade` serves exactly one path (realtime.ts).
  */
 export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS): RelayRoute[] {
   const conversationBody = { kind: 'json' as const, maxBytes: limits.conversations };
@@ -85,11 +85,13 @@ export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS): RelayRo
     { name: 'models.list', method: 'GET', path: '/v1/models', scope: 'models:read', query: ['provider', 'model'], special: 'list-models' },
     { name: 'models.get', method: 'GET', path: '/v1/models/{model_id}', scope: 'models:read', checkParam: { model: 'model_id' } },
     { name: 'voices.list', method: 'GET', path: '/v1/audio/voices', scope: 'speech', query: ['limit', 'offset', 'type'] },
-    // Extension rows: transcription and OCR are answered 404 by the local platform today.
     { name: 'speech.create', method: 'POST', path: '/v1/audio/speech', scope: 'speech', body: { kind: 'json', maxBytes: limits.speech },
       checkBody: { model: 'model' }, streamFromBody: true },
     { name: 'transcription.create', method: 'POST', path: '/v1/audio/transcriptions', scope: 'transcription',
       body: { kind: 'multipart', maxBytes: limits.transcription } },
+    // Answered by the relay (a one-time ticket for its realtime WebSocket route), never forwarded.
+    { name: 'client_sessions.create', method: 'POST', path: '/v1/client/sessions', scope: 'transcription',
+      body: { kind: 'json', maxBytes: 16 * KB }, special: 'client-session' },
     { name: 'ocr.process', method: 'POST', path: '/v1/ocr', scope: 'ocr', body: { kind: 'json', maxBytes: limits.ocr }, checkBody: { model: 'model' } },
   ];
 }

@@ -5,6 +5,7 @@
 import type { RelayEnv } from './client-address.js';
 import type { AddressLimits } from './limits.js';
 import type { RelayPolicy } from './policy.js';
+import type { RealtimeLimits } from './realtime.js';
 import type { RouteTable } from './route-table.js';
 import type { SessionTokens } from './session-tokens.js';
 import type { RelayStateStore } from './state-store.js';
@@ -39,7 +40,7 @@ export type AuthorizeHook = (request: Request, context: SessionRequestContext) =
 /** The resolved configuration every handler reads. */
 export interface RelayRuntime {
   basePath: string;
-  upstream: { baseUrl: string; apiKey: string; fetch: (request: Request) => Promise<Response> };
+  upstream: { baseUrl: string; apiKey: string; fetch: (request: Request) => Promise<Response>; webSocketBaseUrl: () => string };
   tokens: SessionTokens;
   store: RelayStateStore;
   routes: RouteTable;
@@ -47,6 +48,7 @@ export interface RelayRuntime {
   defaultPolicy: RelayPolicy;
   authorize?: AuthorizeHook;
   addressLimits: AddressLimits;
+  realtime: RealtimeLimits;
   heartbeatMs: number;
   streamIdleTimeoutMs: number;
   upstreamTimeoutMs: number;

@@ -1,7 +1,8 @@
 /**
- * Session tokens: short-lived HS256 JWTs the page sends as `Authorization: Bearer`, and long-lived
- * resume tokens (another `aud` and `typ`) that only `POST {base}/session` accepts. Signing uses the
- * first key; verification accepts any configured key by `kid` (rotation with overlap).
+ * Session tokens: short-lived HS256 JWTs the page sends as `Authorization: Bearer`, long-lived
+ * resume tokens (another `aud` and `typ`) that only `POST {base}/session` accepts, and realtime
+ * tickets (`rt_` + a JWT of a third `aud`/`typ`, ≤ 60 s, one model) that only the WebSocket upgrade
+ * accepts. Signing uses the first key; verification accepts any configured key by `kid` (rotation with overlap).
  * Verification pins the algorithm, the token type, issuer and audience, and allows a small clock skew.
  */
 import { SignJWT, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
@@ -63,7 +64,33 @@ export interface MintedToken {
   claims: SessionClaims;
 }
 
-/** Signs and verifies session and resume tokens. */
+/** What a realtime ticket says: the session it was minted for, the one model it opens, and until when. */
+export interface TicketClaims {
+  sid: string;
+  /** Unique id: a ticket is used once (see `RelayStateStore.useOnce`). */
+  jti: string;
+  model: string;
+  /** Origin of the page that minted it, or null (minted by a backend). */
+  origin: string | null;
+  /** Seconds since the epoch. */
+  exp: number;
+  /** The session's concurrent-stream cap, enforced when the socket opens. */
+  concurrentStreams: number;
+}
+
+/** What a minted ticket is for. */
+export interface TicketInput {
+  sessionId: string;
+  model: string;
+  origin: string | null;
+  concurrentStreams: number;
+  ttlSeconds: number;
+}
+
+/** Prefix of realtime tickets, as the platform's own client secrets have. */
+export const TICKET_PREFIX = 'rt_';
+
+/** Signs and verifies session and resume tokens, and realtime tickets. */
 export interface SessionTokens {
   mintAccess(input: MintInput): Promise<MintedToken>;
   mintResume(input: MintInput): Promise<MintedToken>;
@@ -73,10 +100,15 @@ export interface SessionTokens {
   verifyResume(token: string): Promise<ResumeClaims | null>;
   /** The policy carried by verified claims. */
   policyOf(claims: SessionClaims): RelayPolicy;
+  /** A realtime ticket (`rt_…`) and its claims. */
+  mintTicket(input: TicketInput): Promise<{ ticket: string; claims: TicketClaims }>;
+  /** Verified claims of a ticket (signature, type, audience, time), or null. Single use is the caller's check. */
+  verifyTicket(ticket: string): Promise<TicketClaims | null>;
 }
 
 const ACCESS_TYPE = 'parley-session+jwt';
 const RESUME_TYPE = 'parley-resume+jwt';
+const TICKET_TYPE = 'parley-realtime+jwt';
 const ALGORITHM = 'HS256';
 const MIN_SECRET_BYTES = 32;
 
@@ -98,6 +130,15 @@ const ClaimsSchema = z.object({
   }),
 });
 
+const TicketSchema = z.object({
+  sid: z.string().min(1),
+  jti: z.string().min(1),
+  exp: z.number(),
+  model: z.string().min(1),
+  origin: z.string().nullable(),
+  streams: z.number().int().nonnegative(),
+});
+
 /** Creates the token signer/verifier; throws when no key or a too-short secret is given. */
 export function createSessionTokens(options: SessionTokenOptions): SessionTokens {
   if (!options.keys.length) throw new Error('relay: at least one signing key is required');
@@ -112,6 +153,7 @@ export function createSessionTokens(options: SessionTokenOptions): SessionTokens
   }
   const signing = options.keys[0]!;
   const resumeAudience = `${options.audience}/resume`;
+  const ticketAudience = `${options.audience}/realtime`;
   const seconds = () => Math.floor(options.now() / 1000);
 
   async function mint(input: MintInput, typ: string, audience: string, ttl: number): Promise<MintedToken> {
@@ -138,6 +180,14 @@ export function createSessionTokens(options: SessionTokenOptions): SessionTokens
   }
 
   async function verify(token: string, typ: string, audience: string): Promise<SessionClaims | null> {
+    const payload = await verifyPayload(token, typ, audience);
+    const parsed = payload && ClaimsSchema.safeParse(payload);
+    if (!parsed?.success) return null;
+    return { ...parsed.data, iss: options.issuer, aud: audience };
+  }
+
+  /** The payload of a valid JWT of this type and audience, or null. */
+  async function verifyPayload(token: string, typ: string, audience: string, clockTolerance = options.clockSkewSeconds): Promise<JWTPayload | null> {
     if (typeof token !== 'string' || token.length > 8192) return null;
     try {
       const { payload } = await jwtVerify(
@@ -152,17 +202,38 @@ export function createSessionTokens(options: SessionTokenOptions): SessionTokens
           issuer: options.issuer,
           audience,
           typ,
-          clockTolerance: options.clockSkewSeconds,
+          clockTolerance,
           currentDate: new Date(options.now()),
           requiredClaims: ['exp', 'nbf', 'iat', 'jti', 'sub'],
         },
       );
-      const parsed = ClaimsSchema.safeParse(payload);
-      if (!parsed.success) return null;
-      return { ...parsed.data, iss: options.issuer, aud: audience };
+      return payload;
     } catch {
       return null;
     }
+  }
+
+  async function mintTicket(input: TicketInput): Promise<{ ticket: string; claims: TicketClaims }> {
+    const iat = seconds();
+    const claims: TicketClaims = {
+      sid: input.sessionId, jti: randomId(16), model: input.model, origin: input.origin,
+      exp: iat + input.ttlSeconds, concurrentStreams: input.concurrentStreams,
+    };
+    const { concurrentStreams, ...rest } = claims;
+    const jwt = await new SignJWT({ ...rest, streams: concurrentStreams, iss: options.issuer, aud: ticketAudience, sub: `session:${input.sessionId}`, iat, nbf: iat })
+      .setProtectedHeader({ alg: ALGORITHM, typ: TICKET_TYPE, kid: signing.kid })
+      .sign(await secrets.get(signing.kid)!);
+    return { ticket: TICKET_PREFIX + jwt, claims };
+  }
+
+  async function verifyTicket(ticket: string): Promise<TicketClaims | null> {
+    if (typeof ticket !== 'string' || !ticket.startsWith(TICKET_PREFIX)) return null;
+    // No skew allowance: a ticket's 60 s are its whole life.
+    const payload = await verifyPayload(ticket.slice(TICKET_PREFIX.length), TICKET_TYPE, ticketAudience, 0);
+    const parsed = payload && TicketSchema.safeParse(payload);
+    if (!parsed?.success) return null;
+    const { streams, ...rest } = parsed.data;
+    return { ...rest, concurrentStreams: streams };
   }
 
   return {
@@ -170,6 +241,8 @@ export function createSessionTokens(options: SessionTokenOptions): SessionTokens
     mintResume: (input) => mint(input, RESUME_TYPE, resumeAudience, options.resumeTtlSeconds),
     verifyAccess: (token) => verify(token, ACCESS_TYPE, options.audience),
     verifyResume: (token) => verify(token, RESUME_TYPE, resumeAudience),
+    mintTicket,
+    verifyTicket,
     policyOf: (claims) => ({ scopes: [...claims.scopes], agents: [...claims.agents], models: [...claims.models], limits: { ...claims.limits } }),
   };
 }

@@ -1,8 +1,9 @@
 /**
  * Shared state of the relay, behind one small interface: rate-limit buckets, open-stream counts,
- * which session owns which conversation, and revoked sessions. The in-memory store serves one
- * instance; several instances need a shared implementation (Redis: a Lua script per bucket,
- * INCR/DECR with a lease for streams, SET with EX for owners and revocations).
+ * which session owns which conversation, revoked sessions and used one-time tickets. The in-memory
+ * store serves one instance; several instances need a shared implementation (Redis: a Lua script
+ * per bucket, INCR/DECR with a lease for streams, SET with EX for owners and revocations, SET NX EX
+ * for tickets).
  *
  * Every method is async so a networked store fits the same shape.
  */
@@ -40,6 +41,11 @@ export interface RelayStateStore {
   revoke(id: string, ttlSeconds: number): Promise<void>;
   /** Whether any of `ids` is revoked. */
   isRevoked(ids: string[]): Promise<boolean>;
+  /**
+   * Marks a one-time id (a WebSocket ticket) used, remembered for `ttlSeconds` (at least its
+   * lifetime). True the first time; false when the id was already used, by any instance sharing the store.
+   */
+  useOnce(id: string, ttlSeconds: number): Promise<boolean>;
 }
 
 /** Options of {@link createMemoryStateStore}. */
@@ -59,6 +65,7 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): R
   const owners = new Map<string, { sessionId: string; expiresAt: number }>();
   const bySession = new Map<string, string[]>();
   const revoked = new Map<string, number>();
+  const used = new Map<string, number>();
   let operations = 0;
 
   /** Drops expired entries every so often, so memory stays bounded by live use. */
@@ -68,6 +75,7 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): R
     for (const [k, b] of buckets) if (b.fullAt <= t) buckets.delete(k);
     for (const [k, o] of owners) if (o.expiresAt <= t) forget(k);
     for (const [k, exp] of revoked) if (exp <= t) revoked.delete(k);
+    for (const [k, exp] of used) if (exp <= t) used.delete(k);
   };
 
   const forget = (conversationId: string) => {
@@ -135,6 +143,13 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): R
     async isRevoked(ids) {
       const t = now();
       return ids.some((id) => (revoked.get(id) ?? 0) > t);
+    },
+    async useOnce(id, ttlSeconds) {
+      sweep();
+      const t = now();
+      if ((used.get(id) ?? 0) > t) return false;
+      used.set(id, t + ttlSeconds * 1000);
+      return true;
     },
   };
 }

@@ -1,5 +1,7 @@
 // The real relay in front of the local platform, mounted in the dev server at `/api` so the browser
-// tests talk to them same-origin, SSE included. Both come from dist/ (this file runs in Node as is).
+// tests talk to them same-origin, SSE and the realtime WebSocket included. The platform listens on a
+// loopback port of its own and the relay reaches it over real HTTP and WebSocket, as in production.
+// Both come from dist/ (this file runs in Node as is).
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -111,18 +113,22 @@ async function sendWebResponse(res, response, abort) {
 }
 
 /**
- * Koa middleware for @web/dev-server: `/api/…` goes to the relay (which forwards `/api/v1/…` to the
- * local platform with the API key), `/api-test/fixtures` answers the ids of the test agents.
+ * The relay for @web/dev-server: `middleware` (Koa) sends `/api/…` to the relay (which forwards
+ * `/api/v1/…` to the local platform with the API key) and answers `/api-test/fixtures` with the ids
+ * of the test agents; `plugin` hands the dev server's WebSocket upgrades of the relay's realtime
+ * path to the relay (the dev server keeps its own path; other upgrades are left alone).
  */
-export async function createRelayMiddleware({ rootDir, origin, tokenDelayMs = 5 }) {
+export async function createRelayServer({ rootDir, origin, tokenDelayMs = 5 }) {
   const { createPlatform } = await loadDist(rootDir, 'platform/index.js');
   const { createRelay } = await loadDist(rootDir, 'relay/index.js');
+  const { serveFetch } = await loadDist(rootDir, 'server/node-serve.js');
   const apiKey = `test-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
   const platform = createPlatform({ apiKey, tokenDelayMs, onError: () => {} });
   await platform.ready();
+  const platformServer = await serveFetch(platform.fetch, { upgrade: [platform.handleUpgrade] });
   const fixtures = await createFixtures(platform, apiKey);
   const relay = createRelay({
-    upstream: { baseUrl: 'http://platform.internal', apiKey, fetch: (request) => platform.fetch(request) },
+    upstream: { baseUrl: platformServer.url, apiKey },
     basePath: '/api',
     allowedOrigins: [origin],
     // The suite opens many sessions and turns from one address within a minute.
@@ -131,7 +137,7 @@ export async function createRelayMiddleware({ rootDir, origin, tokenDelayMs = 5 
     onError: (error) => console.error('[relay]', error),
   });
 
-  return async function relayMiddleware(ctx, next) {
+  async function middleware(ctx, next) {
     if (ctx.path === '/api-test/fixtures') {
       ctx.set('cache-control', 'no-store');
       ctx.body = fixtures;
@@ -143,5 +149,18 @@ export async function createRelayMiddleware({ rootDir, origin, tokenDelayMs = 5 
     const response = await relay.fetch(request, { clientIp: ctx.req.socket.remoteAddress, rawTarget: ctx.req.url });
     ctx.respond = false; // Koa must not touch the answer: it is written as it streams
     await sendWebResponse(ctx.res, response, () => controller.abort());
+  }
+
+  const plugin = {
+    name: 'parley-relay-upgrades',
+    serverStart({ server }) {
+      // relay.handleUpgrade returns false (and leaves the socket) for any path but its realtime one.
+      server.on('upgrade', (request, socket, head) => relay.handleUpgrade(request, socket, head));
+    },
+    async serverStop() {
+      await platformServer.close();
+      await platform.close();
+    },
   };
+  return { middleware, plugin };
 }

@@ -163,6 +163,7 @@ describe('the route table maps to fixed upstream URLs', () => {
       'GET /v1/audio/voices [speech]',
       'POST /v1/audio/speech [speech]',
       'POST /v1/audio/transcriptions [transcription]',
+      'POST /v1/client/sessions [transcription]',
       'POST /v1/ocr [ocr]',
     ]);
   });

@@ -1,0 +1,319 @@
+/**
+ * The relay's realtime transcription WebSocket: `GET {base}/v1/audio/transcriptions/realtime?model=…`
+ * upgraded on Node (an `UpgradeHandler` for `serveFetch`). Before anything is accepted: exact path,
+ * Origin (cross-site WebSocket hijacking), a one-time ticket in `Sec-WebSocket-Protocol`
+ * (`realtime, rt_…`: signed, unexpired, this model, session not revoked, never used before) and the
+ * session's stream cap; refusals are plain HTTP answers and no upstream connection is made. Then
+ * the upstream socket is opened with the relay's key (never seen by the page), the page's socket is
+ * accepted with subprotocol `realtime`, and text frames are piped both ways: page messages only
+ * when they are one of the four client message types and valid, under caps on frame size, total
+ * audio, session length and idle time, each answered with an `error` event and a close.
+ *
+ * `ws` is loaded on the first upgrade, so the relay's fetch handler stays free of Node modules.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { RawData, WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
+import { z } from 'zod';
+import type { RealtimeErrorEvent } from '../client/types.js';
+import type { UpgradeHandler } from '../server/node-serve.js';
+import { RelayError, badRequest, forbidden, internalError, unauthorized, upstreamError } from './errors.js';
+import { KB, MB, isValidParam } from './route-table.js';
+import { openStreamSlot, type StreamSlot } from './limits.js';
+import type { RelayRuntime } from './runtime.js';
+import type { TicketClaims } from './session-tokens.js';
+
+/** Caps of one realtime session through the relay. */
+export interface RealtimeLimits {
+  /** Largest message a page may send, in bytes (default 256 KB); larger → `error` 413 and close 1009. */
+  maxFrameBytes: number;
+  /** Audio a session may send in all, in decoded bytes (default 64 MB ≈ 33 min of 16 kHz s16). */
+  maxAudioBytes: number;
+  /** Longest session, ms (default 30 min). */
+  maxSessionMs: number;
+  /** Silence in both directions after which the session is closed, ms (default 60 s). */
+  idleTimeoutMs: number;
+}
+
+/** Default realtime caps. */
+export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
+  maxFrameBytes: 256 * KB,
+  maxAudioBytes: 64 * MB,
+  maxSessionMs: 30 * 60_000,
+  idleTimeoutMs: 60_000,
+};
+
+/** The realtime path under the relay's base path (also the upstream path). */
+export const REALTIME_PATH = '/v1/audio/transcriptions/realtime';
+/** The subprotocol the page asks for next to its ticket, and that the relay accepts. */
+export const REALTIME_PROTOCOL = 'realtime';
+
+const AudioFormat = z.object({
+  encoding: z.enum(['pcm_s16le', 'pcm_s32le', 'pcm_f16le', 'pcm_f32le', 'pcm_mulaw', 'pcm_alaw']),
+  sample_rate: z.number().int().min(1000).max(384_000),
+});
+/** The four client messages; unknown fields are dropped before forwarding. */
+const ClientMessage = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('session.update'),
+    session: z.object({ audio_format: AudioFormat.optional(), target_streaming_delay_ms: z.number().int().min(0).max(60_000).nullable().optional() }),
+  }),
+  z.object({ type: z.literal('input_audio.append'), audio: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64') }),
+  z.object({ type: z.literal('input_audio.flush') }),
+  z.object({ type: z.literal('input_audio.end') }),
+]);
+const CLIENT_TYPES = new Set(['session.update', 'input_audio.append', 'input_audio.flush', 'input_audio.end']);
+
+/** Close codes the relay sends. */
+const CLOSE = { normal: 1000, policy: 1008, tooBig: 1009, upstream: 1011 } as const;
+
+/** Creates the relay's {@link UpgradeHandler}: takes exactly the realtime path, leaves every other upgrade. */
+export function createRealtimeUpgrade(runtime: RelayRuntime): UpgradeHandler {
+  const path = runtime.basePath + REALTIME_PATH;
+  let server: Promise<{ wss: WebSocketServer; WebSocket: typeof NodeWebSocket }> | null = null;
+  const load = () => (server ??= import('ws').then(({ WebSocketServer, WebSocket }) => ({
+    // The hard cap (ws closes with 1009 by itself); the soft cap below answers an error event first.
+    wss: new WebSocketServer({ noServer: true, maxPayload: runtime.realtime.maxFrameBytes * 4, handleProtocols: () => REALTIME_PROTOCOL }),
+    WebSocket,
+  })));
+
+  return (request, socket, head) => {
+    const target = request.url ?? '';
+    const q = target.indexOf('?');
+    // Exact, case-sensitive raw path: `%2F`, `//`, `;`, trailing `/` and case variants are someone else's (or 404).
+    if ((q < 0 ? target : target.slice(0, q)) !== path) return false;
+    void accept(runtime, load, request, socket, head, q < 0 ? '' : target.slice(q + 1)).catch((error: unknown) => {
+      if (!(error instanceof RelayError)) runtime.report(error);
+      refuse(socket, error instanceof RelayError ? error : internalError());
+    });
+    return true;
+  };
+}
+
+/** Checks the upgrade, opens the upstream, then accepts the page's socket and pipes. Throws a RelayError to refuse. */
+async function accept(
+  runtime: RelayRuntime,
+  load: () => Promise<{ wss: WebSocketServer; WebSocket: typeof NodeWebSocket }>,
+  request: IncomingMessage, socket: Duplex, head: Buffer, query: string,
+): Promise<void> {
+  const model = modelOf(query);
+  const origin = header(request, 'origin');
+  const scheme = (request.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  if (origin && !runtime.isAllowedOrigin(origin, new URL(`${scheme}://${header(request, 'host') ?? 'localhost'}/`))) {
+    throw forbidden('This origin may not open realtime sessions', 'origin_not_allowed');
+  }
+  const ticket = await checkTicket(runtime, header(request, 'sec-websocket-protocol'), model, origin);
+  const slot = await openStreamSlot(runtime.store, ticket.sid, ticket.concurrentStreams, runtime.report);
+  let wss: WebSocketServer;
+  let upstream: NodeWebSocket;
+  try {
+    const ws = await load();
+    wss = ws.wss;
+    upstream = new ws.WebSocket(upstreamRealtimeUrl(runtime.upstream.webSocketBaseUrl(), model), {
+      headers: { authorization: `Bearer ${runtime.upstream.apiKey}` },
+      handshakeTimeout: runtime.upstreamTimeoutMs,
+      perMessageDeflate: false,
+    });
+  } catch (error) {
+    slot.release();
+    throw error;
+  }
+  const early: string[] = [];
+  const onEarly = (data: RawData, isBinary: boolean) => {
+    if (!isBinary) early.push(data.toString());
+  };
+  upstream.on('message', onEarly);
+  const pageGone = () => {
+    slot.release();
+    upstream.terminate();
+  };
+  socket.once('close', pageGone);
+
+  const opened = await new Promise<RelayError | null>((resolve) => {
+    upstream.once('open', () => resolve(null));
+    upstream.once('unexpected-response', (_req, res) => {
+      res.resume();
+      resolve(upstreamRefusal(res.statusCode ?? 502));
+    });
+    // `on`, not `once`: an error with no listener would throw; after the pipe takes over, its own listener reports.
+    upstream.on('error', () => resolve(upstreamError(502)));
+  });
+  if (opened) {
+    socket.off('close', pageGone);
+    slot.release();
+    upstream.terminate();
+    throw opened;
+  }
+  if (socket.destroyed) return;
+  // `pageGone` stays until the page socket is accepted: ws answers a malformed handshake 400 without calling back.
+  wss.handleUpgrade(request, socket, head, (page) => {
+    socket.off('close', pageGone);
+    upstream.off('message', onEarly);
+    pipe(runtime, page, upstream, slot, early);
+  });
+}
+
+/** The page's answer when the platform refuses the upstream handshake: its 4xx as is, else 502 in the relay's words. */
+function upstreamRefusal(status: number): RelayError {
+  if (status === 401 || status === 403) return upstreamError(502, 'The relay could not authenticate to the platform', 'upstream_auth_failed');
+  if (status >= 500 || status < 400) return upstreamError(502);
+  return new RelayError(status, `The platform refused the realtime session (${status})`, 'invalid_request_error', 'upstream_refused');
+}
+
+/** The `model` query parameter, alone (anything else in the query is refused). */
+function modelOf(query: string): string {
+  const params = new URLSearchParams(query);
+  const keys = [...params.keys()];
+  const model = params.get('model');
+  if (keys.length !== 1 || keys[0] !== 'model' || !model || !isValidParam('model_id', model)) {
+    throw badRequest('The realtime URL takes exactly one query parameter: model');
+  }
+  return model;
+}
+
+/** Verifies the ticket of `Sec-WebSocket-Protocol: realtime, rt_…` and uses it up. */
+async function checkTicket(runtime: RelayRuntime, protocols: string | undefined, model: string, origin: string | undefined): Promise<TicketClaims> {
+  const offered = (protocols ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  const tickets = offered.filter((p) => p.startsWith('rt_'));
+  if (!offered.includes(REALTIME_PROTOCOL) || tickets.length !== 1) {
+    throw unauthorized('Open the socket with subprotocols [\'realtime\', <client_secret.value>] from POST /v1/client/sessions');
+  }
+  const claims = await runtime.tokens.verifyTicket(tickets[0]!);
+  if (!claims) throw unauthorized('The realtime ticket is invalid or expired');
+  if (claims.model !== model) throw unauthorized(`The realtime ticket is for model '${claims.model}'`);
+  // A ticket minted by a page is only good for a socket that page opens.
+  if (claims.origin && claims.origin !== origin) throw forbidden('This ticket belongs to another origin', 'origin_mismatch');
+  if (await runtime.store.isRevoked([claims.sid])) throw unauthorized('The session was revoked');
+  const ttl = Math.max(1, claims.exp - Math.floor(runtime.now() / 1000)) + 60;
+  if (!(await runtime.store.useOnce(`ticket:${claims.jti}`, ttl))) throw unauthorized('The realtime ticket was already used');
+  return claims;
+}
+
+/** `{ws base}/v1/audio/transcriptions/realtime?model=…`, keeping a base path prefix. */
+export function upstreamRealtimeUrl(webSocketBaseUrl: string, model: string): string {
+  const url = new URL(webSocketBaseUrl);
+  url.pathname = url.pathname.replace(/\/+$/, '') + REALTIME_PATH;
+  url.search = '';
+  url.hash = '';
+  url.searchParams.set('model', model);
+  return url.href;
+}
+
+/** The upstream WebSocket base derived from an HTTP base URL (`http` → `ws`, `https` → `wss`). */
+export function webSocketBaseOf(httpBaseUrl: string): string {
+  return httpBaseUrl.replace(/^http(s?):/i, 'ws$1:');
+}
+
+/** Pipes an accepted page socket and an open upstream socket until either closes. */
+function pipe(runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocket, slot: StreamSlot, early: string[]): void {
+  const limits = runtime.realtime;
+  const key = runtime.upstream.apiKey;
+  let audioBytes = 0;
+  let done = false;
+  let idle: ReturnType<typeof setTimeout> | undefined;
+
+  const finish = () => {
+    if (done) return false;
+    done = true;
+    clearTimeout(idle);
+    clearTimeout(longest);
+    slot.release();
+    return true;
+  };
+  /** Answers an error event, then closes both sides. */
+  const fail = (code: number, message: string, closeCode: number) => {
+    if (!finish()) return;
+    sendError(page, code, message);
+    page.close(closeCode, message.slice(0, 120));
+    upstream.close(CLOSE.normal);
+  };
+  const touch = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => fail(408, `The session was idle for ${Math.round(limits.idleTimeoutMs / 1000)} s`, CLOSE.policy), limits.idleTimeoutMs);
+  };
+  const longest = setTimeout(() => fail(408, `The session reached its limit of ${Math.round(limits.maxSessionMs / 1000)} s`, CLOSE.policy), limits.maxSessionMs);
+  touch();
+
+  const toPage = (text: string) => {
+    // The key is never sent to a page, even if an upstream message were to echo it.
+    page.send(key && text.includes(key) ? text.split(key).join('[redacted]') : text);
+  };
+  for (const text of early) toPage(text);
+
+  upstream.on('message', (data, isBinary) => {
+    if (done || isBinary) return;
+    touch();
+    toPage(data.toString());
+  });
+  page.on('message', (data, isBinary) => {
+    if (done) return;
+    touch();
+    const size = byteLength(data);
+    if (size > limits.maxFrameBytes) return fail(413, `Messages are limited to ${limits.maxFrameBytes} bytes`, CLOSE.tooBig);
+    if (isBinary) return sendError(page, 400, 'Send JSON text messages (audio goes base64 in input_audio.append)');
+    let value: unknown;
+    try {
+      value = JSON.parse(data.toString());
+    } catch {
+      return sendError(page, 400, 'Messages must be JSON');
+    }
+    const type = (value as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || !CLIENT_TYPES.has(type)) return sendError(page, 400, `Unknown message type '${String(type).slice(0, 60)}'`);
+    const parsed = ClientMessage.safeParse(value);
+    if (!parsed.success) return sendError(page, 422, `Invalid ${type}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'message'} ${i.message}`).join('; ')}`);
+    if (parsed.data.type === 'input_audio.append') {
+      audioBytes += Math.floor(parsed.data.audio.length * 3 / 4);
+      if (audioBytes > limits.maxAudioBytes) return fail(413, `A session may send at most ${limits.maxAudioBytes} bytes of audio`, CLOSE.policy);
+    }
+    upstream.send(JSON.stringify(parsed.data));
+  });
+
+  page.on('close', () => {
+    finish();
+    if (upstream.readyState === upstream.OPEN) upstream.close(CLOSE.normal);
+    else upstream.terminate();
+  });
+  upstream.on('close', (code) => {
+    if (!finish()) return;
+    // 1005: closed without a status, as a normal end is by some servers.
+    if (code === CLOSE.normal || code === 1005) page.close(CLOSE.normal);
+    else {
+      sendError(page, 502, 'The platform ended the realtime session');
+      page.close(CLOSE.upstream, 'upstream closed');
+    }
+  });
+  upstream.on('error', (error) => {
+    runtime.report(error);
+    fail(502, 'The platform connection failed', CLOSE.upstream);
+  });
+  page.on('error', () => {
+    finish();
+    upstream.terminate();
+  });
+}
+
+function sendError(page: NodeWebSocket, code: number, message: string): void {
+  const event: RealtimeErrorEvent = { type: 'error', error: { message, code } };
+  if (page.readyState === page.OPEN) page.send(JSON.stringify(event));
+}
+
+function byteLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((n, b) => n + b.length, 0);
+  return data instanceof ArrayBuffer ? data.byteLength : data.length;
+}
+
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Writes a refusal as a plain HTTP answer on the raw socket (no upgrade happened). */
+function refuse(socket: Duplex, error: RelayError): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify(error.body);
+  const extra = Object.entries(error.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  socket.end(
+    `HTTP/1.1 ${error.status} ${error.status === 401 ? 'Unauthorized' : error.status === 403 ? 'Forbidden' : error.status === 429 ? 'Too Many Requests' : 'Error'}\r\n`
+    + `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n${extra}\r\n${body}`,
+  );
+}
