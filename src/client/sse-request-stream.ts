@@ -66,6 +66,10 @@ export abstract class SseRequestStream<T> implements AsyncIterable<T> {
   protected abstract onEnd(error: PlatformError | null, aborted: boolean): void;
   /** What a stream that closes before `finish` is called fails with. */
   protected abstract readonly incompleteMessage: string;
+  /** What a connection broken while reading fails with. */
+  protected readonly lostMessage: string = 'The connection was lost before the stream finished';
+  /** What an event whose data is not a JSON object fails with. */
+  protected readonly unreadableMessage: string = 'Unreadable event in the stream';
 
   /** Ends the iteration after what was pushed; with an error, that error is thrown after it. */
   protected finish(error: PlatformError | null): void {
@@ -121,7 +125,7 @@ export abstract class SseRequestStream<T> implements AsyncIterable<T> {
       }
     } catch (error) {
       if (signal.aborted || isAbortError(error)) return this.abort();
-      return this.finish(PlatformError.stream('The connection was lost before the stream finished', error));
+      return this.finish(PlatformError.stream(this.lostMessage, error));
     }
     if (!this.#finished) this.finish(PlatformError.stream(this.incompleteMessage));
   }
@@ -132,9 +136,9 @@ export abstract class SseRequestStream<T> implements AsyncIterable<T> {
     try {
       data = JSON.parse(message.data);
     } catch (error) {
-      return this.finish(PlatformError.stream('Unreadable event in the stream', error));
+      return this.finish(PlatformError.stream(this.unreadableMessage, error));
     }
-    if (!data || typeof data !== 'object') return this.finish(PlatformError.stream('Unreadable event in the stream'));
+    if (!data || typeof data !== 'object') return this.finish(PlatformError.stream(this.unreadableMessage));
     this.onEvent(typeof data.type === 'string' ? data.type : message.event, data);
   }
 
