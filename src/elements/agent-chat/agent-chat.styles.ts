@@ -311,6 +311,17 @@ export const agentChatStyles = css`
     background: var(--_bg);
   }
 
+  /* ---------------------------------------------------------------- voice in */
+  .mic {
+    padding: 0.45rem;
+    line-height: 0;
+  }
+  .voice-bar {
+    padding: 0 var(--_gap) 0.4rem;
+    color: var(--_muted);
+    font-size: 0.85em;
+  }
+
   /* ---------------------------------------------------------------- conversation list */
   .conversations {
     flex: 1;

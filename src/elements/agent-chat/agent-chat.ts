@@ -1,12 +1,12 @@
 import { html, nothing } from 'lit';
 import type { PropertyValues, TemplateResult } from 'lit';
-import { property, query, state } from 'lit/decorators.js';
+import { property, state } from 'lit/decorators.js';
 import { live } from 'lit/directives/live.js';
 import { repeat } from 'lit/directives/repeat.js';
 import { ChatSession } from '../../client/index.js';
 import { openSharedStore, sharedClient } from '../internal/shared-client.js';
 import type {
-  CachedConversation, CachedEntry, ChatSessionApi, ChatState, ClientTool, PlatformErrorShape,
+  CachedConversation, CachedEntry, ChatSessionApi, ChatState, ClientTool, PlatformErrorShape, VoiceInputApi, VoiceInputError, VoiceInputOptions,
 } from '../../client/contracts.js';
 import { contentText } from '../../client/chat-entries.js';
 import type { FunctionResultEntry, Tool } from '../../client/types.js';
@@ -17,6 +17,9 @@ import { resolveStrings } from '../internal/strings.js';
 import type { AgentChatStrings } from '../internal/strings.js';
 import { agentChatStyles } from './agent-chat.styles.js';
 import type { ReplySpeaker } from '../internal/reply-speaker.js';
+import type { VoiceComposer, VoiceComposerHost, VoicePhase } from './voice-composer.js';
+
+export type { ParleyHandsFreeChangedDetail, ParleyVoiceFinalDetail, ParleyVoiceStartDetail } from './voice-events.js';
 
 /** How many transcript items are rendered at first; older ones appear with "Show earlier messages". */
 const PAGE_SIZE = 100;
@@ -110,6 +113,11 @@ function asErrorShape(error: unknown): PlatformErrorShape {
  * @tagname agent-chat
  * @summary Chat with a Parley agent or model, inline or from a floating launcher.
  *
+ * With `voice-input`, a microphone button beside the send button takes a spoken message (live words in
+ * the message box, sent when the speaker stops), and a "Hands-free" toggle runs whole spoken turns:
+ * listen, send, speak the reply, listen again; talking over the reply interrupts it. The microphone
+ * and transcription code is loaded on first use.
+ *
  * @slot header - Replaces the title in the header (the header's buttons stay).
  * @slot empty - Shown while the conversation has no messages.
  * @slot launcher-icon - Icon inside the launcher button (`mode="launcher"`).
@@ -143,11 +151,15 @@ function asErrorShape(error: unknown): PlatformErrorShape {
  * @csspart thinking - Shown while waiting for the first words of a reply.
  * @csspart notice - A notice from the session (e.g. old conversations removed).
  * @csspart error - The error message shown in words.
- * @csspart retry-button - Sends the failed turn again.
+ * @csspart retry-button - Sends the failed turn again (after a voice input error: listens again).
  * @csspart composer - The form with the message box.
  * @csspart input - The message box.
  * @csspart send-button - The send button.
  * @csspart stop-button - Stops the reply being streamed.
+ * @csspart mic-button - The microphone button (`voice-input`): starts listening, and while listening (`aria-pressed="true"`) stops and uses what was heard. A ring around it follows the input level.
+ * @csspart voice-bar - The row with the hands-free toggle and the voice state line (`voice-input`).
+ * @csspart hands-free-button - The hands-free toggle (`aria-pressed`).
+ * @csspart voice-status - The voice state line ("Listening…", "Thinking…", "Speaking… (talk to interrupt)"), a polite live region.
  * @csspart link-dialog - The dialog that asks before opening a link that shows another host than it opens.
  *
  * @cssproperty [--parley-font-family=system-ui] - Font of the chat.
@@ -183,6 +195,9 @@ function asErrorShape(error: unknown): PlatformErrorShape {
  * @fires {CustomEvent<ParleySpeechFirstAudioDetail>} parley-speech-first-audio - The first audio of a reply is scheduled (`detail.latencyMs`).
  * @fires {CustomEvent<ParleySpeechEndDetail>} parley-speech-end - Reading aloud ended or was stopped.
  * @fires {CustomEvent<ParleySpeechErrorDetail>} parley-speech-error - Reading aloud failed (`detail.error`).
+ * @fires {CustomEvent<ParleyVoiceStartDetail>} parley-voice-start - The chat began listening for a spoken message (`detail.handsFree`).
+ * @fires {CustomEvent<ParleyVoiceFinalDetail>} parley-voice-final - The final text of a spoken message (`detail.text`), before it is sent or left in the message box.
+ * @fires {CustomEvent<ParleyHandsFreeChangedDetail>} parley-hands-free-changed - Hands-free turns were turned on or off (`detail.on`), also when an error or typing ended them.
  */
 export class AgentChat extends ParleyElement {
   static override styles = [ParleyElement.styles, agentChatStyles];
@@ -248,8 +263,44 @@ export class AgentChat extends ParleyElement {
   /** Voice id or slug for reading replies aloud (default: the platform's). */
   @property() voice = '';
 
+  /**
+   * Shows a microphone button beside the send button and the hands-free toggle: the user says a message
+   * instead of typing it (through the relay's realtime transcription). Escape stops listening.
+   */
+  @property({ type: Boolean, attribute: 'voice-input' }) voiceInput = false;
+
+  /**
+   * Whether a spoken message is sent as soon as the speaker stops (default). `voice-autosend="false"`
+   * leaves the words in the message box for editing instead.
+   */
+  @property({
+    attribute: 'voice-autosend',
+    converter: { fromAttribute: (value) => value !== 'false' },
+  })
+  voiceAutosend = true;
+
+  /**
+   * Hands-free turns: listen, send what was said, speak the reply, listen again, until turned off.
+   * Talking over the reply silences it and becomes the next message (barge-in). Typing, Stop, Escape or a
+   * microphone error turns it off. Shows the voice controls as `voice-input` does.
+   */
+  @property({ type: Boolean, reflect: true, attribute: 'hands-free' }) handsFree = false;
+
+  /**
+   * Microphone and transcription settings of voice input: `deviceId`; `echoCancellation`,
+   * `noiseSuppression`, `autoGainControl` (the browser's defaults, on: they keep a spoken reply from
+   * interrupting itself through loudspeakers); `endOfUtteranceMs` (the silence that ends a message,
+   * default 800); `model` (the realtime transcription model). Used from the next time it listens.
+   */
+  @property({ attribute: false }) voiceOptions: Pick<
+    VoiceInputOptions, 'deviceId' | 'echoCancellation' | 'noiseSuppression' | 'autoGainControl' | 'endOfUtteranceMs' | 'model'
+  > | null = null;
+
   /** Id of the reply being read aloud. */
   @state() private speakingId: string | null = null;
+
+  @state() private voicePhase: VoicePhase = 'off';
+  @state() private voiceError: VoiceInputError | null = null;
 
   @state() private chat: ChatState = EMPTY_STATE;
   @state() private draft = '';
@@ -265,10 +316,22 @@ export class AgentChat extends ParleyElement {
   /** Replies the user stopped (their text stays, marked as interrupted). */
   @state() private stoppedIds: ReadonlySet<string> = new Set();
 
-  @query('.composer textarea') private input?: HTMLTextAreaElement;
-  @query('.launcher') private launcherButton?: HTMLButtonElement;
-  @query('.transcript') private transcript?: HTMLElement;
-  @query('dialog') private linkDialog?: HTMLDialogElement;
+  // Plain lookups rather than `@query`: the decorator would be one more shared chunk to load.
+  private get input(): HTMLTextAreaElement | null {
+    return this.renderRoot.querySelector('.composer textarea');
+  }
+
+  private get launcherButton(): HTMLButtonElement | null {
+    return this.renderRoot.querySelector('.launcher');
+  }
+
+  private get transcript(): HTMLElement | null {
+    return this.renderRoot.querySelector('.transcript');
+  }
+
+  private get linkDialog(): HTMLDialogElement | null {
+    return this.renderRoot.querySelector('dialog');
+  }
 
   private activeSession: ChatSessionApi | null = null;
   private ownedSession: ChatSessionApi | null = null;
@@ -285,6 +348,11 @@ export class AgentChat extends ParleyElement {
   /** Voice out, loaded on first use (its audio code is a separate chunk). */
   private speaker: ReplySpeaker | null = null;
   private speakerLoad: Promise<ReplySpeaker | null> | null = null;
+  /** Voice in, loaded on first use (it and the microphone code it opens are separate chunks). */
+  private voiceComposer: VoiceComposer | null = null;
+  private voiceLoad: Promise<VoiceComposer> | null = null;
+  /** Bumped by each voice action and by stopping: an action waiting for the code to load is dropped when stale. */
+  private voiceRequest = 0;
 
   // The session sees the page's tools through this view, so `tools` may change after it was created.
   private readonly toolView: Record<string, ClientTool> = new Proxy({} as Record<string, ClientTool>, {
@@ -309,6 +377,16 @@ export class AgentChat extends ParleyElement {
     return parseHostList(this.allowImageHosts);
   }
 
+  /** Whether the voice controls are shown (they need a relay to transcribe and speak through). */
+  private get voiceEnabled(): boolean {
+    return (this.voiceInput || this.handsFree) && !!this.relayUrl;
+  }
+
+  /** Replies are read aloud: asked for, or hands-free. */
+  private get speaksReplies(): boolean {
+    return this.speakReplies || this.handsFree;
+  }
+
   // ---------------------------------------------------------------- lifecycle
 
   override connectedCallback(): void {
@@ -329,6 +407,12 @@ export class AgentChat extends ParleyElement {
     void this.speaker?.dispose();
     this.speaker = null;
     this.speakerLoad = null;
+    this.voiceRequest++;
+    this.voiceComposer?.dispose();
+    this.voiceComposer = null;
+    this.voiceLoad = null;
+    this.voicePhase = 'off';
+    this.handsFree = false;
   }
 
   protected override willUpdate(changed: PropertyValues): void {
@@ -346,6 +430,8 @@ export class AgentChat extends ParleyElement {
       this.sessionConfigChanged = true;
       this.resumeConversationId = null; // another relay, agent or model: the old conversation is not theirs
     }
+    // Before rendering, so the toggle and the state line render once, together.
+    if (changed.has('handsFree')) this.handsFreeChanged(changed.get('handsFree') === undefined);
   }
 
   protected override updated(changed: PropertyValues): void {
@@ -447,11 +533,12 @@ export class AgentChat extends ParleyElement {
         this.replyFinished(next);
       }
     }
-    if (this.speakReplies && next.streamingEntryId && next.status === 'streaming') this.followReply(next, false);
+    if (this.speaksReplies && next.streamingEntryId && next.status === 'streaming') this.followReply(next, false);
     if (next.error && next.error !== previous.error) {
       this.stopRequested = false; // the error box is role="alert": it is announced without the live region
       this.emit('parley-error', { error: next.error });
     }
+    if (wasBusy && !this.busy) this.voiceComposer?.replyEnded(!!this.speaker?.speakingId);
   }
 
   private replyFinished(state: ChatState): void {
@@ -470,7 +557,7 @@ export class AgentChat extends ParleyElement {
       this.announce(this.text.replyAnnouncement(spoken.length > ANNOUNCE_LIMIT ? `${spoken.slice(0, ANNOUNCE_LIMIT)}…` : spoken));
     }
     this.emit('parley-reply-finished', { conversationId: state.conversationId, entryId: reply?.id ?? null, text });
-    if (this.speakReplies && reply && text) void this.withSpeaker((speaker) => speaker.follow(reply.id, text, true));
+    if (this.speaksReplies && reply && text) void this.withSpeaker((speaker) => speaker.follow(reply.id, text, true));
   }
 
   // ---------------------------------------------------------------- voice out (code loaded on first use)
@@ -487,6 +574,7 @@ export class AgentChat extends ParleyElement {
         onSpeaking: (id) => {
           const was = this.speakingId;
           this.speakingId = id;
+          this.voiceComposer?.replySpeaking(!!id);
           const p = this.speaker!.playback;
           if (id) {
             text = contentText((this.chat.entries.find((e) => e.id === id) as { content?: string } | undefined)?.content ?? '');
@@ -533,6 +621,97 @@ export class AgentChat extends ParleyElement {
       speaker.unlock();
       speaker.speak(entry.id, text);
     });
+  }
+
+  // ---------------------------------------------------------------- voice in (microphone code loaded on first use)
+
+  /** Loads the voice composer once, with the microphone code. */
+  private loadVoice(): Promise<VoiceComposer> {
+    this.voiceLoad ??= import('./voice-in.js').then(({ VoiceComposer, createVoiceInput }) => {
+      this.voiceComposer ??= new VoiceComposer(this.voiceHost(createVoiceInput));
+      return this.voiceComposer;
+    });
+    return this.voiceLoad;
+  }
+
+  /** Runs `action` with the voice composer now if it is loaded, else once it is (unless a newer action or a stop came first). */
+  private withVoice(action: (voice: VoiceComposer) => void): void {
+    const request = ++this.voiceRequest;
+    if (this.voiceComposer) return action(this.voiceComposer);
+    this.loadVoice().then((voice) => {
+      if (request === this.voiceRequest && this.isConnected) action(voice);
+    }, (error: unknown) => {
+      this.voiceLoad = null;
+      this.voiceError = { kind: 'platform', message: String(error), cause: error };
+      this.handsFree = false;
+    });
+  }
+
+  private voiceHost(createVoiceInput: (options: VoiceInputOptions) => VoiceInputApi): VoiceComposerHost {
+    return {
+      // Hands-free waits for the user as long as it takes; a single press gives up after the default silence.
+      openInput: async ({ handsFree }) =>
+        createVoiceInput({ ...this.voiceOptions, client: await sharedClient(this.relayUrl), mode: 'utterance', ...(handsFree ? { noSpeechTimeoutMs: 0 } : {}) }),
+      started: () => {
+        this.voiceError = null;
+        this.emit('parley-voice-start', { handsFree: this.handsFree });
+      },
+      draft: () => this.draft,
+      setDraft: (text) => {
+        this.draft = text;
+      },
+      said: (text) => this.voiceSaid(text),
+      bargeIn: () => this.stop(), // silences the voice, and stops the reply if it still streams
+      failed: (error) => {
+        this.voiceError = error;
+        this.handsFree = false;
+      },
+      // A ring around the microphone button that grows with the input level: straight to the style, about
+      // 20 times a second, without rendering the chat.
+      level: (value) => this.renderRoot.querySelector<HTMLElement>('.mic')?.style.setProperty('box-shadow', `0 0 0 ${value * 6}px var(--_accent)`),
+      changed: () => {
+        this.voicePhase = this.voiceComposer?.phase ?? 'off';
+      },
+    };
+  }
+
+  /** An utterance ended with `text`: send it (hands-free, or `voice-autosend`) or leave it in the message box. */
+  private voiceSaid(text: string): boolean {
+    this.emit('parley-voice-final', { text });
+    if ((!this.voiceAutosend && !this.handsFree) || !this.activeSession) {
+      this.draft = text;
+      this.updateComplete.then(() => this.input?.focus());
+      return false;
+    }
+    this.draft = '';
+    if (this.busy) this.stop(); // the user talked over a reply that was still streaming
+    void this.send(text);
+    return true;
+  }
+
+  private handsFreeChanged(initial: boolean): void {
+    const on = this.handsFree && !!this.relayUrl;
+    if (on) void this.loadSpeaker();
+    else if (!this.speakReplies) this.silence();
+    if (on || this.voiceComposer) this.withVoice((voice) => voice.setHandsFree(on));
+    if (!initial) this.emit('parley-hands-free-changed', { on: this.handsFree });
+  }
+
+  private toggleMic(): void {
+    this.speaker?.unlock(); // inside the click, so a spoken reply can start later (iOS)
+    const listening = this.voicePhase === 'listening';
+    if (this.voicePhase === 'speaking') this.stop(); // talking over the reply, by hand: the microphone is already open
+    this.withVoice((voice) => {
+      if (listening) void voice.finish();
+      else voice.listen();
+    });
+  }
+
+  /** Typing, Stop or Escape: no more listening, hands-free off; the message box keeps what it holds (Escape: `restoreDraft`). */
+  private stopVoice(restoreDraft = false): void {
+    this.voiceRequest++;
+    this.voiceComposer?.cancel(restoreDraft);
+    this.handsFree = false;
   }
 
   private announce(message: string): void {
@@ -599,6 +778,7 @@ export class AgentChat extends ParleyElement {
   /** The first interaction loads the voice code, so a later click can unlock audio inside its gesture. */
   private preloadSpeaker(): void {
     if (!this.speakerLoad && this.relayUrl) void this.loadSpeaker();
+    if (!this.voiceLoad && this.voiceEnabled) this.loadVoice().catch(() => { this.voiceLoad = null; });
   }
 
   private onInputKeydown(event: KeyboardEvent): void {
@@ -610,7 +790,11 @@ export class AgentChat extends ParleyElement {
 
   private onPanelKeydown(event: KeyboardEvent): void {
     if (event.key !== 'Escape' || event.defaultPrevented) return;
-    if (this.busy) {
+    if (this.voicePhase !== 'off' || this.handsFree) {
+      event.preventDefault();
+      this.stopVoice(true); // what was heard is dropped
+      if (!this.speakReplies) this.silence();
+    } else if (this.busy) {
       event.preventDefault();
       this.stop();
     } else if (this.mode === 'launcher' && this.open) {
@@ -630,6 +814,12 @@ export class AgentChat extends ParleyElement {
   }
 
   private async retry(): Promise<void> {
+    if (this.voiceError) {
+      // The microphone failed: the user fixed it (or not), listen again.
+      this.voiceError = null;
+      this.withVoice((voice) => voice.listen());
+      return;
+    }
     const session = this.activeSession;
     if (!session) {
       // The session could not be created: try again from the attributes.
@@ -831,15 +1021,17 @@ export class AgentChat extends ParleyElement {
               aria-label=${t.inputLabel}
               placeholder=${t.inputPlaceholder}
               .value=${live(this.draft)}
-              @input=${(e: Event) => { this.draft = (e.target as HTMLTextAreaElement).value; this.silence(); }}
+              @input=${(e: Event) => { this.draft = (e.target as HTMLTextAreaElement).value; this.silence(); this.stopVoice(); }}
               @keydown=${this.onInputKeydown}
             ></textarea>
+            ${this.voiceEnabled ? this.renderMicButton(t) : nothing}
             ${this.busy
-              ? html`<button part="stop-button" class="stop" type="button" @click=${() => this.stop()}>${t.stop}</button>`
+              ? html`<button part="stop-button" class="stop" type="button" @click=${() => { this.stopVoice(); this.stop(); }}>${t.stop}</button>`
               : html`<button part="send-button" class="send primary" type="submit" ?disabled=${!this.draft.trim() || !this.activeSession}>
                   ${t.send}
                 </button>`}
           </form>
+          ${this.voiceEnabled ? this.renderVoiceBar(t) : nothing}
         </section>
         <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
         ${this.renderLinkDialog(t)}
@@ -1022,11 +1214,29 @@ export class AgentChat extends ParleyElement {
     </details>`;
   }
 
+  private renderMicButton(t: AgentChatStrings): TemplateResult {
+    const on = this.voicePhase === 'listening';
+    return html`<button part="mic-button" class="mic ${on ? 'primary' : ''}" type="button" aria-pressed=${on} aria-label=${on ? t.stopListening : t.speakMessage} ?disabled=${!this.activeSession} @click=${this.toggleMic}>
+      <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="M9 5a3 3 0 0 1 6 0v6a3 3 0 0 1-6 0zM5 11a7 7 0 0 0 14 0M12 18v3" /></svg>
+    </button>`;
+  }
+
+  private renderVoiceBar(t: AgentChatStrings): TemplateResult {
+    const status = { off: '', listening: t.voiceListening, thinking: t.voiceThinking, speaking: t.voiceSpeaking }[this.voicePhase];
+    return html`<div part="voice-bar" class="voice-bar">
+      <button part="hands-free-button" class=${this.handsFree ? 'primary' : ''} type="button" aria-pressed=${this.handsFree} ?disabled=${!this.activeSession} @click=${() => { this.speaker?.unlock(); this.handsFree = !this.handsFree; }}>${t.handsFree}</button>
+      <span part="voice-status" role="status">${status}</span>
+    </div>`;
+  }
+
   private renderError(t: AgentChatStrings): TemplateResult | typeof nothing {
+    const voiceError = this.voiceError;
     const error = this.chat.error ?? this.localError;
-    if (!error) return nothing;
+    if (!voiceError && !error) return nothing;
     return html`<div part="error" class="error" role="alert">
-      <p>${t.errorMessage(error)}${error.message ? html` <small>(${error.message})</small>` : nothing}</p>
+      <p>${voiceError
+        ? t.voiceErrorMessage(voiceError)
+        : html`${t.errorMessage(error!)}${error!.message ? html` <small>(${error!.message})</small>` : nothing}`}</p>
       <button part="retry-button" type="button" @click=${this.retry}>${t.retry}</button>
     </div>`;
   }

@@ -1,8 +1,9 @@
 /**
- * Every word the elements show or announce, in one place. Hosts translate by passing a partial
- * object to an element's `strings` property; anything left out falls back to these defaults.
+ * Every word `<agent-chat>` and its markdown renderer show or announce, in one place (each other element
+ * keeps its own strings beside it). Hosts translate by passing a partial object to an element's
+ * `strings` property; anything left out falls back to these defaults.
  */
-import type { PlatformErrorShape } from '../../client/contracts.js';
+import type { PlatformErrorShape, VoiceInputError } from '../../client/contracts.js';
 
 /** The user-visible strings of `<agent-chat>` (and the markdown renderer it uses). */
 export interface AgentChatStrings {
@@ -56,6 +57,17 @@ export interface AgentChatStrings {
   /** Button under a finished reply that reads it aloud, and the same button while it is reading. */
   readAloud: string;
   stopReading: string;
+  /** Accessible name of the microphone button, and the same button while it is listening. */
+  speakMessage: string;
+  stopListening: string;
+  /** The toggle for hands-free turns (listen, send, speak the reply, listen again). */
+  handsFree: string;
+  /** The voice state line (a polite live region). */
+  voiceListening: string;
+  voiceThinking: string;
+  voiceSpeaking: string;
+  /** Why voice input stopped, and what to do about it (default: the microphone controller's own words, which say that). */
+  voiceErrorMessage: (error: VoiceInputError) => string;
 }
 
 const errorMessage = (error: PlatformErrorShape): string => {
@@ -115,76 +127,16 @@ export const defaultStrings: AgentChatStrings = {
   errorMessage,
   readAloud: 'Read aloud',
   stopReading: 'Stop reading',
+  speakMessage: 'Speak a message',
+  stopListening: 'Stop listening',
+  handsFree: 'Hands-free',
+  voiceListening: 'Listening…',
+  voiceThinking: 'Thinking…',
+  voiceSpeaking: 'Speaking… (talk to interrupt)',
+  voiceErrorMessage: (error) => error.message,
 };
 
 /** Defaults with the host's overrides applied. */
 export function resolveStrings(overrides?: Partial<AgentChatStrings> | null): AgentChatStrings {
   return overrides ? { ...defaultStrings, ...overrides } : defaultStrings;
-}
-
-/** The user-visible strings of `<speech-player>`. */
-export interface SpeechPlayerStrings {
-  /** Accessible name of the player (a group of controls). */
-  playerLabel: string;
-  play: string;
-  pause: string;
-  resume: string;
-  stop: string;
-  voice: string;
-  /** The voice option that leaves the choice to the platform. */
-  defaultVoice: string;
-  rate: string;
-  /** Accessible name of the progress bar. */
-  progressLabel: string;
-  /** `0:03 / 0:07`: seconds played, seconds received. */
-  progressText: (played: number, received: number) => string;
-  /** Said by the status region. */
-  loading: string;
-  playing: string;
-  paused: string;
-  stopped: string;
-  ended: string;
-  nothingToSay: string;
-  errorMessage: (error: PlatformErrorShape) => string;
-}
-
-const clock = (seconds: number): string => {
-  const s = Math.max(0, Math.floor(seconds));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-};
-
-const speechErrorMessage = (error: PlatformErrorShape): string => {
-  if (error.type === 'network_error') return 'The speech service could not be reached.';
-  if (error.type === 'stream_error') return 'The audio was cut off before it finished.';
-  if (error.status === 401 || error.status === 403) return 'Speaking this text is not allowed.';
-  if (error.status === 422 || error.status === 400) return 'The speech request was not accepted.';
-  if (error.status === 429) return 'Too many requests. Try again in a moment.';
-  if (error.status === 503) return 'The speech service is busy or not installed.';
-  return 'The text could not be spoken.';
-};
-
-/** English defaults of `<speech-player>`. */
-export const defaultSpeechPlayerStrings: SpeechPlayerStrings = {
-  playerLabel: 'Speech player',
-  play: 'Play',
-  pause: 'Pause',
-  resume: 'Resume',
-  stop: 'Stop',
-  voice: 'Voice',
-  defaultVoice: 'Default voice',
-  rate: 'Speed',
-  progressLabel: 'Played',
-  progressText: (played, received) => `${clock(played)} / ${clock(received)}`,
-  loading: 'Preparing speech…',
-  playing: 'Playing',
-  paused: 'Paused',
-  stopped: 'Stopped',
-  ended: 'Finished',
-  nothingToSay: 'There is no text to speak.',
-  errorMessage: speechErrorMessage,
-};
-
-/** Speech-player defaults with the host's overrides applied. */
-export function resolveSpeechPlayerStrings(overrides?: Partial<SpeechPlayerStrings> | null): SpeechPlayerStrings {
-  return overrides ? { ...defaultSpeechPlayerStrings, ...overrides } : defaultSpeechPlayerStrings;
 }

@@ -6,8 +6,8 @@ import { sharedClient } from '../internal/shared-client.js';
 import type { PlatformErrorShape, SpeechAudioStream, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
 import { SpeechPlayback } from '../../audio/speech-playback.js';
 import { ParleyElement } from '../internal/parley-element.js';
-import { resolveSpeechPlayerStrings } from '../internal/strings.js';
-import type { SpeechPlayerStrings } from '../internal/strings.js';
+import { resolveSpeechPlayerStrings } from './strings.js';
+import type { SpeechPlayerStrings } from './strings.js';
 import { speechPlayerStyles } from './speech-player.styles.js';
 
 /** Rates offered by the speed picker. */

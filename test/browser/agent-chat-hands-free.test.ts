@@ -1,0 +1,123 @@
+// <agent-chat> hands-free turns against the REAL relay, local platform and Chromium's fake microphone
+// (it says "The quick brown fox jumps over the lazy dog." then 2.5 s of silence, looped): listen, send,
+// the reply is spoken, listen again; barge-in by the looping microphone; typing turns it off.
+import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { sendKeys } from '@web/test-runner-commands';
+import '../../src/elements/agent-chat/define.js';
+import type { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
+import type { ChatSessionApi } from '../../src/client/contracts.js';
+import type { ReplySpeaker } from '../../src/elements/internal/reply-speaker.js';
+
+const RELAY = '/api';
+const HEARD = /\b(fox|lazy|dog)\b/i;
+let model = '';
+// The fake microphone's file as it is (the browser's voice processing garbles synthetic speech).
+const VERBATIM = { echoCancellation: false, noiseSuppression: false, autoGainControl: false };
+
+interface Internals { activeSession: ChatSessionApi | null; speaker: ReplySpeaker | null }
+const internals = (el: AgentChat) => el as unknown as Internals;
+const q = <T extends HTMLElement = HTMLElement>(el: AgentChat, selector: string) => el.shadowRoot!.querySelector<T>(selector);
+const mic = (el: AgentChat) => q<HTMLButtonElement>(el, '[part~="mic-button"]')!;
+const handsFreeButton = (el: AgentChat) => q<HTMLButtonElement>(el, '[part~="hands-free-button"]')!;
+const input = (el: AgentChat) => q<HTMLTextAreaElement>(el, '[part~="input"]')!;
+const status = (el: AgentChat) => q(el, '[part~="voice-status"]')!.textContent!.trim();
+const userMessages = (el: AgentChat) =>
+  [...el.shadowRoot!.querySelectorAll('[part~="message-user"] [part~="bubble"]')].map((b) => b.textContent!.trim());
+const busy = (el: AgentChat) => ['submitted', 'streaming'].includes(internals(el).activeSession?.state.status ?? '');
+
+async function chat(template: ReturnType<typeof html>): Promise<AgentChat> {
+  const el = await fixture<AgentChat>(template);
+  await waitUntil(() => internals(el).activeSession, 'session created', { timeout: 5000 });
+  await el.updateComplete;
+  return el;
+}
+
+before(async function () {
+  this.timeout(60_000);
+  model = (await (await fetch('/api-test/fixtures')).json()).model;
+  // The dev server compiles the lazily loaded voice code on first request (seconds on a busy machine): do it once here.
+  await Promise.all([import('../../src/elements/agent-chat/voice-in.js'), import('../../src/elements/internal/reply-speaker.js')]);
+});
+
+describe('<agent-chat> hands-free (real microphone path)', function () {
+  this.timeout(50_000);
+
+  it('hands-free: the utterance is sent and answered, the reply is spoken, then it listens again until turned off', async () => {
+    const el = await chat(html`<agent-chat relay-url=${RELAY} model=${model} resume="none" .voiceOptions=${VERBATIM} voice-input></agent-chat>`);
+    const changes: boolean[] = [];
+    el.addEventListener('parley-hands-free-changed', (e) => changes.push(e.detail.on));
+    const sent = oneEvent(el, 'parley-message-sent');
+    const spoken = oneEvent(el, 'parley-speech-first-audio');
+    handsFreeButton(el).click();
+    await el.updateComplete;
+    expect(el.handsFree).to.equal(true);
+    expect(el.hasAttribute('hands-free')).to.equal(true);
+    expect(handsFreeButton(el).getAttribute('aria-pressed')).to.equal('true');
+    await waitUntil(() => status(el) === 'Listening…', 'listening', { timeout: 5000 });
+
+    expect((await sent).detail.text).to.match(HEARD);
+    await waitUntil(() => status(el) === 'Thinking…' || status(el).startsWith('Speaking'), 'thinking', { timeout: 5000 });
+    await spoken;
+    await waitUntil(() => status(el) === 'Speaking… (talk to interrupt)', 'speaking', { timeout: 5000 });
+    expect(internals(el).speaker!.playback.scheduler.active).to.equal(true);
+    // The reply ends (read to the end, or talked over by the looping microphone): listening again.
+    await waitUntil(() => status(el) === 'Listening…', 'listening again', { timeout: 20_000 });
+    expect(mic(el).getAttribute('aria-pressed')).to.equal('true');
+    expect(userMessages(el)[0]).to.match(HEARD);
+
+    handsFreeButton(el).click();
+    await el.updateComplete;
+    expect(el.hasAttribute('hands-free')).to.equal(false);
+    expect(status(el)).to.equal('');
+    expect(changes).to.deep.equal([true, false]);
+    if (busy(el)) el.stop();
+    await waitUntil(() => !busy(el), 'turn ended');
+  });
+
+  it('hands-free barge-in: the looping microphone talking over the reply stops its playback at once, and its words are the next turn', async () => {
+    const el = await chat(html`<agent-chat relay-url=${RELAY} model=${model} resume="none" .voiceOptions=${VERBATIM} voice-input hands-free></agent-chat>`);
+    const t0 = performance.now();
+    await oneEvent(el, 'parley-speech-first-audio');
+    const firstAudioAt = performance.now();
+    console.log(`first audio after ${(firstAudioAt - t0).toFixed(0)} ms`);
+    const playback = internals(el).speaker!.playback;
+    await waitUntil(() => status(el) === 'Speaking… (talk to interrupt)', 'speaking', { timeout: 5000 });
+    // The reply is about 60 words (well over 10 s of speech); the fake microphone says its sentence again
+    // within 5.5 s of any moment, so it talks over the reply long before the reply could end.
+    const nextTurn = oneEvent(el, 'parley-message-sent');
+    await waitUntil(() => status(el) === 'Listening…', 'barge-in', { timeout: 10_000 });
+    const interruptedAfter = performance.now() - firstAudioAt;
+    console.log(`barge-in ${interruptedAfter.toFixed(0)} ms after the first audio`);
+    expect(interruptedAfter).to.be.below(8000);
+    expect(playback.scheduler.active).to.equal(false);
+    expect(internals(el).speaker!.speakingId).to.equal(null);
+    const played = playback.played;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(playback.played, 'no more audio after the barge-in').to.equal(played);
+    expect((await nextTurn).detail.text).to.match(HEARD);
+    expect(userMessages(el).length).to.equal(2);
+    el.handsFree = false;
+    await el.updateComplete;
+    if (busy(el)) el.stop();
+    await waitUntil(() => !busy(el), 'turn ended');
+  });
+
+  it('typing in the message box turns hands-free off and keeps the text', async () => {
+    const el = await chat(html`<agent-chat relay-url=${RELAY} model=${model} resume="none" .voiceOptions=${VERBATIM} voice-input></agent-chat>`);
+    handsFreeButton(el).click();
+    await waitUntil(() => status(el) === 'Listening…', 'listening', { timeout: 5000 });
+    const off = oneEvent(el, 'parley-hands-free-changed');
+    input(el).focus();
+    await sendKeys({ type: 'x' });
+    expect((await off).detail.on).to.equal(false);
+    await el.updateComplete;
+    expect(handsFreeButton(el).getAttribute('aria-pressed')).to.equal('false');
+    expect(mic(el).getAttribute('aria-pressed')).to.equal('false');
+    expect(input(el).value.endsWith('x')).to.equal(true);
+    // No microphone keeps writing into the box.
+    const value = input(el).value;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(input(el).value).to.equal(value);
+  });
+
+});
