@@ -6,6 +6,7 @@ import { benchRelay } from './relay.mjs';
 import { benchElement } from './element.mjs';
 import { benchSpeech } from './speech.mjs';
 import { benchAudio } from './audio.mjs';
+import { benchTranscription } from './transcription.mjs';
 
 const only = process.argv[2];
 const benches = [
@@ -14,6 +15,7 @@ const benches = [
   ['element', '<agent-chat> rendering and size (Chromium)', benchElement],
   ['speech', 'speech synthesis in the local platform', benchSpeech],
   ['audio', 'streamed speech played in Chromium over a throttled connection', benchAudio],
+  ['transcription', 'speech-to-text in the local platform (pocketsphinx, HTTP and realtime WebSocket)', benchTranscription],
 ];
 for (const [key, name, run] of benches) {
   if (only && key !== only) continue;

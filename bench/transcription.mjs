@@ -7,14 +7,14 @@
 //     p50 of 5 sessions; and the same with an `input_audio.flush` right after the speech (interleaved runs).
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
-import { KEY, headers } from './platform.mjs';
+import { KEY, headers, percentile } from './platform.mjs';
 
 const FIXTURES = new URL('../test/fixtures/transcription/', import.meta.url);
 const RATE = 16000;
 const CHUNK = RATE / 10; // 100 ms
 const MODEL = 'voxtral-mini-transcribe-realtime-2602';
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const median = (xs) => percentile([...xs].sort((a, b) => a - b), 50);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The 16 kHz s16 samples of a fixture (Flite writes a plain 44-byte header). */
