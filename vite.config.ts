@@ -16,7 +16,11 @@ export default defineConfig({
     // Library mode keeps whitespace in ES output; the demo and CDN users load this file as is, so minify fully.
     rolldownOptions: { output: { minify: true } },
     lib: {
-      entry: { 'agent-chat': 'src/elements/agent-chat/define.ts', 'speech-player': 'src/elements/speech-player/define.ts' },
+      entry: {
+        'agent-chat': 'src/elements/agent-chat/define.ts',
+        'speech-player': 'src/elements/speech-player/define.ts',
+        'audio-transcriber': 'src/elements/audio-transcriber/define.ts',
+      },
       formats: ['es'],
       fileName: (_format, name) => `${name}.js`,
     },

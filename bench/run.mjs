@@ -7,6 +7,7 @@ import { benchElement } from './element.mjs';
 import { benchSpeech } from './speech.mjs';
 import { benchAudio } from './audio.mjs';
 import { benchTranscription } from './transcription.mjs';
+import { benchVoice } from './voice.mjs';
 
 const only = process.argv[2];
 const benches = [
@@ -16,6 +17,7 @@ const benches = [
   ['speech', 'speech synthesis in the local platform', benchSpeech],
   ['audio', 'streamed speech played in Chromium over a throttled connection', benchAudio],
   ['transcription', 'speech-to-text in the local platform (pocketsphinx, HTTP and realtime WebSocket)', benchTranscription],
+  ['voice', 'voice input in Chromium: end of speech to final text in <agent-chat>', benchVoice],
 ];
 for (const [key, name, run] of benches) {
   if (only && key !== only) continue;

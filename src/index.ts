@@ -1,7 +1,7 @@
 /**
  * parley-kit public browser entry. Side-effect free: importing it defines no element and touches no
- * global. Register the elements with `import 'parley-kit/agent-chat'` and `import 'parley-kit/speech-player'`
- * (or subclass `AgentChat` / `SpeechPlayer` under another tag).
+ * global. Register the elements with `import 'parley-kit/agent-chat'`, `import 'parley-kit/speech-player'` and
+ * `import 'parley-kit/audio-transcriber'` (or subclass `AgentChat` / `SpeechPlayer` / `AudioTranscriber` under another tag).
  */
 export type * from './client/types.js';
 export type * from './client/contracts.js';
@@ -9,3 +9,4 @@ export { ParleyClient, getClient, forgetClient, RelaySession, PlatformError, Cha
 export { HistoryStore } from './store/index.js';
 export { AgentChat } from './elements/agent-chat/agent-chat.js';
 export { SpeechPlayer } from './elements/speech-player/speech-player.js';
+export { AudioTranscriber } from './elements/audio-transcriber/audio-transcriber.js';

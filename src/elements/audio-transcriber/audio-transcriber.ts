@@ -1,0 +1,635 @@
+import { html, nothing } from 'lit';
+import type { TemplateResult } from 'lit';
+import { property, query, state } from 'lit/decorators.js';
+import { PlatformError, NETWORK_ERROR, STREAM_ERROR } from '../../client/index.js';
+import type {
+  ParleyClientApi, TranscriptionApi, TranscriptionEventStream, TranscriptionSegment, VoiceInputApi, VoiceInputError, VoiceInputResult,
+} from '../../client/index.js';
+import { ParleyElement } from '../internal/parley-element.js';
+import { sharedClient } from '../internal/shared-client.js';
+import type { TranscriptionErrorKind, TranscriptionSource } from './events.js';
+import { formatElapsed, formatSegmentTime, resolveAudioTranscriberStrings } from './strings.js';
+import type { AudioTranscriberStrings } from './strings.js';
+import { audioTranscriberStyles } from './audio-transcriber.styles.js';
+
+/** Languages offered by the picker (codes the platform's transcription models know); `''` is Auto. */
+const LANGUAGES: ReadonlyArray<readonly [code: string, name: string]> = [
+  ['en', 'English'], ['fr', 'Français'], ['de', 'Deutsch'], ['es', 'Español'], ['it', 'Italiano'], ['pt', 'Português'], ['nl', 'Nederlands'], ['hi', 'हिन्दी'],
+];
+
+/** How the record button works: click to start and click to stop, or hold it (or Space) while talking. */
+export type AudioTranscriberMode = 'toggle' | 'push-to-talk';
+
+/** What the element is doing: one recording or one file at a time. */
+export type AudioTranscriberActivity = 'idle' | 'starting' | 'listening' | 'finishing' | 'file';
+
+/** One finished (or interrupted) transcript: a recording or a file. */
+export interface TranscriptEntry {
+  source: TranscriptionSource;
+  /** The file name, or the strings' `microphone`. */
+  label: string;
+  text: string;
+  segments: TranscriptionSegment[];
+  language: string | null;
+  /** The stream broke: `text` is what arrived before. */
+  interrupted: boolean;
+}
+
+/** A failure in words, as shown. */
+interface ShownError {
+  kind: TranscriptionErrorKind;
+  message: string;
+}
+
+/**
+ * Turns speech into text through a Parley relay: from the microphone (realtime, live words while
+ * speaking) or from an audio file (picked or dropped, streamed with live words), with segments,
+ * speaker labels, copy and clear.
+ *
+ * The microphone layer (`src/audio/capture`) is loaded on the first recording, so a page that only
+ * uploads files never downloads it. Every text is rendered as plain text, never as HTML.
+ *
+ * @tagname audio-transcriber
+ * @summary Transcribe the microphone or an audio file, with live text, segments and copy.
+ *
+ * @attr relay-url - Base URL of the Parley relay, e.g. `/api`.
+ * @attr model - Model of file transcriptions (default: the platform's).
+ * @attr realtime-model - Model of microphone (realtime) transcriptions (default: the client's).
+ * @attr language - Language of files (`en`, `fr`, …; empty = detected). The picker changes it.
+ * @attr mode - `toggle` (default: click to start, click to stop) or `push-to-talk` (hold the button, or Space while it is focused).
+ * @attr diarize - Ask for speaker labels on file segments.
+ * @attr timestamps - Ask for segments with times and show them (files: only with the Auto language; the platform cannot give both).
+ * @attr heading - A visible heading, also the element's accessible name.
+ * @attr disabled - Turns off recording and file picking.
+ *
+ * @csspart base - The wrapper of everything.
+ * @csspart heading - The heading (when `heading` is set).
+ * @csspart controls - The row of the record button, level, time and language.
+ * @csspart record-button - Starts and stops recording (`aria-pressed` while recording).
+ * @csspart level - The microphone level meter.
+ * @csspart elapsed - The recording time.
+ * @csspart language-picker - The label and select of the language.
+ * @csspart language-select - The language select.
+ * @csspart language-note - Says that segment times need the Auto language (the platform cannot give both).
+ * @csspart drop-zone - The file button, also the target for dropped files.
+ * @csspart cancel-button - Cancels a file being transcribed.
+ * @csspart error - The error message.
+ * @csspart result - The result area: actions, transcript and segments.
+ * @csspart copy-button - Copies the transcript.
+ * @csspart clear-button - Clears the transcript.
+ * @csspart copy-status - `Copied` after a copy.
+ * @csspart transcript - The transcript text.
+ * @csspart live - The words recognised so far (while speaking or streaming).
+ * @csspart segments - The list of segments with their times.
+ * @csspart segment - One segment.
+ * @csspart segment-time - `start–end` of a segment (mm:ss.s).
+ * @csspart speaker - The speaker of a segment (diarized files).
+ *
+ * @cssproperty [--parley-font-family=system-ui] - Font.
+ * @cssproperty [--parley-font-size=15px] - Base font size.
+ * @cssproperty [--parley-color-text=#1d1d1f] - Text colour.
+ * @cssproperty [--parley-color-muted=#545458] - Hints, times, live text.
+ * @cssproperty [--parley-color-background=#ffffff] - Background.
+ * @cssproperty [--parley-color-surface=#f4f4f6] - Drop zone, transcript and level track.
+ * @cssproperty [--parley-color-border=#d2d2d7] - Borders.
+ * @cssproperty [--parley-color-accent=#0b57d0] - Record button, level, drop highlight.
+ * @cssproperty [--parley-color-on-accent=#ffffff] - Text on the accent colour.
+ * @cssproperty [--parley-color-error=#b3261e] - Error text and the recording button.
+ * @cssproperty [--parley-radius=12px] - Corner radius.
+ * @cssproperty [--parley-gap=0.75rem] - Spacing.
+ * @cssproperty [--parley-focus-ring=2px solid var(--parley-color-accent)] - Outline of focused controls.
+ * @cssproperty [--parley-level-color=var(--parley-color-accent)] - Colour of the level meter.
+ *
+ * @fires {CustomEvent<ParleyTranscriptionStartDetail>} parley-transcription-start - Recording started or a file is being sent (`detail.source`).
+ * @fires {CustomEvent<ParleyTranscriptionPartialDetail>} parley-transcription-partial - The words so far (`detail.text`, the whole text, not a delta).
+ * @fires {CustomEvent<ParleyTranscriptionFinalDetail>} parley-transcription-final - A finished transcript (`detail.text`, `segments`, `language`, `source`).
+ * @fires {CustomEvent<ParleyTranscriptionErrorDetail>} parley-transcription-error - Recording or transcription failed (`detail.kind`, `message`).
+ */
+export class AudioTranscriber extends ParleyElement {
+  static override styles = [ParleyElement.styles, audioTranscriberStyles];
+
+  /** Base URL of the Parley relay, e.g. `/api`. */
+  @property({ attribute: 'relay-url' }) relayUrl = '';
+
+  /** Model of file transcriptions (default: the platform's). */
+  @property() model = '';
+
+  /** Model of microphone (realtime) transcriptions (default: the client's). */
+  @property({ attribute: 'realtime-model' }) realtimeModel = '';
+
+  /** Language of files (`en`, `fr`, …); empty lets the platform detect it. The picker changes it. */
+  @property({ reflect: true }) language = '';
+
+  /** `toggle` (click to start, click to stop) or `push-to-talk` (hold the button, or Space while it is focused). */
+  @property() mode: AudioTranscriberMode = 'toggle';
+
+  /** Ask for speaker labels on the segments of files. */
+  @property({ type: Boolean }) diarize = false;
+
+  /** Ask for segments with times and show them. */
+  @property({ type: Boolean }) timestamps = false;
+
+  /** A visible heading, also the element's accessible name. */
+  @property() heading = '';
+
+  /** Turns off recording and file picking (the transcript can still be copied and cleared). */
+  @property({ type: Boolean, reflect: true }) disabled = false;
+
+  /** Overrides of the element's words (see `AudioTranscriberStrings`), for translation. */
+  @property({ attribute: false }) strings: Partial<AudioTranscriberStrings> | null = null;
+
+  @state() private current: AudioTranscriberActivity = 'idle';
+  @state() private entries: TranscriptEntry[] = [];
+  @state() private liveText = '';
+  @state() private liveSegments: TranscriptionSegment[] = [];
+  @state() private level = 0;
+  @state() private elapsed = 0;
+  @state() private error: ShownError | null = null;
+  @state() private announcement = '';
+  @state() private copyStatus = '';
+  @state() private dragging = false;
+
+  @query('.record') private recordButton!: HTMLButtonElement;
+  @query('.drop-zone') private dropZone!: HTMLButtonElement;
+  @query('input[type="file"]') private fileInput!: HTMLInputElement;
+
+  /** Bumped by every start, stop and cancel: late answers of an older activity are ignored. */
+  private generation = 0;
+  private voice: VoiceInputApi | null = null;
+  private voiceListeners: Array<() => void> = [];
+  /** Push-to-talk: the button or Space is still held (a release during `starting` stops once started). */
+  private held = false;
+  private fileStream: TranscriptionEventStream | null = null;
+  private recordingStartedAt = 0;
+  private ticker = 0;
+
+  /** What the element is doing: `idle`, `starting`, `listening`, `finishing` (a recording) or `file`. */
+  get activity(): AudioTranscriberActivity {
+    return this.current;
+  }
+
+  /** The finished transcripts, oldest first. */
+  get transcript(): readonly TranscriptEntry[] {
+    return this.entries;
+  }
+
+  /** All finished text, one paragraph per recording or file (what Copy copies). */
+  get text(): string {
+    return this.entries.map((e) => e.text).join('\n\n');
+  }
+
+  private get t(): AudioTranscriberStrings {
+    return resolveAudioTranscriberStrings(this.strings);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.cancel();
+  }
+
+  // ---------------------------------------------------------------- microphone
+
+  /** Starts recording (call it from a user gesture: the browser asks for the microphone). */
+  async startRecording(): Promise<void> {
+    if (this.disabled || this.current !== 'idle') return;
+    const generation = ++this.generation;
+    this.error = null;
+    this.liveText = '';
+    this.liveSegments = [];
+    this.current = 'starting';
+    try {
+      const [client, capture] = await Promise.all([this.client(), import('../../audio/capture/index.js')]);
+      if (generation !== this.generation) return;
+      const voice = capture.createVoiceInput({ client, mode: 'continuous', ...(this.realtimeModel ? { model: this.realtimeModel } : {}) });
+      this.voice = voice;
+      this.voiceListeners = [
+        voice.on('level', (level) => { this.level = level; }),
+        voice.on('partial', (text) => this.showPartial(text)),
+        voice.on('segment', (s) => { this.liveSegments = [...this.liveSegments, { type: 'transcription_segment', ...s }]; }),
+        voice.on('error', (error) => { if (generation === this.generation) this.failRecording(error); }),
+      ];
+      await voice.start();
+    } catch (error) {
+      if (generation === this.generation) this.failRecording(asVoiceError(error));
+      return;
+    }
+    if (generation !== this.generation) return;
+    this.current = 'listening';
+    this.recordingStartedAt = performance.now();
+    this.startTicker();
+    this.announce(this.t.listening);
+    this.emit('parley-transcription-start', { source: 'microphone' });
+    if (this.mode === 'push-to-talk' && !this.held) await this.stopRecording();
+  }
+
+  /** Stops recording; the final text is added to the transcript. */
+  async stopRecording(): Promise<void> {
+    const voice = this.voice;
+    if (!voice || this.current !== 'listening') return;
+    const generation = this.generation;
+    this.current = 'finishing';
+    this.stopTicker();
+    this.announce(this.t.finishing); // the button stays enabled (aria-disabled) so that focus stays on it
+    let result: VoiceInputResult | null;
+    try {
+      result = await voice.stop();
+    } catch (error) {
+      if (generation === this.generation) this.failRecording(asVoiceError(error));
+      return;
+    }
+    if (generation !== this.generation) return;
+    const heard = this.liveText;
+    const segments = this.liveSegments;
+    this.releaseVoice();
+    this.current = 'idle';
+    const text = (result?.text ?? heard).trim();
+    if (!text) {
+      this.announce(this.t.nothingHeard);
+      return;
+    }
+    this.finish({
+      source: 'microphone', label: this.t.microphone, text, interrupted: false,
+      segments: result?.segments.length ? result.segments : segments, language: result?.language ?? null,
+    });
+  }
+
+  private failRecording(error: VoiceInputError): void {
+    const heard = this.liveText.trim();
+    const segments = this.liveSegments;
+    this.generation++;
+    this.releaseVoice();
+    this.current = 'idle';
+    if (heard) this.addEntry({ source: 'microphone', label: this.t.microphone, text: heard, segments, language: null, interrupted: true });
+    this.fail(error.kind, error.message);
+  }
+
+  private releaseVoice(): void {
+    this.stopTicker();
+    for (const off of this.voiceListeners) off();
+    this.voiceListeners = [];
+    this.voice?.cancel();
+    this.voice?.dispose();
+    this.voice = null;
+    this.liveText = '';
+    this.liveSegments = [];
+  }
+
+  // ---------------------------------------------------------------- files
+
+  /** Transcribes an audio file (streamed: words appear as they are recognised). */
+  async transcribeFile(file: Blob): Promise<void> {
+    if (this.disabled || this.current !== 'idle') return;
+    const label = file instanceof File ? file.name : 'audio';
+    this.error = null;
+    if (file.type && !/^(audio|video)\//.test(file.type)) {
+      this.fail('not-audio', `${label}: ${file.type}`);
+      return;
+    }
+    const generation = ++this.generation;
+    this.liveText = '';
+    this.liveSegments = [];
+    this.current = 'file';
+    this.announce(this.t.transcribingFile(label));
+    let transcription: TranscriptionApi;
+    try {
+      transcription = transcriptionOf(await this.client());
+    } catch (error) {
+      if (generation === this.generation) this.failFile(error, '', [], label);
+      return;
+    }
+    if (generation !== this.generation) return;
+    const stream = transcription.transcribeStream(file, {
+      ...(this.model ? { model: this.model } : {}),
+      ...(this.language ? { language: this.language } : {}),
+      ...(this.diarize ? { diarize: true } : {}),
+      // The platform refuses a language together with timestamps: a language the user chose wins (the picker says so).
+      ...(this.timestamps && !this.language ? { timestampGranularities: ['segment' as const] } : {}),
+    });
+    stream.result.catch(() => undefined); // awaited below; a failure is also thrown by the iteration
+    this.fileStream = stream;
+    this.emit('parley-transcription-start', { source: 'file' });
+    let text = '';
+    let language: string | null = null;
+    const segments: TranscriptionSegment[] = [];
+    try {
+      for await (const event of stream) {
+        if (generation !== this.generation) return;
+        if (event.type === 'transcription.text.delta') {
+          text += event.text;
+          this.showPartial(text);
+        } else if (event.type === 'transcription.segment') {
+          const { type: _event, ...segment } = event;
+          segments.push({ type: 'transcription_segment', ...segment });
+          this.liveSegments = [...segments];
+        } else if (event.type === 'transcription.language') language = event.audio_language;
+      }
+      const result = await stream.result;
+      if (generation !== this.generation) return;
+      this.fileStream = null;
+      this.current = 'idle';
+      this.liveText = '';
+      this.liveSegments = [];
+      this.finish({
+        source: 'file', label, interrupted: false, text: (result.text || text).trim(),
+        segments: result.segments.length ? result.segments : segments, language: result.language ?? language,
+      });
+    } catch (error) {
+      if (generation === this.generation) this.failFile(error, text, segments, label);
+    }
+  }
+
+  private failFile(error: unknown, text: string, segments: TranscriptionSegment[], label: string): void {
+    this.generation++;
+    this.fileStream = null;
+    this.current = 'idle';
+    this.liveText = '';
+    this.liveSegments = [];
+    const e = PlatformError.from(error);
+    const received = text.trim();
+    if (received) this.addEntry({ source: 'file', label, text: received, segments, language: null, interrupted: true });
+    const kind: TranscriptionErrorKind = received && (e.type === STREAM_ERROR || e.type === NETWORK_ERROR) ? 'interrupted'
+      : e.type === NETWORK_ERROR ? 'network' : 'platform';
+    this.fail(kind, e.message);
+  }
+
+  // ---------------------------------------------------------------- common
+
+  /** Stops whatever is running at once (a recording without its final text, or a file); nothing is added. */
+  cancel(): void {
+    const active = this.current !== 'idle';
+    this.generation++;
+    this.held = false;
+    this.fileStream?.abort();
+    this.fileStream = null;
+    this.releaseVoice();
+    this.current = 'idle';
+    if (active) this.announce(this.t.cancelled);
+  }
+
+  /** Forgets the transcript (and any error). */
+  clear(): void {
+    this.entries = [];
+    this.error = null;
+    this.copyStatus = '';
+  }
+
+  /** Copies the transcript to the clipboard; resolves true when the browser allowed it. */
+  async copy(): Promise<boolean> {
+    try {
+      await navigator.clipboard.writeText(this.text);
+      this.copyStatus = this.t.copied;
+      return true;
+    } catch {
+      this.copyStatus = this.t.copyFailed;
+      return false;
+    }
+  }
+
+  private finish(entry: TranscriptEntry): void {
+    this.addEntry(entry);
+    this.announce(this.t.finalAnnouncement(entry.text));
+    this.emit('parley-transcription-final', { text: entry.text, segments: entry.segments, language: entry.language, source: entry.source });
+  }
+
+  private addEntry(entry: TranscriptEntry): void {
+    this.entries = [...this.entries, entry];
+    this.copyStatus = '';
+  }
+
+  private showPartial(text: string): void {
+    this.liveText = text;
+    this.emit('parley-transcription-partial', { text });
+  }
+
+  private fail(kind: TranscriptionErrorKind, detail: string): void {
+    const message = this.t.errorMessage(kind, detail);
+    this.error = { kind, message };
+    this.emit('parley-transcription-error', { kind, message });
+  }
+
+  private async client(): Promise<ParleyClientApi> {
+    if (!this.relayUrl) throw new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'relay-url is not set' });
+    return sharedClient(this.relayUrl);
+  }
+
+  private announce(message: string): void {
+    this.announcement = message === this.announcement ? `${message}\u00a0` : message;
+  }
+
+  private startTicker(): void {
+    this.stopTicker();
+    this.ticker = window.setInterval(() => { this.elapsed = (performance.now() - this.recordingStartedAt) / 1000; }, 200);
+    this.elapsed = 0;
+  }
+
+  private stopTicker(): void {
+    if (this.ticker) window.clearInterval(this.ticker);
+    this.ticker = 0;
+    this.level = 0;
+  }
+
+  // ---------------------------------------------------------------- input handlers
+
+  private onRecordClick(): void {
+    if (this.mode === 'push-to-talk') return; // pointer and Space hold drive it
+    if (this.current === 'idle') void this.startRecording();
+    else if (this.current === 'listening') void this.stopRecording();
+    else if (this.current === 'starting') this.cancel();
+  }
+
+  private press(): void {
+    if (this.held) return;
+    this.held = true;
+    void this.startRecording();
+  }
+
+  private release(): void {
+    if (!this.held) return;
+    this.held = false;
+    void this.stopRecording();
+  }
+
+  private onRecordPointerDown(event: PointerEvent): void {
+    if (this.mode !== 'push-to-talk' || event.button !== 0) return;
+    (event.currentTarget as HTMLElement).setPointerCapture?.(event.pointerId);
+    this.press();
+  }
+
+  private onRecordPointerUp(): void {
+    if (this.mode === 'push-to-talk') this.release();
+  }
+
+  private onRecordKeydown(event: KeyboardEvent): void {
+    if (this.mode !== 'push-to-talk' || event.key !== ' ') return;
+    event.preventDefault(); // no click on keyup: the hold is the gesture
+    if (!event.repeat) this.press();
+  }
+
+  private onRecordKeyup(event: KeyboardEvent): void {
+    if (this.mode !== 'push-to-talk' || event.key !== ' ') return;
+    event.preventDefault();
+    this.release();
+  }
+
+  private onKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Escape' && this.current !== 'idle') {
+      event.preventDefault();
+      this.cancel();
+    }
+  }
+
+  private onLanguageChange(event: Event): void {
+    this.language = (event.target as HTMLSelectElement).value;
+  }
+
+  private pickFile(): void {
+    if (this.disabled || this.current !== 'idle') return;
+    this.fileInput.value = '';
+    this.fileInput.click();
+  }
+
+  private onFileChange(): void {
+    const file = this.fileInput.files?.[0];
+    if (file) void this.transcribeFile(file);
+  }
+
+  private onDragOver(event: DragEvent): void {
+    event.preventDefault(); // always: a file dropped next to the zone must not navigate the page away
+    const accepting = !this.disabled && this.current === 'idle';
+    if (event.dataTransfer) event.dataTransfer.dropEffect = accepting ? 'copy' : 'none';
+    this.dragging = accepting;
+  }
+
+  private onDrop(event: DragEvent): void {
+    event.preventDefault();
+    this.dragging = false;
+    const file = event.dataTransfer?.files[0];
+    if (file) void this.transcribeFile(file);
+  }
+
+  private onCancelClick(): void {
+    this.cancel();
+    this.updateComplete.then(() => this.dropZone.focus());
+  }
+
+  private onClearClick(): void {
+    this.clear();
+    this.updateComplete.then(() => (this.disabled ? this.renderRoot.querySelector<HTMLElement>('.copy') : this.recordButton)?.focus());
+  }
+
+  // ---------------------------------------------------------------- render
+
+  private recordLabel(): string {
+    const t = this.t;
+    const on = this.current === 'starting' || this.current === 'listening';
+    if (this.mode === 'push-to-talk') return on ? t.releaseToStop : t.holdToTalk;
+    return on ? t.stopRecording : t.startRecording;
+  }
+
+  private renderSegments(segments: readonly TranscriptionSegment[]): TemplateResult {
+    const t = this.t;
+    return html`${segments.map((s) => html`<li part="segment" class="segment">
+      <span part="segment-time" class="segment-time">${formatSegmentTime(s.start)}–${formatSegmentTime(s.end)}</span>
+      ${s.speaker_id ? html`<span part="speaker" class="speaker">${t.speaker(s.speaker_id)}</span>` : nothing}
+      <span class="segment-text">${s.text.trim()}</span>
+    </li>`)}`;
+  }
+
+  protected override render(): TemplateResult {
+    const t = this.t;
+    const mic = this.current === 'starting' || this.current === 'listening' || this.current === 'finishing';
+    const pressed = this.current === 'starting' || this.current === 'listening';
+    const busy = this.current !== 'idle';
+    const languages = this.language && !LANGUAGES.some(([code]) => code === this.language) ? [...LANGUAGES, [this.language, this.language] as const] : LANGUAGES;
+    const segments = this.entries.flatMap((e) => e.segments);
+    const empty = this.entries.length === 0 && !this.liveText;
+    return html`<div part="base" class="base" role="group" aria-label=${this.heading || t.transcriberLabel} @keydown=${this.onKeydown}>
+      ${this.heading ? html`<h2 part="heading" class="heading">${this.heading}</h2>` : nothing}
+      <div part="controls" class="controls">
+        <button
+          part="record-button"
+          class="record primary ${pressed ? 'recording' : ''}"
+          type="button"
+          aria-pressed=${pressed ? 'true' : 'false'}
+          ?disabled=${this.disabled || this.current === 'file'}
+          aria-disabled=${this.current === 'finishing' ? 'true' : nothing}
+          @click=${this.onRecordClick}
+          @pointerdown=${this.onRecordPointerDown}
+          @pointerup=${this.onRecordPointerUp}
+          @pointercancel=${this.onRecordPointerUp}
+          @keydown=${this.onRecordKeydown}
+          @keyup=${this.onRecordKeyup}
+          @blur=${this.onRecordPointerUp}
+        >${this.recordLabel()}</button>
+        <div
+          part="level"
+          class="level"
+          role="meter"
+          aria-label=${t.levelLabel}
+          aria-valuemin="0"
+          aria-valuemax="100"
+          aria-valuenow=${Math.round(Math.min(1, this.level) * 100)}
+          aria-live="off"
+        ><span style="transform: scaleX(${Math.min(1, this.level)})"></span></div>
+        <span part="elapsed" class="elapsed"><span class="visually-hidden">${t.elapsedLabel}</span> ${formatElapsed(mic ? this.elapsed : 0)}</span>
+        <label part="language-picker" class="language">${t.language}
+          <select part="language-select" ?disabled=${this.disabled || busy} @change=${this.onLanguageChange}>
+            <option value="" ?selected=${!this.language}>${t.autoLanguage}</option>
+            ${languages.map(([code, name]) => html`<option value=${code} lang=${code} ?selected=${code === this.language}>${name}</option>`)}
+          </select>
+        </label>
+        ${this.timestamps && this.language ? html`<small part="language-note" class="note">${t.timesNeedAuto}</small>` : nothing}
+      </div>
+      <div class="file-row">
+        <button
+          part="drop-zone"
+          class="drop-zone ${this.dragging ? 'dragging' : ''}"
+          type="button"
+          aria-disabled=${this.disabled || busy ? 'true' : 'false'}
+          @click=${this.pickFile}
+          @dragenter=${this.onDragOver}
+          @dragover=${this.onDragOver}
+          @dragleave=${() => { this.dragging = false; }}
+          @drop=${this.onDrop}
+        >${t.chooseFile} <span class="hint">${t.dropHint}</span></button>
+        <input type="file" accept="audio/*" hidden tabindex="-1" aria-hidden="true" @change=${this.onFileChange} />
+        ${this.current === 'file' ? html`<button part="cancel-button" class="cancel" type="button" @click=${this.onCancelClick}>${t.cancel}</button>` : nothing}
+      </div>
+      ${this.error ? html`<p part="error" class="error" role="alert">${this.error.message}</p>` : nothing}
+      <div part="result" class="result" role="group" aria-label=${t.transcript}>
+        <div class="actions">
+          <button part="copy-button" class="copy" type="button" ?disabled=${this.entries.length === 0} @click=${() => void this.copy()}>${t.copy}</button>
+          <button part="clear-button" class="clear" type="button" ?disabled=${this.entries.length === 0 && !this.error} @click=${this.onClearClick}>${t.clear}</button>
+          <span part="copy-status" class="copy-status" role="status">${this.copyStatus}</span>
+        </div>
+        <div part="transcript" class="transcript">
+          ${empty ? html`<p class="empty">${t.emptyTranscript}</p>` : nothing}
+          ${this.entries.map((e) => html`<p class="entry ${e.interrupted ? 'interrupted' : ''}">${e.text}${e.interrupted
+            ? html` <small class="note">(${t.interruptedNote})</small>` : nothing}</p>`)}
+          ${this.liveText ? html`<p part="live" class="live">${this.liveText}</p>` : nothing}
+        </div>
+        ${this.timestamps && (segments.length || this.liveSegments.length)
+          ? html`<ol part="segments" class="segments" aria-label=${t.segments}>${this.renderSegments(segments)}${this.renderSegments(this.liveSegments)}</ol>`
+          : nothing}
+      </div>
+      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+    </div>`;
+  }
+}
+
+/** The client's transcription API, or a clear error when this client has none. */
+function transcriptionOf(client: ParleyClientApi): TranscriptionApi {
+  if (!client.transcription) {
+    throw new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'this client cannot transcribe' });
+  }
+  return client.transcription;
+}
+
+/** A failure of voice input as the element shows it: voice input's own errors as they are, the rest by their kind. */
+function asVoiceError(error: unknown): VoiceInputError {
+  if (error && typeof error === 'object' && typeof (error as VoiceInputError).kind === 'string' && typeof (error as VoiceInputError).message === 'string') {
+    return error as VoiceInputError;
+  }
+  const e = PlatformError.from(error);
+  return { kind: e.type === NETWORK_ERROR ? 'network' : 'platform', message: e.message, cause: error };
+}

@@ -1,0 +1,22 @@
+/**
+ * Registers `<audio-transcriber>`. Importing this module defines the tag once; a second copy of the kit
+ * on the page finds it defined and leaves it alone. To use another tag name, do not import this module:
+ * `customElements.define('my-transcriber', class extends AudioTranscriber {})`.
+ */
+import { AudioTranscriber } from './audio-transcriber.js';
+import { defineOnce } from '../internal/define-once.js';
+
+export { AudioTranscriber };
+
+/** Registers `AudioTranscriber` as `audio-transcriber` unless the name is taken (then warns if another class holds it). Idempotent. */
+export function defineAudioTranscriber(): void {
+  defineOnce('audio-transcriber', AudioTranscriber);
+}
+
+defineAudioTranscriber();
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'audio-transcriber': AudioTranscriber;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The events of `<audio-transcriber>`, added to the kit's typed event map (`ParleyEventDetails` and
+ * `GlobalEventHandlersEventMap`) from here so the element's folder stays self-contained.
+ */
+import type { TranscriptionSegment, VoiceInputErrorKind } from '../../client/index.js';
+
+/** Where a transcript came from. */
+export type TranscriptionSource = 'microphone' | 'file';
+
+/**
+ * Why a transcription failed: the microphone kinds of voice input, plus `not-audio` (a file that is
+ * not audio) and `interrupted` (the stream broke; the text received so far is kept).
+ */
+export type TranscriptionErrorKind = VoiceInputErrorKind | 'not-audio' | 'interrupted';
+
+/** Detail of `parley-transcription-start`: recording started, or a file is being sent. */
+export interface ParleyTranscriptionStartDetail {
+  source: TranscriptionSource;
+}
+
+/** Detail of `parley-transcription-partial`: the words recognised so far in this recording or file. */
+export interface ParleyTranscriptionPartialDetail {
+  text: string;
+}
+
+/** Detail of `parley-transcription-final`: a finished transcript (one recording or one file). */
+export interface ParleyTranscriptionFinalDetail {
+  text: string;
+  /** Segments with times in seconds from the start of the audio (empty unless the platform sent them). */
+  segments: TranscriptionSegment[];
+  language: string | null;
+  source: TranscriptionSource;
+}
+
+/** Detail of `parley-transcription-error`: what failed (`kind`) and the message shown. */
+export interface ParleyTranscriptionErrorDetail {
+  kind: TranscriptionErrorKind;
+  message: string;
+}
+
+declare module '../internal/events.js' {
+  interface ParleyEventDetails {
+    'parley-transcription-start': ParleyTranscriptionStartDetail;
+    'parley-transcription-partial': ParleyTranscriptionPartialDetail;
+    'parley-transcription-final': ParleyTranscriptionFinalDetail;
+    'parley-transcription-error': ParleyTranscriptionErrorDetail;
+  }
+}
+
+declare global {
+  interface GlobalEventHandlersEventMap {
+    'parley-transcription-start': CustomEvent<ParleyTranscriptionStartDetail>;
+    'parley-transcription-partial': CustomEvent<ParleyTranscriptionPartialDetail>;
+    'parley-transcription-final': CustomEvent<ParleyTranscriptionFinalDetail>;
+    'parley-transcription-error': CustomEvent<ParleyTranscriptionErrorDetail>;
+  }
+}
