@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFakeMicWav } from '../browser/server/fake-mic.mjs';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
@@ -34,7 +35,9 @@ beforeAll(async () => {
   });
   browser = await chromium.launch({
     executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic',
+      // The microphone is a WAV file: a Flite sentence then silence, looped.
+      '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${writeFakeMicWav(ROOT)}`],
   });
 }, 90_000);
 
@@ -127,6 +130,38 @@ describe('a visitor on npm start', () => {
       .toEqual(['parley-speech-first-audio', 'parley-speech-end']);
     await page.close();
   }, 60_000);
+
+  it('writes down what is said into the microphone, and holds the chat by voice', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    const frames: string[] = [];
+    const sockets: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('websocket', (ws) => {
+      sockets.push(new URL(ws.url()).pathname);
+      ws.on('framereceived', (f) => frames.push(String(f.payload)));
+    });
+    await page.goto(url + '/');
+
+    // <audio-transcriber>: record, see the words while speaking, stop, keep them.
+    const record = page.locator('audio-transcriber [part="record-button"]');
+    await record.click();
+    await page.locator('audio-transcriber [part="transcript"]', { hasText: 'fox' }).waitFor({ timeout: 30_000 });
+    await record.click();
+    await page.locator('audio-transcriber [part="transcript"] .entry', { hasText: 'lazy dog' }).waitFor({ timeout: 30_000 });
+
+    // <agent-chat voice-input>: speak, the words are sent, the agent answers.
+    await page.locator('agent-chat [part~="mic-button"]:not([disabled])').click();
+    await page.locator('agent-chat [part~="message-user"]', { hasText: 'fox' }).waitFor({ timeout: 30_000 });
+    await expect.poll(async () => (await assistantReplies(page).count()), { timeout: 30_000 }).toBeGreaterThan(0);
+
+    expect(sockets.every((p) => p === '/api/v1/audio/transcriptions/realtime')).toBe(true);
+    expect(sockets.length).toBeGreaterThanOrEqual(2);
+    expect(frames.some((f) => f.includes('transcription.done'))).toBe(true);
+    for (const f of frames) expect(f).not.toContain('parley-dev-key');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
 
   it('never sends the platform key to the browser', async () => {
     const page = await browser.newPage();
