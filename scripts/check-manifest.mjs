@@ -14,8 +14,12 @@ try {
     '--exclude', 'src/elements/**/*.styles.ts', '--outdir', out], { stdio: ['ignore', 'ignore', 'inherit'] });
   const fresh = JSON.parse(readFileSync(join(out, 'custom-elements.json'), 'utf8'));
   const committed = JSON.parse(readFileSync('custom-elements.json', 'utf8'));
-  if (JSON.stringify(fresh) !== JSON.stringify(committed)) {
-    console.error('custom-elements.json is stale: run `npm run analyze` and commit the result');
+  // Modules compared by path, whatever order the analyzer read the files in.
+  const byPath = (manifest) => new Map(manifest.modules.map((m) => [m.path, JSON.stringify(m)]));
+  const [a, b] = [byPath(fresh), byPath(committed)];
+  const stale = [...new Set([...a.keys(), ...b.keys()])].filter((path) => a.get(path) !== b.get(path));
+  if (stale.length) {
+    console.error(`custom-elements.json is stale (${stale.join(', ')}): run \`npm run analyze\` and commit the result`);
     process.exit(1);
   }
   const tags = fresh.modules.flatMap((m) => (m.declarations ?? []).filter((d) => d.customElement).map((d) => d.tagName ?? d.name));
