@@ -2,15 +2,12 @@
 // (target 0) and the time from request to the first scheduled sample. The local platform and the relay
 // run in this process; the page loads the built <speech-player> (dist/browser) and plays a ~35 s text
 // as `pcm` (and as 16-bit `wav` at 1 Mbps), throttled with CDP `Network.emulateNetworkConditions`. Run after `npm run build`.
-import { existsSync, readFileSync } from 'node:fs';
-import { join, normalize } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createPlatform } from '../dist/platform/app.js';
-import { serveFetch } from '../dist/platform/node.js';
-import { createRelay, nodeRelayEnv } from '../dist/relay/index.js';
-
-const ROOT = join(import.meta.dirname, '..');
-const ASSETS = join(ROOT, 'dist/browser');
+import { createRelay } from '../dist/relay/index.js';
+import { ASSETS, servePage } from './page-server.mjs';
 
 const TEXT = [
   'Welcome to the Parley speech benchmark.',
@@ -67,25 +64,11 @@ export async function benchAudio() {
   const apiKey = 'bench-audio-key';
   const platform = createPlatform({ apiKey, onError: () => {} });
   await platform.ready();
-  let relay = null;
-  const server = await serveFetch((request, env) => {
-    const path = new URL(request.url).pathname;
-    if (path === '/api' || path.startsWith('/api/')) return relay.fetch(request, nodeRelayEnv(env.incoming));
-    if (path === '/') return new Response(PAGE, { headers: { 'content-type': 'text/html' } });
-    if (path.startsWith('/assets/')) {
-      const file = normalize(join(ASSETS, path.slice('/assets/'.length)));
-      if (file.startsWith(ASSETS) && existsSync(file)) {
-        return new Response(readFileSync(file), { headers: { 'content-type': file.endsWith('.js') ? 'text/javascript' : 'application/octet-stream' } });
-      }
-    }
-    return new Response('not found', { status: 404 });
-  });
-  const origin = new URL(server.url).origin;
-  relay = createRelay({
+  const { server, origin } = await servePage(PAGE, (pageOrigin) => createRelay({
     upstream: { baseUrl: 'http://local-platform', apiKey, fetch: (r) => platform.fetch(r) },
     basePath: '/api',
-    allowedOrigins: [origin],
-  });
+    allowedOrigins: [pageOrigin],
+  }));
   const browser = await chromium.launch({
     executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run', '--disable-quic',

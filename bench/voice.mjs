@@ -5,17 +5,17 @@
 // the User Timing marks of the voice input ('parley-voice:speech-end': the last voiced audio captured;
 // 'parley-voice:speechend': the voice activity detector's decision, 800 ms of silence later) against the
 // moment `parley-voice-final` reaches the page. Run after `npm run build`.
-import { existsSync, readFileSync } from 'node:fs';
-import { join, normalize } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createPlatform } from '../dist/platform/app.js';
 import { serveFetch } from '../dist/platform/node.js';
-import { createRelay, nodeRelayEnv } from '../dist/relay/index.js';
+import { createRelay } from '../dist/relay/index.js';
 import { writeFakeMicWav } from '../test/browser/server/fake-mic.mjs';
+import { ASSETS, servePage } from './page-server.mjs';
 import { percentile } from './platform.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
-const ASSETS = join(ROOT, 'dist/browser');
 const RUNS = 5;
 
 const PAGE = `<!doctype html><html lang="en"><body><agent-chat relay-url="/api" model="parley-local" resume="none" voice-input voice-autosend="false"></agent-chat>
@@ -56,21 +56,8 @@ export async function benchVoice() {
   const platform = createPlatform({ apiKey, onError: () => {} });
   await platform.ready();
   const upstream = await serveFetch(platform.fetch, { upgrade: [platform.handleUpgrade] });
-  let relay = null;
-  const server = await serveFetch((request, env) => {
-    const path = new URL(request.url).pathname;
-    if (path === '/api' || path.startsWith('/api/')) return relay.fetch(request, nodeRelayEnv(env.incoming));
-    if (path === '/') return new Response(PAGE, { headers: { 'content-type': 'text/html' } });
-    if (path.startsWith('/assets/')) {
-      const file = normalize(join(ASSETS, path.slice('/assets/'.length)));
-      if (file.startsWith(ASSETS) && existsSync(file)) {
-        return new Response(readFileSync(file), { headers: { 'content-type': file.endsWith('.js') ? 'text/javascript' : 'application/octet-stream' } });
-      }
-    }
-    return new Response('not found', { status: 404 });
-  }, { upgrade: [(req, socket, head) => relay.handleUpgrade(req, socket, head)] });
-  const origin = new URL(server.url).origin;
-  relay = createRelay({ upstream: { baseUrl: upstream.url, apiKey }, basePath: '/api', allowedOrigins: [origin] });
+  const { server, origin } = await servePage(PAGE, (pageOrigin) =>
+    createRelay({ upstream: { baseUrl: upstream.url, apiKey }, basePath: '/api', allowedOrigins: [pageOrigin] }));
   const browser = await chromium.launch({
     executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run', '--disable-quic',

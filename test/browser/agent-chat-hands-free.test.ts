@@ -1,42 +1,19 @@
 // <agent-chat> hands-free turns against the REAL relay, local platform and Chromium's fake microphone
 // (it says "The quick brown fox jumps over the lazy dog." then 2.5 s of silence, looped): listen, send,
 // the reply is spoken, listen again; barge-in by the looping microphone; typing turns it off.
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import '../../src/elements/agent-chat/define.js';
 import type { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
-import type { ChatSessionApi } from '../../src/client/contracts.js';
-import type { ReplySpeaker } from '../../src/elements/internal/reply-speaker.js';
+import {
+  HEARD, RELAY, VERBATIM, chat, handsFreeButton, input, internals, mic, prepareVoiceChat, status, userMessages,
+} from './helpers/voice-chat.js';
 
-const RELAY = '/api';
-const HEARD = /\b(fox|lazy|dog)\b/i;
 let model = '';
-// The fake microphone's file as it is (the browser's voice processing garbles synthetic speech).
-const VERBATIM = { echoCancellation: false, noiseSuppression: false, autoGainControl: false };
-
-interface Internals { activeSession: ChatSessionApi | null; speaker: ReplySpeaker | null }
-const internals = (el: AgentChat) => el as unknown as Internals;
-const q = <T extends HTMLElement = HTMLElement>(el: AgentChat, selector: string) => el.shadowRoot!.querySelector<T>(selector);
-const mic = (el: AgentChat) => q<HTMLButtonElement>(el, '[part~="mic-button"]')!;
-const handsFreeButton = (el: AgentChat) => q<HTMLButtonElement>(el, '[part~="hands-free-button"]')!;
-const input = (el: AgentChat) => q<HTMLTextAreaElement>(el, '[part~="input"]')!;
-const status = (el: AgentChat) => q(el, '[part~="voice-status"]')!.textContent!.trim();
-const userMessages = (el: AgentChat) =>
-  [...el.shadowRoot!.querySelectorAll('[part~="message-user"] [part~="bubble"]')].map((b) => b.textContent!.trim());
 const busy = (el: AgentChat) => ['submitted', 'streaming'].includes(internals(el).activeSession?.state.status ?? '');
-
-async function chat(template: ReturnType<typeof html>): Promise<AgentChat> {
-  const el = await fixture<AgentChat>(template);
-  await waitUntil(() => internals(el).activeSession, 'session created', { timeout: 5000 });
-  await el.updateComplete;
-  return el;
-}
 
 before(async function () {
   this.timeout(60_000);
-  model = (await (await fetch('/api-test/fixtures')).json()).model;
-  // The dev server compiles the lazily loaded voice code on first request (seconds on a busy machine): do it once here.
-  await Promise.all([import('../../src/elements/agent-chat/voice-in.js'), import('../../src/elements/internal/reply-speaker.js')]);
+  model = await prepareVoiceChat();
 });
 
 describe('<agent-chat> hands-free (real microphone path)', function () {

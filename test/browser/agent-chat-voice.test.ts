@@ -2,45 +2,23 @@
 // "The quick brown fox jumps over the lazy dog." then 2.5 s of silence, looped): the microphone button,
 // hands-free turns, errors, keyboard and accessibility. The barge-in logic is also driven directly with
 // a VoiceInput double through VoiceComposer's host (its documented seam), where timing is exact.
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import '../../src/elements/agent-chat/define.js';
-import type { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
 import { VoiceComposer } from '../../src/elements/agent-chat/voice-composer.js';
 import type { VoiceComposerHost } from '../../src/elements/agent-chat/voice-composer.js';
 import type {
-  ChatSessionApi, VoiceInputApi, VoiceInputError, VoiceInputEventMap, VoiceInputResult, VoiceInputState,
+  VoiceInputApi, VoiceInputError, VoiceInputEventMap, VoiceInputResult, VoiceInputState,
 } from '../../src/client/contracts.js';
 import { axeViolations } from './helpers/axe.js';
+import {
+  HEARD, RELAY, VERBATIM, chat, handsFreeButton, input, internals, mic, prepareVoiceChat, q, status, userMessages,
+} from './helpers/voice-chat.js';
 
-const RELAY = '/api';
-const HEARD = /\b(fox|lazy|dog)\b/i;
 let model = '';
-// The fake microphone's file as it is (the browser's voice processing garbles synthetic speech).
-const VERBATIM = { echoCancellation: false, noiseSuppression: false, autoGainControl: false };
-
-interface Internals { activeSession: ChatSessionApi | null }
-const internals = (el: AgentChat) => el as unknown as Internals;
-const q = <T extends HTMLElement = HTMLElement>(el: AgentChat, selector: string) => el.shadowRoot!.querySelector<T>(selector);
-const mic = (el: AgentChat) => q<HTMLButtonElement>(el, '[part~="mic-button"]')!;
-const handsFreeButton = (el: AgentChat) => q<HTMLButtonElement>(el, '[part~="hands-free-button"]')!;
-const input = (el: AgentChat) => q<HTMLTextAreaElement>(el, '[part~="input"]')!;
-const status = (el: AgentChat) => q(el, '[part~="voice-status"]')!.textContent!.trim();
-const userMessages = (el: AgentChat) =>
-  [...el.shadowRoot!.querySelectorAll('[part~="message-user"] [part~="bubble"]')].map((b) => b.textContent!.trim());
-
-async function chat(template: ReturnType<typeof html>): Promise<AgentChat> {
-  const el = await fixture<AgentChat>(template);
-  await waitUntil(() => internals(el).activeSession, 'session created', { timeout: 5000 });
-  await el.updateComplete;
-  return el;
-}
 
 before(async function () {
   this.timeout(60_000);
-  model = (await (await fetch('/api-test/fixtures')).json()).model;
-  // The dev server compiles the lazily loaded voice code on first request (seconds on a busy machine): do it once here.
-  await Promise.all([import('../../src/elements/agent-chat/voice-in.js'), import('../../src/elements/internal/reply-speaker.js')]);
+  model = await prepareVoiceChat();
 });
 
 describe('<agent-chat> voice in (real microphone path)', function () {

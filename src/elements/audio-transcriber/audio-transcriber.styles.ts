@@ -1,4 +1,4 @@
-/** Styles of `<audio-transcriber>`; colours and spacing come from the shared `--parley-*` tokens (see ParleyElement). */
+/** Styles of `<audio-transcriber>` beyond the shared controls (see controls.styles.ts); colours and spacing come from the shared `--parley-*` tokens (see ParleyElement). */
 import { css } from 'lit';
 
 export const audioTranscriberStyles = css`
@@ -23,27 +23,9 @@ export const audioTranscriberStyles = css`
     align-items: center;
     gap: calc(var(--_gap) / 2);
   }
-  button,
-  select {
-    font: inherit;
-    color: inherit;
-    border: 1px solid var(--_border);
-    background: var(--_bg);
-    border-radius: 8px;
-    padding: 0.3rem 0.7rem;
-  }
-  button {
-    cursor: pointer;
-  }
-  button:disabled,
   button[aria-disabled='true'] {
     cursor: default;
     opacity: 0.6;
-  }
-  .primary {
-    background: var(--_accent);
-    border-color: var(--_accent);
-    color: var(--_on-accent);
   }
   .record {
     touch-action: none; /* push-to-talk: a held touch must not scroll or open a menu */
@@ -53,29 +35,8 @@ export const audioTranscriberStyles = css`
     background: var(--_error);
     border-color: var(--_error);
   }
-  :is(button, select):focus-visible {
-    outline: var(--_focus);
-    outline-offset: 2px;
-  }
-  label {
-    display: inline-flex;
-    align-items: center;
-    gap: 0.35rem;
-    color: var(--_muted);
-    font-size: 0.9em;
-  }
   .level {
     width: 5rem;
-    height: 6px;
-    border-radius: 3px;
-    background: var(--_surface);
-    overflow: hidden;
-  }
-  .level > span {
-    display: block;
-    height: 100%;
-    background: var(--parley-level-color, var(--_accent));
-    transform-origin: left;
   }
   .elapsed {
     font-variant-numeric: tabular-nums;
@@ -95,10 +56,6 @@ export const audioTranscriberStyles = css`
   }
   .hint {
     color: var(--_muted);
-  }
-  .error {
-    color: var(--_error);
-    margin: 0;
   }
   .result {
     display: flex;
@@ -140,16 +97,5 @@ export const audioTranscriberStyles = css`
   .speaker {
     font-weight: 600;
     margin-right: 0.4rem;
-  }
-  .visually-hidden {
-    position: absolute;
-    width: 1px;
-    height: 1px;
-    margin: -1px;
-    padding: 0;
-    overflow: hidden;
-    clip: rect(0 0 0 0);
-    white-space: nowrap;
-    border: 0;
   }
 `;

@@ -10,6 +10,7 @@ import { sharedClient } from '../internal/shared-client.js';
 import type { TranscriptionErrorKind, TranscriptionSource } from './events.js';
 import { formatElapsed, formatSegmentTime, resolveAudioTranscriberStrings } from './strings.js';
 import type { AudioTranscriberStrings } from './strings.js';
+import { controlStyles } from '../internal/controls.styles.js';
 import { audioTranscriberStyles } from './audio-transcriber.styles.js';
 
 /** Languages offered by the picker (codes the platform's transcription models know); `''` is Auto. */
@@ -106,7 +107,7 @@ interface ShownError {
  * @fires {CustomEvent<ParleyTranscriptionErrorDetail>} parley-transcription-error - Recording or transcription failed (`detail.kind`, `message`).
  */
 export class AudioTranscriber extends ParleyElement {
-  static override styles = [ParleyElement.styles, audioTranscriberStyles];
+  static override styles = [ParleyElement.styles, controlStyles, audioTranscriberStyles];
 
   /** Base URL of the Parley relay, e.g. `/api`. */
   @property({ attribute: 'relay-url' }) relayUrl = '';

@@ -13,7 +13,7 @@ export function parleyEvent<K extends ParleyEventName>(name: K, detail: ParleyEv
 
 /** Base class of the kit's elements. */
 export class ParleyElement extends LitElement {
-  /** Host styles and the theme tokens every element reads (`--parley-*` custom properties → private `--_*`). */
+  /** Host styles, the theme tokens every element reads (`--parley-*` custom properties → private `--_*`) and `.visually-hidden` for screen-reader-only text. */
   static override styles: CSSResultGroup = css`
     :host {
       box-sizing: border-box;
@@ -43,6 +43,17 @@ export class ParleyElement extends LitElement {
     }
     [hidden] {
       display: none !important;
+    }
+    .visually-hidden {
+      position: absolute;
+      width: 1px;
+      height: 1px;
+      margin: -1px;
+      padding: 0;
+      overflow: hidden;
+      clip: rect(0 0 0 0);
+      white-space: nowrap;
+      border: 0;
     }
   `;
 

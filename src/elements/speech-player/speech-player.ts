@@ -8,6 +8,7 @@ import { SpeechPlayback } from '../../audio/speech-playback.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { resolveSpeechPlayerStrings } from './strings.js';
 import type { SpeechPlayerStrings } from './strings.js';
+import { controlStyles } from '../internal/controls.styles.js';
 import { speechPlayerStyles } from './speech-player.styles.js';
 
 /** Rates offered by the speed picker. */
@@ -72,7 +73,7 @@ export type SpeechPlayerStatus = 'idle' | 'loading' | 'playing' | 'paused' | 'en
  * @fires {CustomEvent<ParleySpeechUnderrunDetail>} parley-speech-underrun - Audio arrived late and a gap was heard (`detail.underruns`).
  */
 export class SpeechPlayer extends ParleyElement {
-  static override styles = [ParleyElement.styles, speechPlayerStyles];
+  static override styles = [ParleyElement.styles, controlStyles, speechPlayerStyles];
 
   /** Base URL of the Parley relay, e.g. `/api`. */
   @property({ attribute: 'relay-url' }) relayUrl = '';

@@ -26,8 +26,10 @@ export function dbToRms(db: number): number {
   return 10 ** (db / 20);
 }
 
-export function concat(...parts: Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+/** Joins sample arrays of one kind (float or s16) end to end. */
+export function concat<T extends Float32Array | Int16Array>(...parts: T[]): T {
+  const Samples = (parts[0]?.constructor ?? Float32Array) as new (length: number) => T;
+  const out = new Samples(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
   for (const p of parts) {
     out.set(p, offset);

@@ -11,17 +11,7 @@ import type {
 } from '../../../src/client/contracts.js';
 import type { RealtimeServerEvent, TranscriptionResponse, TranscriptionStreamEvent } from '../../../src/client/types.js';
 import { parseWavHeader } from '../../../src/audio/wav-decoder.js';
-import { dbToRms, frames, sine, toInt16 } from './signals.js';
-
-function concat(...parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
-}
+import { concat, dbToRms, frames, sine, toInt16 } from './signals.js';
 
 const RATE = 16000;
 const speech = (seconds: number) => toInt16(sine(200, RATE, seconds, dbToRms(-20) * Math.SQRT2));

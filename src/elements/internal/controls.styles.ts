@@ -1,0 +1,58 @@
+/**
+ * Control styles shared by the media panels (`<speech-player>`, `<audio-transcriber>`): buttons, pickers,
+ * focus ring, labels, the level meter and the error line. Kept apart from ParleyElement's host styles
+ * because `<agent-chat>` styles its controls differently and must not load these rules.
+ */
+import { css } from 'lit';
+
+/** Buttons, selects, labels, focus ring, `.primary`, `.error` and the `.level` meter (each element sets its width). */
+export const controlStyles = css`
+  button,
+  select {
+    font: inherit;
+    color: inherit;
+    border: 1px solid var(--_border);
+    background: var(--_bg);
+    border-radius: 8px;
+    padding: 0.3rem 0.7rem;
+  }
+  button {
+    cursor: pointer;
+  }
+  button:disabled {
+    cursor: default;
+    opacity: 0.6;
+  }
+  .primary {
+    background: var(--_accent);
+    border-color: var(--_accent);
+    color: var(--_on-accent);
+  }
+  :is(button, select):focus-visible {
+    outline: var(--_focus);
+    outline-offset: 2px;
+  }
+  label {
+    display: inline-flex;
+    align-items: center;
+    gap: 0.35rem;
+    color: var(--_muted);
+    font-size: 0.9em;
+  }
+  .level {
+    height: 6px;
+    border-radius: 3px;
+    background: var(--_surface);
+    overflow: hidden;
+  }
+  .level > span {
+    display: block;
+    height: 100%;
+    background: var(--parley-level-color, var(--_accent));
+    transform-origin: left;
+  }
+  .error {
+    color: var(--_error);
+    margin: 0;
+  }
+`;
