@@ -441,6 +441,64 @@ export interface ClientSessionResponse {
   client_secret: { value: string; expires_at: string };
 }
 
+// ---------------------------------------------------------------- OCR (`POST /v1/ocr`, reference §6)
+
+export type OcrDocument =
+  | { type: 'document_url'; document_url: string; document_name?: string | null }
+  | { type: 'image_url'; image_url: string | { url: string; detail?: string | null } }
+  | { type: 'file'; file_id: string };
+
+export interface OcrRequest {
+  model: string | null;
+  document: OcrDocument;
+  id?: string;
+  /** 0-based: `"0,2-4"` or `[0, 2, 3, 4]`; null = all. */
+  pages?: string | number[] | null;
+  include_image_base64?: boolean | null;
+  image_limit?: number | null;
+  image_min_size?: number | null;
+  table_format?: 'markdown' | 'html' | null;
+  extract_header?: boolean;
+  extract_footer?: boolean;
+}
+
+export interface OcrImage {
+  /** e.g. `img-0.jpeg`, referenced from the page markdown as `![img-0.jpeg](img-0.jpeg)`. */
+  id: string;
+  top_left_x: number | null;
+  top_left_y: number | null;
+  bottom_right_x: number | null;
+  bottom_right_y: number | null;
+  /** A full `data:image/…;base64,…` URL when `include_image_base64` was asked. */
+  image_base64?: string | null;
+  image_annotation?: string | null;
+}
+
+export interface OcrPageDimensions { dpi: number; height: number; width: number }
+
+export interface OcrTable { id: string; content: string; format: 'markdown' | 'html' }
+
+export interface OcrPage {
+  /** 0-based page number in the document. */
+  index: number;
+  markdown: string;
+  images: OcrImage[];
+  dimensions: OcrPageDimensions | null;
+  tables?: OcrTable[];
+  hyperlinks?: string[];
+  header?: string | null;
+  footer?: string | null;
+}
+
+export interface OcrUsageInfo { pages_processed: number; doc_size_bytes: number | null }
+
+export interface OcrResponse {
+  pages: OcrPage[];
+  model: string;
+  document_annotation: string | null;
+  usage_info: OcrUsageInfo;
+}
+
 // ---------------------------------------------------------------- errors
 
 /** One item of a 422 body (FastAPI style). */
