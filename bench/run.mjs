@@ -8,6 +8,7 @@ import { benchSpeech } from './speech.mjs';
 import { benchAudio } from './audio.mjs';
 import { benchTranscription } from './transcription.mjs';
 import { benchVoice } from './voice.mjs';
+import { benchOcr } from './ocr.mjs';
 
 const only = process.argv[2];
 const benches = [
@@ -18,6 +19,7 @@ const benches = [
   ['audio', 'streamed speech played in Chromium over a throttled connection', benchAudio],
   ['transcription', 'speech-to-text in the local platform (pocketsphinx, HTTP and realtime WebSocket)', benchTranscription],
   ['voice', 'voice input in Chromium: end of speech to final text in <agent-chat>', benchVoice],
+  ['ocr', 'OCR in the local platform (pdfjs text layers, tesseract.js pool)', benchOcr],
 ];
 for (const [key, name, run] of benches) {
   if (only && key !== only) continue;

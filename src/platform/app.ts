@@ -25,6 +25,11 @@ import type { UpgradeHandler } from '../server/node-serve.js';
 import { ClientSecretStore } from './realtime/client-secrets.js';
 import { clientSessionRoutes } from './routes/client-sessions.js';
 import { realtimeTranscriptionEndpoint } from './routes/realtime-transcription.js';
+import { OcrCatalog } from './engines/ocr/catalog.js';
+import type { OcrEngine } from './engines/ocr/types.js';
+import { createLocalOcrEngine } from './engines/ocr/local.js';
+import { DEFAULT_MAX_OCR_BYTES } from './engines/ocr/document-input.js';
+import { ocrRoutes } from './routes/ocr.js';
 
 export interface PlatformOptions {
   /** Key callers send as `Authorization: Bearer <key>` (or `x-api-key`). */
@@ -49,6 +54,12 @@ export interface PlatformOptions {
   maxAudioBytes?: number;
   /** Hosts (`host` or `host:port`) that transcription `file_url` may fetch from; default none (422). */
   transcriptionUrlAllowlist?: string[];
+  /** OCR engines; default: pdfjs text layers + a tesseract.js worker pool (started on first use). */
+  ocrEngines?: OcrEngine[];
+  /** Cap on an OCR document (decoded `data:` URL or fetched) in bytes; default 50 MB (413 above it). */
+  maxOcrBytes?: number;
+  /** Hosts (`host` or `host:port`) that OCR `document_url`/`image_url` may fetch from; default none (422). */
+  ocrUrlAllowlist?: string[];
   /** Cap on JSON request bodies in bytes (413 above it). */
   maxJsonBytes?: number;
   /** Realtime transcription WebSocket: a session with no client message for this long gets error 408 and is closed (default 30 s). */
@@ -88,6 +99,7 @@ export function createPlatform(options: PlatformOptions): Platform {
   const chat = new ChatModelRegistry(options.chatEngines ?? defaultChatEngines(options));
   const speech = new SpeechCatalog(options.speechEngines ?? [createEspeakSpeechEngine()]);
   const transcription = new TranscriptionCatalog(options.transcriptionEngines ?? [createPocketsphinxEngine()]);
+  const ocr = new OcrCatalog(options.ocrEngines ?? [createLocalOcrEngine()]);
   const secrets = new ClientSecretStore();
   const realtime = realtimeTranscriptionEndpoint({
     keys: apiKeys(options),
@@ -108,6 +120,8 @@ export function createPlatform(options: PlatformOptions): Platform {
       chat,
       speech,
       transcription,
+      ocr,
+      ocrInput: { maxBytes: options.maxOcrBytes ?? DEFAULT_MAX_OCR_BYTES, urlAllowlist: options.ocrUrlAllowlist ?? [] },
       audioInput: { maxAudioBytes: options.maxAudioBytes ?? DEFAULT_MAX_AUDIO_BYTES, urlAllowlist: options.transcriptionUrlAllowlist ?? [] },
       limits: { maxJsonBytes: options.maxJsonBytes ?? DEFAULT_JSON_LIMIT },
     };
@@ -130,6 +144,7 @@ export function createPlatform(options: PlatformOptions): Platform {
       await chat.close();
       await speech.close();
       await transcription.close();
+      await ocr.close();
       await db.close();
     },
   };
@@ -160,6 +175,7 @@ function buildApp(ctx: PlatformContext, options: PlatformOptions, secrets: Clien
   app.route('/', speechRoutes(ctx));
   app.route('/', transcriptionRoutes(ctx));
   app.route('/', clientSessionRoutes(ctx, secrets));
+  app.route('/', ocrRoutes(ctx));
   return app;
 }
 

@@ -4,6 +4,7 @@ import type { ConversationStore } from './store/conversations.js';
 import type { ChatModelRegistry } from './engines/chat/registry.js';
 import type { SpeechCatalog } from './engines/speech/catalog.js';
 import type { TranscriptionCatalog } from './engines/transcription/catalog.js';
+import type { OcrCatalog } from './engines/ocr/catalog.js';
 
 /** What every route module is given. */
 export interface PlatformContext {
@@ -17,5 +18,9 @@ export interface PlatformContext {
   transcription: TranscriptionCatalog;
   /** Audio inputs of transcription: size cap in bytes and the hosts `file_url` may fetch from. */
   audioInput: { maxAudioBytes: number; urlAllowlist: readonly string[] };
+  /** OCR models (never resolvable as chat, TTS or STT models). */
+  ocr: OcrCatalog;
+  /** Documents of OCR: size cap in bytes and the hosts `document_url`/`image_url` may fetch from. */
+  ocrInput: { maxBytes: number; urlAllowlist: readonly string[] };
   limits: { maxJsonBytes: number };
 }

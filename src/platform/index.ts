@@ -8,3 +8,5 @@ export { createLocalChatEngine } from './engines/chat/local.js';
 export { createOpenAICompatibleChatEngine } from './engines/chat/openai-compatible.js';
 export { SpeechCatalog, createEspeakSpeechEngine, SpeechEngineUnavailableError, SpeechEngineBusyError, SPEECH_FORMATS, SPEECH_SAMPLE_RATE } from './engines/speech/index.js';
 export type { SpeechEngine, SpeechFormat, PresetVoice, SynthesisRequest, EspeakEngineOptions } from './engines/speech/index.js';
+export { createLocalOcrEngine } from './engines/ocr/local.js';
+export type { OcrEngine } from './engines/ocr/types.js';

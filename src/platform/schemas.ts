@@ -237,3 +237,29 @@ export const queryInt = (def: number, min: number, max?: number) => {
   const n = z.coerce.number().int().min(min);
   return (max === undefined ? n : n.max(max)).default(def);
 };
+
+const OcrResponseFormatSchema = z.object({ type: z.string(), json_schema: nullable(jsonObject) });
+
+/** `POST /v1/ocr` (OCRRequest, additionalProperties false). */
+export const OcrRequestSchema = z.strictObject({
+  model: z.string().min(1).nullable(),
+  id: z.string().optional(),
+  document: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('document_url'), document_url: z.string().min(1), document_name: nullable(z.string()) }),
+    z.object({ type: z.literal('image_url'), image_url: z.union([z.string().min(1), z.object({ url: z.string().min(1), detail: nullable(z.string()) })]) }),
+    z.object({ type: z.literal('file'), file_id: z.string().min(1) }),
+  ]),
+  pages: nullable(z.union([z.string(), z.array(z.number().int().min(0))])),
+  include_image_base64: nullable(z.boolean()),
+  image_limit: nullable(z.number().int().min(0)),
+  image_min_size: nullable(z.number().int().min(0)),
+  bbox_annotation_format: nullable(OcrResponseFormatSchema),
+  document_annotation_format: nullable(OcrResponseFormatSchema),
+  document_annotation_prompt: nullable(z.string()),
+  table_format: nullable(z.enum(['markdown', 'html'])),
+  extract_header: z.boolean().optional(),
+  extract_footer: z.boolean().optional(),
+  include_blocks: z.boolean().optional(),
+  confidence_scores_granularity: nullable(z.enum(['word', 'page', 'block'])),
+});
+export type OcrRequestBody = z.output<typeof OcrRequestSchema>;

@@ -27,6 +27,7 @@ import type { PlatformContext } from '../context.js';
 import { sseEvent, sseResponse } from '../sse.js';
 import { engineBusy, engineUnavailable, genericError, invalidField, validationError } from '../errors.js';
 import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
+import { FetchFailedError, checkAllowlistedUrl, fetchCapped } from '../fetch-allowlisted.js';
 import { InvalidAudioError, SUPPORTED_AUDIO, UnsupportedAudioError, decodeAudio, toEnginePcm, type DecodedAudio } from '../engines/transcription/decode.js';
 import { TranscriptionEngineBusyError, TranscriptionEngineUnavailableError, type Utterance } from '../engines/transcription/types.js';
 import { Transcript, type Granularity } from '../engines/transcription/transcript.js';
@@ -133,17 +134,9 @@ async function parseForm(form: FormData, maxAudioBytes: number, allowlist: reado
       file = new Uint8Array(await fileEntry.arrayBuffer());
     }
   } else if (fileUrlRaw !== null) {
-    let url: URL | undefined;
-    try { url = new URL(fileUrlRaw); } catch { /* below */ }
-    if (!url || !/^https?:$/.test(url.protocol)) {
-      issues.push({ loc: loc('file_url'), msg: 'Input should be a valid http(s) URL', type: 'url_parsing', input: fileUrlRaw });
-    } else if (!allowlist.length) {
-      issues.push({ loc: loc('file_url'), msg: 'file_url is disabled on this local platform: no host is allowed (set the transcriptionUrlAllowlist option); upload the audio as file instead', type: 'value_error', input: fileUrlRaw });
-    } else if (!allowlist.includes(url.host) && !allowlist.includes(url.hostname)) {
-      issues.push({ loc: loc('file_url'), msg: `Host '${url.host}' is not on this platform's file_url allowlist (${allowlist.join(', ')})`, type: 'value_error', input: fileUrlRaw });
-    } else {
-      fileUrl = url;
-    }
+    const url = checkAllowlistedUrl(fileUrlRaw, allowlist, 'transcriptionUrlAllowlist');
+    if (url instanceof URL) fileUrl = url;
+    else issues.push({ loc: loc('file_url'), msg: url.type === 'value_error' ? `${url.msg}; upload the audio as file instead` : url.msg, type: url.type, input: fileUrlRaw });
   } else {
     issues.push({ loc: loc('file'), msg: 'Field required: give the audio as file (upload) or file_url', type: 'missing' });
   }
@@ -152,20 +145,11 @@ async function parseForm(form: FormData, maxAudioBytes: number, allowlist: reado
 }
 
 async function fetchAudio(url: URL, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
-  let res: Response;
   try {
-    res = await fetch(url, { redirect: 'error', signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]) });
-  } catch (err) {
-    throw invalidField(loc('file_url'), `Could not fetch file_url: ${err instanceof Error ? err.message : String(err)}`, 'value_error', url.href);
-  }
-  if (!res.ok) {
-    void res.body?.cancel().catch(() => {});
-    throw invalidField(loc('file_url'), `Could not fetch file_url: HTTP ${res.status}`, 'value_error', url.href);
-  }
-  try {
-    return await readCapped(res.body, maxBytes);
+    return await fetchCapped(url, maxBytes, signal);
   } catch (err) {
     if (err instanceof BodyTooLargeError) throw audioTooLarge(maxBytes);
+    if (err instanceof FetchFailedError) throw invalidField(loc('file_url'), `Could not fetch file_url: ${err.message}`, 'value_error', url.href);
     throw err;
   }
 }

@@ -1,0 +1,68 @@
+/**
+ * `POST /v1/ocr` of the local platform (reference §6).
+ *
+ * - Body: OCRRequest (additionalProperties false → unknown fields 422 `extra_forbidden`). `model` is an OCR model
+ *   id or alias (`mistral-ocr-latest`…); anything else → 400 `invalid_model`.
+ * - `document`: `document_url` / `image_url` as `data:` URLs (base64 PDF or image) or http(s) URLs of hosts on the
+ *   `ocrUrlAllowlist` option (default none → 422); `file` → 404 (no files API). See engines/ocr/document-input.ts.
+ * - Limits: `maxOcrBytes` (default 50 MB → 413), 1,000 pages (422). Corrupt, encrypted or unsupported → 422.
+ * - `pages`: 0-based `"0,2-4"` or `[0,2,3,4]`; out of range → 422. `include_image_base64`, `image_limit` and
+ *   `image_min_size` (px at 200 dpi) apply to images drawn on text-layer pages; `table_format` moves tables
+ *   found in text layers to the page's `tables` (see engines/ocr/local.ts). Annotation formats, headers/footers, blocks
+ *   and confidence scores are accepted and not produced (`document_annotation` is null).
+ * - Answer: `{pages:[{index, markdown, images, dimensions}], model, document_annotation, usage_info}`.
+ */
+import { Hono } from 'hono';
+import type { OcrResponse } from '../../client/types.js';
+import type { PlatformContext } from '../context.js';
+import { engineUnavailable, genericError, invalidField } from '../errors.js';
+import { OcrRequestSchema } from '../schemas.js';
+import { readJson } from '../validation.js';
+import { readDocument } from '../engines/ocr/document-input.js';
+import { selectPages } from '../engines/ocr/pages.js';
+import { InvalidDocumentError, OcrEngineUnavailableError } from '../engines/ocr/types.js';
+
+/** Most pages one request may have (as the real service). */
+export const MAX_OCR_PAGES = 1000;
+/** Room for the JSON around a base64 document. */
+const JSON_OVERHEAD = 64 * 1024;
+
+function invalidModel(model: string | null) {
+  return genericError(400, `Invalid model: ${model}. It is not an OCR model of this platform; GET /v1/models lists the models with capabilities.ocr`, 'invalid_model', '1500', 'model');
+}
+
+function documentError(err: unknown): unknown {
+  if (err instanceof InvalidDocumentError) return invalidField(['body', 'document'], err.message, 'value_error');
+  if (err instanceof OcrEngineUnavailableError) return engineUnavailable(err.message);
+  return err;
+}
+
+export function ocrRoutes(ctx: PlatformContext): Hono {
+  const app = new Hono();
+  const { maxBytes, urlAllowlist } = ctx.ocrInput;
+
+  app.post('/v1/ocr', async (c) => {
+    const body = await readJson(c, OcrRequestSchema, Math.ceil((maxBytes * 4) / 3) + JSON_OVERHEAD);
+    const resolved = body.model === null ? undefined : ctx.ocr.resolve(body.model);
+    if (!resolved?.card.capabilities.ocr) throw invalidModel(body.model);
+    const input = await readDocument(body.document, { maxBytes, urlAllowlist, signal: c.req.raw.signal });
+    try {
+      const count = await resolved.engine.pageCount(input);
+      if (count > MAX_OCR_PAGES) throw invalidField(['body', 'document'], `The document has ${count} pages; at most ${MAX_OCR_PAGES} pages can be processed in one request`, 'value_error');
+      const pages = selectPages(body.pages, count);
+      if (typeof pages === 'string') throw invalidField(['body', 'pages'], pages, 'value_error', body.pages);
+      const images = { includeBase64: body.include_image_base64 ?? false, limit: body.image_limit ?? null, minSize: body.image_min_size ?? null };
+      const result = await resolved.engine.process({ input, pages, images, tableFormat: body.table_format ?? null, signal: c.req.raw.signal });
+      return c.json({
+        pages: result,
+        model: body.model!,
+        document_annotation: null,
+        usage_info: { pages_processed: result.length, doc_size_bytes: input.bytes.byteLength },
+      } satisfies OcrResponse);
+    } catch (err) {
+      throw documentError(err);
+    }
+  });
+
+  return app;
+}
