@@ -20,6 +20,7 @@ export default defineConfig({
         'agent-chat': 'src/elements/agent-chat/define.ts',
         'speech-player': 'src/elements/speech-player/define.ts',
         'audio-transcriber': 'src/elements/audio-transcriber/define.ts',
+        'doc-ocr-viewer': 'src/elements/doc-ocr-viewer/define.ts',
       },
       formats: ['es'],
       fileName: (_format, name) => `${name}.js`,

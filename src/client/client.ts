@@ -4,7 +4,7 @@
  * and a bearer token from a relay session or the site's own function.
  */
 import type {
-  ConversationStream, ParleyClientApi, RealtimeTranscriptionOptions, RequestOptions, SpeechAudioStream, SpeechRequest, SpeechVoiceList,
+  ConversationStream, OcrOptions, ParleyClientApi, RealtimeTranscriptionOptions, RequestOptions, SpeechAudioStream, SpeechRequest, SpeechVoiceList,
   TranscribeOptions, TranscriptionEventStream,
 } from './contracts.js';
 import type {
@@ -129,6 +129,14 @@ export class ParleyClient implements ParleyClientApi {
           return this.#json<ClientSessionResponse>('POST', '/v1/client/sessions', { body, signal });
         },
       }, options);
+    },
+  };
+
+  // And the OCR code: batches of pages, merged in order.
+  readonly ocr: ParleyClientApi['ocr'] = {
+    process: async (document: Blob | string, options: OcrOptions = {}) => {
+      const { processOcr } = await import('./ocr.js');
+      return processOcr((body, signal) => this.#json<unknown>('POST', '/v1/ocr', { body, signal }), document, options);
     },
   };
 

@@ -6,7 +6,7 @@
 import type {
   AgentConversation, Agent, AppendConversationRequest, ConversationEntry, ConversationEvent, ConversationHistory,
   ConversationMessages, ModelConversation, ModelList, RestartConversationRequest, StartConversationRequest, Tool, ValidationIssue, SpeechFormat, SpeechRequest, SpeechUsage, Voice, VoiceList,
-  RealtimeServerEvent, RealtimeSessionInfo, TranscriptionResponse, TranscriptionStreamEvent,
+  RealtimeServerEvent, RealtimeSessionInfo, TranscriptionResponse, TranscriptionStreamEvent, OcrResponse,
 } from './types.js';
 export type { SpeechFormat, SpeechRequest, SpeechUsage } from './types.js';
 
@@ -64,6 +64,8 @@ export interface ParleyClientApi {
   readonly speech: SpeechApi;
   /** Speech to text: files (`POST /v1/audio/transcriptions`) and the realtime WebSocket. */
   readonly transcription: TranscriptionApi;
+  /** Document text recognition (`POST /v1/ocr`). */
+  readonly ocr: OcrApi;
 }
 
 // ---------------------------------------------------------------- speech (client side; wire types in types.ts)
@@ -163,6 +165,46 @@ export interface TranscriptionApi {
    * when a sample rate was asked).
    */
   realtime(options?: RealtimeTranscriptionOptions): Promise<RealtimeTranscriptionSession>;
+}
+
+// ---------------------------------------------------------------- OCR (client side; wire types in types.ts)
+
+/** Progress of {@link OcrApi.process}: pages recognised so far, of how many (null while unknown). */
+export interface OcrProgress { pagesDone: number; pagesTotal: number | null }
+
+/** Options of {@link OcrApi.process} (the request fields in camel case, plus batching and progress). */
+export interface OcrOptions extends RequestOptions {
+  /** Default `mistral-ocr-latest`. */
+  model?: string;
+  /** 0-based pages to recognise (default all). */
+  pages?: number[];
+  /**
+   * Pages in the document, when the caller knows it: with `pages`, it lets the client send the
+   * document in batches of `batchSize` pages and report progress per batch. Without both, a PDF
+   * Blob's page count is read from its page tree when it is stored uncompressed; otherwise one request.
+   */
+  pageCount?: number;
+  /** Pages per request when batching (default 4). */
+  batchSize?: number;
+  includeImageBase64?: boolean;
+  imageLimit?: number;
+  /** Minimum height and width of the images extracted. */
+  imageMinSize?: number;
+  tableFormat?: 'markdown' | 'html';
+  /** `document_name` sent with a document; default the File's name. */
+  documentName?: string;
+  /** Called with `{pagesDone: 0}` first, then after each answered batch. */
+  onProgress?: (progress: OcrProgress) => void;
+}
+
+/** `client.ocr`. */
+export interface OcrApi {
+  /**
+   * Recognises the text of a PDF or an image: a Blob/File (sent as a `data:` URL, PDFs as
+   * `document_url`, images as `image_url`) or an https URL (an image by its extension, else a
+   * document). Batched requests are merged in page order; every failure is a PlatformError.
+   */
+  process(document: Blob | string, options?: OcrOptions): Promise<OcrResponse>;
 }
 
 // ---------------------------------------------------------------- voice input (microphone → text; src/audio/capture)

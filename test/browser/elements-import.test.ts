@@ -6,6 +6,7 @@ const LIT_GLOBALS = (name: string) => name.startsWith('litElementVersions') || [
 const modules: Array<[tag: string, load: () => Promise<Record<string, unknown>>, exportName: string]> = [
   ['agent-chat', () => import('../../src/elements/agent-chat/agent-chat.js'), 'AgentChat'],
   ['audio-transcriber', () => import('../../src/elements/audio-transcriber/audio-transcriber.js'), 'AudioTranscriber'],
+  ['doc-ocr-viewer', () => import('../../src/elements/doc-ocr-viewer/doc-ocr-viewer.js'), 'DocOcrViewer'],
 ];
 
 for (const [tag, load, exportName] of modules) {

@@ -1,0 +1,146 @@
+/** Styles of `<doc-ocr-viewer>` beyond the shared controls (see controls.styles.ts); colours and spacing come from the shared `--parley-*` tokens (see ParleyElement). */
+import { css } from 'lit';
+
+export const docOcrViewerStyles = css`
+  .base {
+    display: flex;
+    flex-direction: column;
+    gap: var(--_gap);
+    padding: var(--_gap);
+    background: var(--_bg);
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius);
+  }
+  .heading {
+    margin: 0;
+    font-size: 1.1em;
+  }
+  .input-row,
+  .url-form,
+  .working,
+  .toolbar,
+  .page-nav {
+    display: flex;
+    flex-wrap: wrap;
+    align-items: center;
+    gap: calc(var(--_gap) / 2);
+  }
+  button[aria-disabled='true'] {
+    cursor: default;
+    opacity: 0.6;
+  }
+  input {
+    font: inherit;
+    color: inherit;
+    background: var(--_bg);
+    border: 1px solid var(--_border);
+    border-radius: 8px;
+    padding: 0.3rem 0.5rem;
+  }
+  input:focus-visible,
+  .page:focus-visible {
+    outline: var(--_focus);
+    outline-offset: 2px;
+  }
+  .drop-zone {
+    flex: 1 1 14rem;
+    min-height: 3.5rem;
+    border: 2px dashed var(--_border);
+    background: var(--_surface);
+  }
+  .drop-zone.dragging {
+    border-color: var(--_accent);
+  }
+  .hint,
+  .preview,
+  .page-matches,
+  .empty,
+  .copy-status,
+  .match-count,
+  .working-text {
+    color: var(--_muted);
+    font-size: 0.9em;
+  }
+  .working progress {
+    flex: 1 1 8rem;
+  }
+  .spacer {
+    flex: 1;
+  }
+  .reader {
+    display: grid;
+    grid-template-columns: minmax(8rem, 14rem) 1fr;
+    gap: var(--_gap);
+    margin-top: var(--_gap);
+  }
+  @media (max-width: 40rem) {
+    .reader {
+      grid-template-columns: 1fr;
+    }
+  }
+  .page-list {
+    list-style: none;
+    margin: 0;
+    padding: 0;
+    display: flex;
+    flex-direction: column;
+    gap: 0.25rem;
+    max-height: 32rem;
+    overflow: auto;
+  }
+  .page-button {
+    width: 100%;
+    text-align: start;
+    display: flex;
+    flex-direction: column;
+    background: var(--_surface);
+  }
+  .page-button[aria-current='page'] {
+    border-color: var(--_accent);
+    box-shadow: inset 3px 0 0 var(--_accent);
+  }
+  .page-number {
+    font-weight: 600;
+  }
+  .page {
+    background: var(--_surface);
+    border-radius: 8px;
+    padding: var(--_gap);
+    margin-top: calc(var(--_gap) / 2);
+    overflow-wrap: anywhere;
+    max-height: 40rem;
+    overflow: auto;
+  }
+  .page img {
+    max-width: 100%;
+    height: auto;
+  }
+  .page table {
+    border-collapse: collapse;
+  }
+  .page :is(td, th) {
+    border: 1px solid var(--_border);
+    padding: 0.2rem 0.4rem;
+  }
+  .page mark {
+    background: var(--parley-match-color, #ffe082);
+    color: inherit;
+  }
+  .page mark[part~='current'] {
+    outline: 2px solid var(--_accent);
+  }
+  .original-frame {
+    margin-top: calc(var(--_gap) / 2);
+    overflow: auto;
+    max-height: 40rem;
+  }
+  .original {
+    display: block;
+    border: 1px solid var(--_border);
+    background: #fff;
+  }
+  .parley-image-blocked {
+    color: var(--_muted);
+    font-style: italic;
+  }
+`;

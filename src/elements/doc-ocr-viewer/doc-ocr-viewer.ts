@@ -1,0 +1,533 @@
+import { html, nothing } from 'lit';
+import type { PropertyValues, TemplateResult } from 'lit';
+import type { PDFDocumentProxy } from 'pdfjs-dist';
+import { property, query, state } from 'lit/decorators.js';
+import { PlatformError, isAbortError } from '../../client/index.js';
+import type { OcrResponse, ParleyClientApi } from '../../client/index.js';
+import { ParleyElement } from '../internal/parley-element.js';
+import { sharedClient } from '../internal/shared-client.js';
+import { controlStyles } from '../internal/controls.styles.js';
+import type { OcrSource } from './events.js';
+import { countMatches, highlight, renderOcrPage } from './page-render.js';
+import { resolveDocOcrViewerStrings } from './strings.js';
+import type { DocOcrViewerStrings } from './strings.js';
+import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
+
+const ACCEPT = 'application/pdf,image/png,image/jpeg,image/gif,image/webp,image/avif';
+
+/**
+ * Reads the text of a PDF or an image through a Parley relay (`POST /v1/ocr`) and shows it page by
+ * page: drop, pick or paste a file, or give its URL; progress while the pages are read; each page's
+ * markdown rendered (sanitised, never raw HTML; the page's own images shown from the inline data the
+ * answer carries, remote images blocked); page navigation, search with highlighted matches, copy and
+ * download as `.md`.
+ *
+ * @tagname doc-ocr-viewer
+ * @summary Read a PDF or an image with OCR and browse, search, copy or download its text.
+ *
+ * @attr relay-url - Base URL of the Parley relay, e.g. `/api`.
+ * @attr model - OCR model (default `mistral-ocr-latest`).
+ * @attr hide-images - Do not ask for the images inside pages (smaller answers).
+ * @attr batch-size - Pages per request when a PDF's page count is known (default 4): progress is reported per batch.
+ * @attr heading - A visible heading, also the element's accessible name.
+ * @attr disabled - Turns off reading new documents (the text can still be browsed, copied and downloaded).
+ *
+ * @csspart base - The wrapper of everything.
+ * @csspart heading - The heading (when `heading` is set).
+ * @csspart drop-zone - The file button, also the target for dropped files.
+ * @csspart url-form - The URL field and its button.
+ * @csspart url-input - The URL field.
+ * @csspart cancel-button - Cancels the reading in progress.
+ * @csspart progress - The progress bar while reading.
+ * @csspart error - The error message.
+ * @csspart result - The result area.
+ * @csspart toolbar - Search, copy and download.
+ * @csspart search-input - The search field.
+ * @csspart match-count - `Match 2 of 5`.
+ * @csspart copy-page-button - Copies the page shown.
+ * @csspart copy-all-button - Copies every page.
+ * @csspart download-button - Downloads all pages as markdown.
+ * @csspart copy-status - `Copied` after a copy.
+ * @csspart page-list - The list of pages (with the first words of each).
+ * @csspart page-button - One page in the list (`aria-current="page"` on the one shown).
+ * @csspart page-nav - Previous and next page.
+ * @csspart page-position - `Page 2 of 5`.
+ * @csspart original-button - Shows or hides the original of the page (PDF files only; `aria-pressed`).
+ * @csspart original - The canvas with the original of the page (drawn with pdf.js, loaded on first use).
+ * @csspart page - The rendered text of the page shown.
+ * @csspart match - A search match in the page (`current` on the one jumped to).
+ *
+ * @cssproperty [--parley-font-family=system-ui] - Font.
+ * @cssproperty [--parley-font-size=15px] - Base font size.
+ * @cssproperty [--parley-color-text=#1d1d1f] - Text colour.
+ * @cssproperty [--parley-color-muted=#545458] - Hints and page previews.
+ * @cssproperty [--parley-color-background=#ffffff] - Background.
+ * @cssproperty [--parley-color-surface=#f4f4f6] - Drop zone, page list and page background.
+ * @cssproperty [--parley-color-border=#d2d2d7] - Borders.
+ * @cssproperty [--parley-color-accent=#0b57d0] - Buttons, current page, drop highlight.
+ * @cssproperty [--parley-color-on-accent=#ffffff] - Text on the accent colour.
+ * @cssproperty [--parley-color-error=#b3261e] - Error text.
+ * @cssproperty [--parley-radius=12px] - Corner radius.
+ * @cssproperty [--parley-gap=0.75rem] - Spacing.
+ * @cssproperty [--parley-focus-ring=2px solid var(--parley-color-accent)] - Outline of focused controls.
+ * @cssproperty [--parley-match-color=#ffe082] - Background of search matches.
+ *
+ * @fires {CustomEvent<ParleyOcrStartDetail>} parley-ocr-start - A document is being sent (`detail.source`, `name`).
+ * @fires {CustomEvent<ParleyOcrProgressDetail>} parley-ocr-progress - Pages read so far (`detail.pagesDone`, `pagesTotal`).
+ * @fires {CustomEvent<ParleyOcrDoneDetail>} parley-ocr-done - The document was read (`detail.result`, `name`).
+ * @fires {CustomEvent<ParleyOcrErrorDetail>} parley-ocr-error - Reading failed (`detail.error`, `message`).
+ */
+export class DocOcrViewer extends ParleyElement {
+  static override styles = [ParleyElement.styles, controlStyles, docOcrViewerStyles];
+
+  /** Base URL of the Parley relay, e.g. `/api`. */
+  @property({ attribute: 'relay-url' }) relayUrl = '';
+
+  /** OCR model (default: the client's, `mistral-ocr-latest`). */
+  @property() model = '';
+
+  /** Do not ask for the images inside pages. */
+  @property({ type: Boolean, attribute: 'hide-images' }) hideImages = false;
+
+  /** Pages per request when a PDF's page count is known (progress is reported per batch). */
+  @property({ type: Number, attribute: 'batch-size' }) batchSize = 4;
+
+  /** A visible heading, also the element's accessible name. */
+  @property() heading = '';
+
+  /** Turns off reading new documents. */
+  @property({ type: Boolean, reflect: true }) disabled = false;
+
+  /** Overrides of the element's words (see `DocOcrViewerStrings`), for translation. */
+  @property({ attribute: false }) strings: Partial<DocOcrViewerStrings> | null = null;
+
+  /** The document shown: set by a reading, or by the host (an answer of `client.ocr.process`). */
+  @property({ attribute: false }) result: OcrResponse | null = null;
+
+  /** Name of the document shown (used for the download's file name). */
+  @property({ attribute: false }) documentName = '';
+
+  @state() private working = false;
+  /** Name of the document being read. */
+  @state() private reading = '';
+  @state() private progress: { done: number; total: number | null } = { done: 0, total: null };
+  @state() private pageIndex = 0;
+  @state() private search = '';
+  /** Index of the match jumped to, over all pages; -1 when none. */
+  @state() private matchIndex = -1;
+  @state() private error = '';
+  @state() private announcement = '';
+  @state() private copyStatus = '';
+  @state() private dragging = false;
+  /** The PDF read last (a Blob), whose pages can be shown as they look. */
+  @state() private pdf: Blob | null = null;
+  @state() private showOriginal = false;
+
+  @query('input[type="file"]') private fileInput!: HTMLInputElement;
+  @query('.page') private pageElement!: HTMLElement;
+  @query('canvas.original') private originalCanvas!: HTMLCanvasElement | null;
+
+  private controller: AbortController | null = null;
+  /** Matches per page for the current search. */
+  private matchCounts: number[] = [];
+  /** Rendered pages of the current result, filled as they are needed. */
+  private rendered: DocumentFragment[] = [];
+  /** The result `pdf` belongs to. */
+  private pdfResult: OcrResponse | null = null;
+  /** The open `pdf` for drawing originals (pdf.js, loaded on first use). */
+  private pdfDocument: Promise<PDFDocumentProxy> | null = null;
+  /** Draws run one after the other (pdf.js refuses two renders into one canvas); each draws the page shown when it runs. */
+  private drawing: Promise<void> = Promise.resolve();
+
+  /** Whether a document is being read. */
+  get busy(): boolean {
+    return this.working;
+  }
+
+  /** 0-based position of the page shown in `result.pages`. */
+  get page(): number {
+    return this.pageIndex;
+  }
+
+  /** All pages' markdown, separated by blank lines (what Copy all copies and Download saves). */
+  get markdown(): string {
+    return (this.result?.pages ?? []).map((p) => p.markdown.trim()).join('\n\n');
+  }
+
+  private get t(): DocOcrViewerStrings {
+    return resolveDocOcrViewerStrings(this.strings);
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.addEventListener('paste', this.onPaste);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.removeEventListener('paste', this.onPaste);
+    this.cancel();
+    this.setPdf(null);
+  }
+
+  /** Reads a PDF or an image (a Blob/File or an http(s) URL) and shows its text. */
+  async read(document: Blob | string): Promise<void> {
+    if (this.disabled) return;
+    this.cancel();
+    const t = this.t;
+    const source: OcrSource = typeof document === 'string' ? 'url' : 'file';
+    const name = typeof document === 'string' ? document : (document as File).name || 'document';
+    this.error = '';
+    if (typeof document !== 'string' && document.type && !/^(application\/pdf|image\/)/.test(document.type)) {
+      this.fail(new PlatformError({ status: 0, type: 'invalid_request_error', code: 'invalid_document', retryAfter: null, message: t.notDocument(document.type) }), t.notDocument(document.type));
+      return;
+    }
+    const controller = new AbortController();
+    this.controller = controller;
+    this.working = true;
+    this.reading = name;
+    this.progress = { done: 0, total: null };
+    this.announce(t.working(name, 0, null));
+    this.emit('parley-ocr-start', { source, name });
+    try {
+      const client = await this.client();
+      const result = await client.ocr.process(document, {
+        ...(this.model ? { model: this.model } : {}),
+        includeImageBase64: !this.hideImages,
+        batchSize: this.batchSize,
+        signal: controller.signal,
+        onProgress: ({ pagesDone, pagesTotal }) => {
+          if (controller.signal.aborted) return;
+          this.progress = { done: pagesDone, total: pagesTotal };
+          if (pagesDone > 0) this.announce(t.working(name, pagesDone, pagesTotal));
+          this.emit('parley-ocr-progress', { pagesDone, pagesTotal });
+        },
+      });
+      if (controller.signal.aborted) return;
+      this.controller = null;
+      this.working = false;
+      this.documentName = name;
+      this.result = result;
+      this.setPdf(typeof document !== 'string' && isPdf(document) ? document : null, result);
+      this.announce(t.done(result.pages.length));
+      this.emit('parley-ocr-done', { result, name });
+    } catch (error) {
+      if (this.controller !== controller) return;
+      this.controller = null;
+      this.working = false;
+      if (isAbortError(error)) {
+        this.announce(t.cancelled);
+        return;
+      }
+      const e = PlatformError.from(error);
+      this.fail(e, t.errorMessage(e.message));
+    }
+  }
+
+  /** Stops the reading in progress (the document shown stays). */
+  cancel(): void {
+    const controller = this.controller;
+    if (!controller) return;
+    this.controller = null;
+    this.working = false;
+    controller.abort();
+    this.announce(this.t.cancelled);
+  }
+
+  /** Shows page `index` (0-based position in `result.pages`). */
+  showPage(index: number): void {
+    const count = this.result?.pages.length ?? 0;
+    if (!count) return;
+    this.pageIndex = Math.max(0, Math.min(count - 1, index));
+  }
+
+  /** Copies the page shown (`page`) or every page (`all`) as markdown. Resolves false when the browser refused. */
+  async copy(scope: 'page' | 'all' = 'all'): Promise<boolean> {
+    const text = scope === 'page' ? this.result?.pages[this.pageIndex]?.markdown ?? '' : this.markdown;
+    try {
+      await navigator.clipboard.writeText(text);
+      this.copyStatus = this.t.copied;
+      return true;
+    } catch {
+      this.copyStatus = this.t.copyFailed;
+      return false;
+    }
+  }
+
+  /** Downloads every page as one `.md` file named after the document. */
+  download(): void {
+    const blob = new Blob([this.markdown], { type: 'text/markdown' });
+    const url = URL.createObjectURL(blob);
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = `${(this.documentName.split(/[/\\?#]/).filter(Boolean).pop() || 'document').replace(/\.[A-Za-z0-9]+$/, '')}.md`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 0);
+  }
+
+  /** Whether the original of the page shown is drawn (only for a PDF read from a file); the button toggles it. */
+  toggleOriginal(show = !this.showOriginal): void {
+    this.showOriginal = show && this.pdf !== null;
+  }
+
+  /** Keeps the PDF whose text `result` is (null: none, e.g. a result the host set). */
+  private setPdf(pdf: Blob | null, result: OcrResponse | null = null): void {
+    void this.pdfDocument?.then((doc) => doc.destroy(), () => undefined);
+    this.pdfDocument = null;
+    this.pdf = pdf;
+    this.pdfResult = result;
+    if (!pdf) this.showOriginal = false;
+  }
+
+  /** Draws the original of the page shown; a PDF pdf.js cannot draw leaves the canvas empty (the text is what matters). */
+  private async drawOriginal(): Promise<void> {
+    const canvas = this.originalCanvas;
+    const page = this.result?.pages[this.pageIndex];
+    if (!canvas || !this.pdf || !page) return;
+    this.pdfDocument ??= import('./pdf-preview.js').then(({ openPdf }) => openPdf(this.pdf!));
+    try {
+      const [{ drawPdfPage }, doc] = await Promise.all([import('./pdf-preview.js'), this.pdfDocument]);
+      await drawPdfPage(doc, page.index + 1, canvas, Math.max(200, canvas.parentElement?.clientWidth ?? 600));
+      canvas.dataset.page = String(page.index + 1);
+    } catch {
+      canvas.removeAttribute('data-page');
+    }
+  }
+
+  protected override willUpdate(changed: PropertyValues): void {
+    if (changed.has('result') || changed.has('strings')) this.rendered = [];
+    if (changed.has('result') && this.pdfResult !== this.result) this.setPdf(null);
+    if (changed.has('result')) {
+      this.pageIndex = 0;
+      this.matchIndex = -1;
+    }
+    if (changed.has('result') || changed.has('search')) {
+      this.matchCounts = (this.result?.pages ?? []).map((_, i) => (this.search ? countMatches(this.renderedPage(i), this.search) : 0));
+      this.matchIndex = -1;
+    }
+  }
+
+  protected override updated(changed: PropertyValues): void {
+    if (this.showOriginal && ['showOriginal', 'pageIndex', 'result'].some((key) => changed.has(key))) this.drawing = this.drawing.then(() => this.drawOriginal());
+    if (!this.pageElement || !['result', 'pageIndex', 'search', 'matchIndex', 'strings'].some((key) => changed.has(key))) return;
+    if (!this.result?.pages[this.pageIndex]) {
+      this.pageElement.replaceChildren();
+      return;
+    }
+    const fragment = this.renderedPage(this.pageIndex).cloneNode(true) as DocumentFragment;
+    const marks = highlight(fragment, this.search);
+    this.pageElement.replaceChildren(fragment);
+    const before = this.matchCounts.slice(0, this.pageIndex).reduce((a, b) => a + b, 0);
+    const current = marks[this.matchIndex - before];
+    if (current && changed.has('matchIndex')) {
+      current.setAttribute('part', 'match current');
+      current.scrollIntoView?.({ block: 'nearest' });
+    }
+  }
+
+  /** Page `index` rendered once per result (search and navigation reuse it; shown as a clone). */
+  private renderedPage(index: number): DocumentFragment {
+    this.rendered[index] ??= renderOcrPage(this.ownerDocument, this.result!.pages[index]!, this.t.imageUnavailable);
+    return this.rendered[index]!;
+  }
+
+  /** Jumps to the next (+1) or previous (-1) match, on whichever page it is. */
+  private jump(step: 1 | -1): void {
+    const total = this.matchCounts.reduce((a, b) => a + b, 0);
+    if (!total) return;
+    this.matchIndex = this.matchIndex < 0 ? (step > 0 ? 0 : total - 1) : (this.matchIndex + step + total) % total;
+    let rest = this.matchIndex;
+    for (let i = 0; i < this.matchCounts.length; i++) {
+      if (rest < this.matchCounts[i]!) {
+        this.pageIndex = i;
+        break;
+      }
+      rest -= this.matchCounts[i]!;
+    }
+  }
+
+  private fail(error: PlatformError, message: string): void {
+    this.error = message;
+    this.emit('parley-ocr-error', { error, message });
+  }
+
+  private async client(): Promise<ParleyClientApi> {
+    if (!this.relayUrl) throw new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'relay-url is not set' });
+    return sharedClient(this.relayUrl);
+  }
+
+  private announce(message: string): void {
+    this.announcement = message === this.announcement ? `${message}\u00a0` : message;
+  }
+
+  // ---------------------------------------------------------------- input handlers
+
+  private pickFile(): void {
+    if (this.disabled || this.working) return;
+    this.fileInput.click();
+  }
+
+  private onFileChange(): void {
+    const file = this.fileInput.files?.[0];
+    this.fileInput.value = '';
+    if (file) void this.read(file);
+  }
+
+  private onDragOver(event: DragEvent): void {
+    event.preventDefault();
+    this.dragging = !this.disabled && !this.working;
+  }
+
+  private onDrop(event: DragEvent): void {
+    event.preventDefault();
+    this.dragging = false;
+    if (this.disabled || this.working) return;
+    const file = event.dataTransfer?.files?.[0];
+    const url = event.dataTransfer?.getData('text/uri-list') || event.dataTransfer?.getData('text/plain');
+    if (file) void this.read(file);
+    else if (url && /^https?:\/\//i.test(url.trim())) void this.read(url.trim());
+  }
+
+  private readonly onPaste = (event: ClipboardEvent): void => {
+    if (this.disabled || this.working) return;
+    const file = event.clipboardData?.files?.[0];
+    if (file) {
+      event.preventDefault();
+      void this.read(file);
+      return;
+    }
+    // A URL pasted anywhere but in the fields is read at once.
+    const text = event.clipboardData?.getData('text/plain')?.trim() ?? '';
+    const target = event.composedPath()[0];
+    if (!(target instanceof HTMLInputElement) && /^https?:\/\/\S+$/i.test(text)) {
+      event.preventDefault();
+      void this.read(text);
+    }
+  };
+
+  private onUrlSubmit(event: SubmitEvent): void {
+    event.preventDefault();
+    const input = (event.currentTarget as HTMLFormElement).elements.namedItem('url') as HTMLInputElement;
+    const url = input.value.trim();
+    if (url && input.checkValidity()) void this.read(url);
+  }
+
+  private onSearchInput(event: Event): void {
+    this.search = (event.target as HTMLInputElement).value;
+  }
+
+  private onSearchKeydown(event: KeyboardEvent): void {
+    if (event.key !== 'Enter') return;
+    event.preventDefault();
+    this.jump(event.shiftKey ? -1 : 1);
+  }
+
+  /** Arrow keys move between pages in the page list (one tab stop, roving focus). */
+  private onPageListKeydown(event: KeyboardEvent): void {
+    const count = this.result?.pages.length ?? 0;
+    const moves: Record<string, number> = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1, Home: -count, End: count };
+    const step = moves[event.key];
+    if (step === undefined) return;
+    event.preventDefault();
+    this.showPage(this.pageIndex + step);
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLButtonElement>('[part~="page-button"][aria-current="page"]')?.focus());
+  }
+
+  // ---------------------------------------------------------------- render
+
+  private renderPages(result: OcrResponse): TemplateResult {
+    const t = this.t;
+    const pages = result.pages;
+    const total = this.matchCounts.reduce((a, b) => a + b, 0);
+    const page = pages[this.pageIndex];
+    return html`<div part="toolbar" class="toolbar">
+        <label class="search">${t.searchLabel}
+          <input part="search-input" type="search" .value=${this.search} @input=${this.onSearchInput} @keydown=${this.onSearchKeydown} />
+        </label>
+        <button type="button" class="prev-match" aria-label=${t.previousMatch} title=${t.previousMatch} ?disabled=${!total} @click=${() => this.jump(-1)}>↑</button>
+        <button type="button" class="next-match" aria-label=${t.nextMatch} title=${t.nextMatch} ?disabled=${!total} @click=${() => this.jump(1)}>↓</button>
+        <span part="match-count" class="match-count" role="status">${this.search ? t.matches(total, this.matchIndex >= 0 ? this.matchIndex + 1 : null) : ''}</span>
+        <span class="spacer"></span>
+        <button part="copy-page-button" type="button" ?disabled=${!page} @click=${() => void this.copy('page')}>${t.copyPage}</button>
+        <button part="copy-all-button" type="button" @click=${() => void this.copy('all')}>${t.copyAll}</button>
+        <button part="download-button" type="button" @click=${this.download}>${t.download}</button>
+        <span part="copy-status" class="copy-status" role="status">${this.copyStatus}</span>
+      </div>
+      <div class="reader">
+        <nav class="pages" aria-label=${t.pagesLabel}>
+          <ol part="page-list" class="page-list" @keydown=${this.onPageListKeydown}>
+            ${pages.map((p, i) => html`<li><button
+              part="page-button"
+              class="page-button"
+              type="button"
+              tabindex=${i === this.pageIndex ? '0' : '-1'}
+              aria-current=${i === this.pageIndex ? 'page' : nothing}
+              @click=${() => this.showPage(i)}
+            ><span class="page-number">${t.pageTitle(p.index + 1)}</span>
+              <span class="preview">${preview(p.markdown) || t.emptyPage}</span>${this.matchCounts[i]
+                ? html` <span class="page-matches">(${t.matches(this.matchCounts[i]!, null)})</span>` : nothing}</button></li>`)}
+          </ol>
+        </nav>
+        <section class="page-view" aria-label=${page ? t.pageTitle(page.index + 1) : t.pagesLabel}>
+          <div part="page-nav" class="page-nav">
+            <button type="button" class="prev-page" ?disabled=${this.pageIndex === 0} @click=${() => this.showPage(this.pageIndex - 1)}>${t.previousPage}</button>
+            <span part="page-position" class="page-position">${pages.length ? t.pageOf(this.pageIndex + 1, pages.length) : ''}</span>
+            <button type="button" class="next-page" ?disabled=${this.pageIndex >= pages.length - 1} @click=${() => this.showPage(this.pageIndex + 1)}>${t.nextPage}</button>
+            ${this.pdf ? html`<button part="original-button" type="button" aria-pressed=${this.showOriginal ? 'true' : 'false'}
+              @click=${() => this.toggleOriginal()}>${t.showOriginal}</button>` : nothing}
+          </div>
+          ${this.showOriginal && page ? html`<div class="original-frame"><canvas
+            part="original" class="original" role="img" aria-label=${t.originalOf(page.index + 1)}></canvas></div>` : nothing}
+          <div part="page" class="page markdown" tabindex="0"></div>
+        </section>
+      </div>`;
+  }
+
+  protected override render(): TemplateResult {
+    const t = this.t;
+    const blocked = this.disabled || this.working;
+    const { done, total } = this.progress;
+    return html`<div part="base" class="base" role="group" aria-label=${this.heading || t.viewerLabel}>
+      ${this.heading ? html`<h2 part="heading" class="heading">${this.heading}</h2>` : nothing}
+      <div class="input-row">
+        <button
+          part="drop-zone"
+          class="drop-zone ${this.dragging ? 'dragging' : ''}"
+          type="button"
+          aria-disabled=${blocked ? 'true' : 'false'}
+          @click=${this.pickFile}
+          @dragenter=${this.onDragOver}
+          @dragover=${this.onDragOver}
+          @dragleave=${() => { this.dragging = false; }}
+          @drop=${this.onDrop}
+        >${t.chooseFile} <span class="hint">${t.dropHint}</span></button>
+        <input type="file" accept=${ACCEPT} hidden tabindex="-1" aria-hidden="true" @change=${this.onFileChange} />
+        <form part="url-form" class="url-form" @submit=${this.onUrlSubmit}>
+          <label>${t.urlLabel} <input part="url-input" name="url" type="url" required placeholder="https://" ?disabled=${blocked} /></label>
+          <button type="submit" ?disabled=${blocked}>${t.readUrl}</button>
+        </form>
+      </div>
+      ${this.working ? html`<div class="working">
+        <progress part="progress" aria-label=${t.progressLabel} max=${total ?? 1} value=${total ? done : nothing}></progress>
+        <span class="working-text">${t.working(this.reading, done, total)}</span>
+        <button part="cancel-button" class="cancel" type="button" @click=${() => this.cancel()}>${t.cancel}</button>
+      </div>` : nothing}
+      ${this.error ? html`<p part="error" class="error" role="alert">${this.error}</p>` : nothing}
+      <div part="result" class="result">
+        ${this.result ? this.renderPages(this.result) : html`<p class="empty">${t.emptyResult}</p>`}
+      </div>
+      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+    </div>`;
+  }
+
+}
+
+function isPdf(blob: Blob): boolean {
+  return blob.type === 'application/pdf' || (blob as File).name?.toLowerCase().endsWith('.pdf') === true;
+}
+
+/** The first words of a page's markdown, without markup, for the page list. */
+function preview(markdown: string): string {
+  const text = markdown.replace(/!\[[^\]]*\]\([^)]*\)/g, ' ').replace(/[#>*_`|[\]()-]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}

@@ -1,0 +1,88 @@
+/**
+ * The words `<doc-ocr-viewer>` shows or announces, kept beside the element. Hosts translate by
+ * passing a partial object to the `strings` property.
+ */
+
+/** The user-visible strings of `<doc-ocr-viewer>`. */
+export interface DocOcrViewerStrings {
+  /** Accessible name of the element (a group) when it has no `heading`. */
+  viewerLabel: string;
+  /** The drop zone, which is also the file picker button. */
+  chooseFile: string;
+  dropHint: string;
+  urlLabel: string;
+  readUrl: string;
+  cancel: string;
+  progressLabel: string;
+  /** Said while working: `Reading report.pdf… 4 of 10 pages`. */
+  working: (name: string, done: number, total: number | null) => string;
+  done: (pages: number) => string;
+  cancelled: string;
+  pagesLabel: string;
+  pageTitle: (page: number) => string;
+  /** `Page 2 of 5`. */
+  pageOf: (page: number, total: number) => string;
+  previousPage: string;
+  nextPage: string;
+  /** A page without text, in the page list. */
+  emptyPage: string;
+  /** The toggle that draws the PDF page as it looks. */
+  showOriginal: string;
+  /** Accessible name of the drawn original. */
+  originalOf: (page: number) => string;
+  searchLabel: string;
+  /** `3 matches` / `Match 2 of 3`. */
+  matches: (count: number, current: number | null) => string;
+  previousMatch: string;
+  nextMatch: string;
+  copyPage: string;
+  copyAll: string;
+  copied: string;
+  copyFailed: string;
+  download: string;
+  emptyResult: string;
+  /** Shown instead of an image the document did not include or that is not an inline image. */
+  imageUnavailable: (alt: string) => string;
+  errorMessage: (message: string) => string;
+  notDocument: (type: string) => string;
+}
+
+/** English defaults. */
+export const defaultDocOcrViewerStrings: DocOcrViewerStrings = {
+  viewerLabel: 'Document reader',
+  chooseFile: 'Choose a PDF or an image',
+  dropHint: 'or drop or paste one here',
+  urlLabel: 'Document URL',
+  readUrl: 'Read',
+  cancel: 'Cancel',
+  progressLabel: 'Pages read',
+  working: (name, done, total) => `Reading ${name}…${total ? ` ${done} of ${total} pages` : ''}`,
+  done: (pages) => `Read ${pages} ${pages === 1 ? 'page' : 'pages'}.`,
+  cancelled: 'Cancelled',
+  pagesLabel: 'Pages',
+  pageTitle: (page) => `Page ${page}`,
+  pageOf: (page, total) => `Page ${page} of ${total}`,
+  previousPage: 'Previous page',
+  nextPage: 'Next page',
+  emptyPage: '(no text)',
+  showOriginal: 'Show original',
+  originalOf: (page) => `Original of page ${page}`,
+  searchLabel: 'Search the text',
+  matches: (count, current) => (count === 0 ? 'No matches' : current ? `Match ${current} of ${count}` : `${count} ${count === 1 ? 'match' : 'matches'}`),
+  previousMatch: 'Previous match',
+  nextMatch: 'Next match',
+  copyPage: 'Copy page',
+  copyAll: 'Copy all',
+  copied: 'Copied',
+  copyFailed: 'Could not copy: the browser refused access to the clipboard.',
+  download: 'Download .md',
+  emptyResult: 'Choose, drop or paste a PDF or an image, or give its URL, to see its text here.',
+  imageUnavailable: (alt) => `[image${alt ? `: ${alt}` : ''}]`,
+  errorMessage: (message) => `The document could not be read: ${message}`,
+  notDocument: (type) => `That file is not a PDF or an image (${type || 'unknown type'}). Choose a PDF, PNG, JPEG or WebP file.`,
+};
+
+/** Defaults with the host's overrides applied. */
+export function resolveDocOcrViewerStrings(overrides?: Partial<DocOcrViewerStrings> | null): DocOcrViewerStrings {
+  return overrides ? { ...defaultDocOcrViewerStrings, ...overrides } : defaultDocOcrViewerStrings;
+}
