@@ -20,6 +20,8 @@ const DEV_API_KEY = 'parley-dev-key';
 const DEV_ADMIN_KEY = 'parley-dev-admin-key';
 /** The realtime transcription model the demo's voice input asks for (the local platform serves it with pocketsphinx). */
 const REALTIME_MODEL = 'voxtral-mini-transcribe-realtime-2602';
+/** The OCR model the document viewer asks for by default. */
+const OCR_MODEL = 'mistral-ocr-latest';
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const HELP = `Usage: parley <command> [options]
@@ -142,7 +144,7 @@ async function runStart(values: Values): Promise<void> {
     demo = agentId ? { agentId } : { model: process.env.PARLEY_MODEL || 'mistral-small-latest' };
     relay = createRelay({
       upstream: { baseUrl, apiKey: realKey }, basePath: '/api', secret: relaySecret(resolve(values.data)),
-      policy: demoPolicy(demo.agentId ? [demo.agentId] : [], [...(demo.model ? [demo.model] : []), REALTIME_MODEL]),
+      policy: demoPolicy(demo.agentId ? [demo.agentId] : [], [...(demo.model ? [demo.model] : []), REALTIME_MODEL, OCR_MODEL]),
     });
     lines.push(`  upstream       ${baseUrl} (PLATFORM_API_KEY is set; the key stays in this process)`);
   } else {
@@ -154,7 +156,7 @@ async function runStart(values: Values): Promise<void> {
     relay = createRelay({
       upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch, webSocketBaseUrl: () => ownUrl.replace(/^http/, 'ws') },
       basePath: '/api', secret: relaySecret(local.dataDir),
-      policy: demoPolicy([agents.shopAgentId, agents.billingAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx', REALTIME_MODEL]),
+      policy: demoPolicy([agents.shopAgentId, agents.billingAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx', REALTIME_MODEL, 'parley-ocr', OCR_MODEL]),
     });
     lines.push('  upstream       the local platform (in this process)', ...local.notes,
       `  platform API   http://${values.host}:<port>/v1 (for the SDK, with the API key above)`);

@@ -1,7 +1,8 @@
 /**
  * parley-kit public browser entry. Side-effect free: importing it defines no element and touches no
- * global. Register the elements with `import 'parley-kit/agent-chat'`, `import 'parley-kit/speech-player'` and
- * `import 'parley-kit/audio-transcriber'` (or subclass `AgentChat` / `SpeechPlayer` / `AudioTranscriber` under another tag).
+ * global. Register the elements with `import 'parley-kit/agent-chat'`, `import 'parley-kit/speech-player'`,
+ * `import 'parley-kit/audio-transcriber'` and `import 'parley-kit/doc-ocr-viewer'` (or subclass `AgentChat` /
+ * `SpeechPlayer` / `AudioTranscriber` / `DocOcrViewer` under another tag).
  */
 export type * from './client/types.js';
 export type * from './client/contracts.js';
@@ -10,3 +11,4 @@ export { HistoryStore } from './store/index.js';
 export { AgentChat } from './elements/agent-chat/agent-chat.js';
 export { SpeechPlayer } from './elements/speech-player/speech-player.js';
 export { AudioTranscriber } from './elements/audio-transcriber/audio-transcriber.js';
+export { DocOcrViewer } from './elements/doc-ocr-viewer/doc-ocr-viewer.js';

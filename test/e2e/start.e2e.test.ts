@@ -163,6 +163,14 @@ describe('a visitor on npm start', () => {
     await page.close();
   }, 120_000);
 
+  it('reads a picture of a page on the documents page', async () => {
+    const page = await browser.newPage();
+    await page.goto(url + '/documents.html');
+    await page.locator('doc-ocr-viewer input[type="file"]').setInputFiles(join(ROOT, 'test/fixtures/ocr/hello.png'));
+    await page.locator('doc-ocr-viewer [part="page"]', { hasText: /parley/i }).waitFor({ timeout: 60_000 });
+    await page.close();
+  }, 90_000);
+
   it('never sends the platform key to the browser', async () => {
     const page = await browser.newPage();
     const bodies: string[] = [];
