@@ -174,7 +174,7 @@ async function runStart(values: Values): Promise<void> {
 
   const server = await serveFetch(app.fetch, { port, hostname: values.host, upgrade: platform ? [relay.handleUpgrade, platform.handleUpgrade] : [relay.handleUpgrade] });
   ownUrl = server.url;
-  process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  relay          ${server.url}/api`,
+  process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  documents      ${server.url}/documents.html`, `  relay          ${server.url}/api`,
     ...lines.map((l) => l.replace('<port>', String(server.port)))].join('\n') + '\n');
   onStop(async () => { await server.close(); await platform?.close(); });
 }
