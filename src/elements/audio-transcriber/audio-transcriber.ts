@@ -6,7 +6,7 @@ import type {
   ParleyClientApi, TranscriptionApi, TranscriptionEventStream, TranscriptionSegment, VoiceInputApi, VoiceInputError, VoiceInputResult,
 } from '../../client/index.js';
 import { ParleyElement } from '../internal/parley-element.js';
-import { sharedClient } from '../internal/shared-client.js';
+import { relayClient } from '../internal/shared-client.js';
 import type { TranscriptionErrorKind, TranscriptionSource } from './events.js';
 import { formatElapsed, formatSegmentTime, resolveAudioTranscriberStrings } from './strings.js';
 import type { AudioTranscriberStrings } from './strings.js';
@@ -408,9 +408,8 @@ export class AudioTranscriber extends ParleyElement {
     this.emit('parley-transcription-error', { kind, message });
   }
 
-  private async client(): Promise<ParleyClientApi> {
-    if (!this.relayUrl) throw new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'relay-url is not set' });
-    return sharedClient(this.relayUrl);
+  private client(): Promise<ParleyClientApi> {
+    return relayClient(this.relayUrl);
   }
 
   private announce(message: string): void {

@@ -2,19 +2,6 @@
 import { css } from 'lit';
 
 export const docOcrViewerStyles = css`
-  .base {
-    display: flex;
-    flex-direction: column;
-    gap: var(--_gap);
-    padding: var(--_gap);
-    background: var(--_bg);
-    border: 1px solid var(--_border);
-    border-radius: var(--_radius);
-  }
-  .heading {
-    margin: 0;
-    font-size: 1.1em;
-  }
   .input-row,
   .url-form,
   .working,

@@ -5,7 +5,7 @@ import { property, query, state } from 'lit/decorators.js';
 import { PlatformError, isAbortError } from '../../client/index.js';
 import type { OcrResponse, ParleyClientApi } from '../../client/index.js';
 import { ParleyElement } from '../internal/parley-element.js';
-import { sharedClient } from '../internal/shared-client.js';
+import { relayClient } from '../internal/shared-client.js';
 import { controlStyles } from '../internal/controls.styles.js';
 import type { OcrSource } from './events.js';
 import { countMatches, highlight, renderOcrPage } from './page-render.js';
@@ -351,9 +351,8 @@ export class DocOcrViewer extends ParleyElement {
     this.emit('parley-ocr-error', { error, message });
   }
 
-  private async client(): Promise<ParleyClientApi> {
-    if (!this.relayUrl) throw new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'relay-url is not set' });
-    return sharedClient(this.relayUrl);
+  private client(): Promise<ParleyClientApi> {
+    return relayClient(this.relayUrl);
   }
 
   private announce(message: string): void {

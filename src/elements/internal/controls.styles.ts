@@ -1,12 +1,25 @@
 /**
- * Control styles shared by the media panels (`<speech-player>`, `<audio-transcriber>`): buttons, pickers,
- * focus ring, labels, the level meter and the error line. Kept apart from ParleyElement's host styles
+ * Control styles shared by the panels (`<speech-player>`, `<audio-transcriber>`, `<doc-ocr-viewer>`): the
+ * panel frame (`.base`, `.heading`), buttons, pickers, focus ring, labels, the level meter and the error line. Kept apart from ParleyElement's host styles
  * because `<agent-chat>` styles its controls differently and must not load these rules.
  */
 import { css } from 'lit';
 
-/** Buttons, selects, labels, focus ring, `.primary`, `.error` and the `.level` meter (each element sets its width). */
+/** Panel frame, buttons, selects, labels, focus ring, `.primary`, `.error` and the `.level` meter (each element sets its width). */
 export const controlStyles = css`
+  .base {
+    display: flex;
+    flex-direction: column;
+    gap: var(--_gap);
+    padding: var(--_gap);
+    background: var(--_bg);
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius);
+  }
+  .heading {
+    margin: 0;
+    font-size: 1.1em;
+  }
   button,
   select {
     font: inherit;

@@ -1,4 +1,4 @@
-import { HistoryStore, getClient } from '../../client/index.js';
+import { HistoryStore, PlatformError, getClient } from '../../client/index.js';
 import type { HistoryStoreApi, ParleyClientApi } from '../../client/contracts.js';
 
 let sharedStore: Promise<HistoryStoreApi | undefined> | null = null;
@@ -17,4 +17,10 @@ export function openSharedStore(): Promise<HistoryStoreApi | undefined> {
 export async function sharedClient(relayUrl: string): Promise<ParleyClientApi> {
   const store = await openSharedStore();
   return getClient(new URL(relayUrl, document.baseURI).href.replace(/\/+$/, ''), { store });
+}
+
+/** {@link sharedClient} for an element's `relay-url`, or a PlatformError saying it is not set. */
+export function relayClient(relayUrl: string | undefined | null): Promise<ParleyClientApi> {
+  if (!relayUrl) return Promise.reject(new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'relay-url is not set' }));
+  return sharedClient(relayUrl);
 }

@@ -3,13 +3,7 @@ import { css } from 'lit';
 
 export const speechPlayerStyles = css`
   .base {
-    display: flex;
-    flex-direction: column;
     gap: calc(var(--_gap) / 2);
-    padding: var(--_gap);
-    background: var(--_bg);
-    border: 1px solid var(--_border);
-    border-radius: var(--_radius);
   }
   .controls {
     display: flex;
