@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { createPlatform, type Platform } from './platform/app.js';
+import { REALTIME_TRANSCRIPTION_PATH } from './platform/routes/realtime-transcription.js';
 import { serveFetch, type NodeIncoming } from './server/node-serve.js';
 import { createRelay, nodeRelayEnv, serveRelay, type Relay, type RelayPolicy } from './relay/index.js';
 import { ensureDemoAgents } from './demo-agents.js';
@@ -103,7 +104,7 @@ async function runPlatform(values: Values): Promise<void> {
   const server = await serveFetch(platform.fetch, { port: parseNumber('--port', values.port ?? '8788'), hostname: values.host, upgrade: [platform.handleUpgrade] });
   process.stdout.write([
     `Parley local platform: ${server.url}/v1`,
-    `  realtime       ${server.url.replace(/^http/, 'ws')}/v1/audio/transcriptions/realtime?model=voxtral-mini-transcribe-realtime-2602`,
+    `  realtime       ${server.url.replace(/^http/, 'ws')}${REALTIME_TRANSCRIPTION_PATH}?model=${REALTIME_MODEL}`,
     `  API base URL   ${server.url}   (SDK: new Mistral({ serverURL: '${server.url}', apiKey }))`,
     ...notes,
   ].join('\n') + '\n');
