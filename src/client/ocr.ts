@@ -6,7 +6,7 @@
  */
 import type { OcrOptions } from './contracts.js';
 import { PlatformError } from './errors.js';
-import { encodeBase64 } from './realtime.js';
+import { encodeBase64 } from './base64.js';
 import type { OcrDocument, OcrRequest, OcrResponse } from './types.js';
 
 /** The platform's OCR model the client asks for when none is named. */

@@ -6,6 +6,7 @@
  * server events are then an async iterable. Works with the browser's WebSocket or any class with
  * the same interface (the `ws` package under Node). Loaded on first use; isomorphic.
  */
+import { encodeBase64 } from './base64.js';
 import type { RealtimeTranscriptionOptions, RealtimeTranscriptionSession } from './contracts.js';
 import { EventQueue } from './event-queue.js';
 import { PlatformError, STREAM_ERROR } from './errors.js';
@@ -34,13 +35,6 @@ export function realtimeUrl(baseUrl: string, model: string): string {
   url.protocol = url.protocol === 'https:' ? 'wss:' : url.protocol === 'http:' ? 'ws:' : url.protocol;
   url.searchParams.set('model', model);
   return url.href;
-}
-
-/** Base64 of bytes (chunked: `String.fromCharCode` takes a bounded number of arguments). */
-export function encodeBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
 }
 
 /** Opens a realtime session; resolves once it is ready for audio. Every failure is a PlatformError (or an AbortError). */
@@ -135,12 +129,7 @@ class RealtimeSession implements RealtimeTranscriptionSession {
 
   close(): void {
     if (this.#phase === 'closed') return;
-    this.#closeWith(PlatformError.stream('The realtime session was closed before the transcription finished'), true);
-    try {
-      this.#socket.close(1000);
-    } catch {
-      // already closing
-    }
+    this.#fail(PlatformError.stream('The realtime session was closed before the transcription finished'), true);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<RealtimeServerEvent> {
@@ -220,9 +209,9 @@ class RealtimeSession implements RealtimeTranscriptionSession {
     this.#closeWith(normal && this.#phase === 'open' ? null : error, false);
   }
 
-  /** Fails the session before or after it opened, and closes the socket. */
-  #fail(error: PlatformError): void {
-    this.#closeWith(error, false);
+  /** Fails the session before or after it opened (or ends it for the caller), and closes the socket. */
+  #fail(error: PlatformError, byCaller = false): void {
+    this.#closeWith(error, byCaller);
     try {
       this.#socket.close(1000);
     } catch {

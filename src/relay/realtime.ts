@@ -62,7 +62,7 @@ const ClientMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('input_audio.flush') }),
   z.object({ type: z.literal('input_audio.end') }),
 ]);
-const CLIENT_TYPES = new Set(['session.update', 'input_audio.append', 'input_audio.flush', 'input_audio.end']);
+const CLIENT_TYPES = new Set<string>(ClientMessage.options.map((o) => o.shape.type.value));
 
 /** Close codes the relay sends. */
 const CLOSE = { normal: 1000, policy: 1008, tooBig: 1009, upstream: 1011 } as const;
