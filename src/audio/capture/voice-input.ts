@@ -97,6 +97,11 @@ class VoiceInput implements VoiceInputApi {
     this.#openMicrophone = dependencies.openMicrophone ?? ((capture) => MicCapture.open(capture));
   }
 
+  /** Whether the end of speech ends the recording (`utterance` mode, the default). */
+  get #utterance(): boolean {
+    return (this.#options.mode ?? 'utterance') === 'utterance';
+  }
+
   get state(): VoiceInputState {
     return this.#state;
   }
@@ -149,7 +154,7 @@ class VoiceInput implements VoiceInputApi {
     if (generation !== this.#generation || this.#state !== 'starting') return;
     this.#setState('listening');
     const timeout = this.#options.noSpeechTimeoutMs ?? 8000;
-    if ((this.#options.mode ?? 'utterance') === 'utterance' && timeout > 0 && !this.#vad?.speaking) {
+    if (this.#utterance && timeout > 0 && !this.#vad?.speaking) {
       this.#noSpeechTimer = setTimeout(() => void this.stop(), timeout);
     }
   }
@@ -231,8 +236,9 @@ class VoiceInput implements VoiceInputApi {
         break;
       case 'transcription.segment': {
         const { text, start, end, speaker_id } = event;
-        this.#segments.push({ type: 'transcription_segment', text, start, end, ...(speaker_id !== undefined ? { speaker_id } : {}) });
-        this.#emit('segment', { text, start, end, ...(speaker_id !== undefined ? { speaker_id } : {}) });
+        const segment = { text, start, end, ...(speaker_id !== undefined ? { speaker_id } : {}) };
+        this.#segments.push({ type: 'transcription_segment', ...segment });
+        this.#emit('segment', segment);
         break;
       }
       default:
@@ -261,7 +267,7 @@ class VoiceInput implements VoiceInputApi {
     mark(VOICE_TIMING.speechEnd, this.#lastVoicedAt);
     mark(VOICE_TIMING.speechEndDetected, now);
     this.#emit('speechend', undefined);
-    if ((this.#options.mode ?? 'utterance') === 'utterance') void this.stop();
+    if (this.#utterance) void this.stop();
   }
 
   stop(): Promise<VoiceInputResult | null> {
