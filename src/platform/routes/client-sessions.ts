@@ -16,6 +16,7 @@ import type { PlatformContext } from '../context.js';
 import { genericError } from '../errors.js';
 import { readJson } from '../validation.js';
 import type { ClientSecretStore } from '../realtime/client-secrets.js';
+import { notRealtimeModel } from './realtime-transcription.js';
 
 export const DEFAULT_TTL_SECONDS = 900;
 export const MIN_TTL_SECONDS = 10;
@@ -37,7 +38,7 @@ export function clientSessionRoutes(ctx: PlatformContext, secrets: ClientSecretS
     const body = await readJson(c, ClientSessionSchema, ctx.limits.maxJsonBytes);
     const resolved = ctx.transcription.resolve(body.model);
     if (!resolved?.card.capabilities.audio_transcription_realtime) {
-      throw genericError(400, `Invalid model: ${body.model}. It is not a realtime transcription model of this platform; GET /v1/models lists the models with capabilities.audio_transcription_realtime`, 'invalid_model', '1500', 'model');
+      throw genericError(400, notRealtimeModel(body.model), 'invalid_model', '1500', 'model');
     }
     const grant = secrets.mint(resolved.card.id, body.ttl_seconds ?? DEFAULT_TTL_SECONDS);
     const expires_at = isoAt(grant.expiresAt);

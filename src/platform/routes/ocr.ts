@@ -47,12 +47,14 @@ export function ocrRoutes(ctx: PlatformContext): Hono {
     if (!resolved?.card.capabilities.ocr) throw invalidModel(body.model);
     const input = await readDocument(body.document, { maxBytes, urlAllowlist, signal: c.req.raw.signal });
     try {
-      const count = await resolved.engine.pageCount(input);
-      if (count > MAX_OCR_PAGES) throw invalidField(['body', 'document'], `The document has ${count} pages; at most ${MAX_OCR_PAGES} pages can be processed in one request`, 'value_error');
-      const pages = selectPages(body.pages, count);
-      if (typeof pages === 'string') throw invalidField(['body', 'pages'], pages, 'value_error', body.pages);
+      const pickPages = (count: number) => {
+        if (count > MAX_OCR_PAGES) throw invalidField(['body', 'document'], `The document has ${count} pages; at most ${MAX_OCR_PAGES} pages can be processed in one request`, 'value_error');
+        const pages = selectPages(body.pages, count);
+        if (typeof pages === 'string') throw invalidField(['body', 'pages'], pages, 'value_error', body.pages);
+        return pages;
+      };
       const images = { includeBase64: body.include_image_base64 ?? false, limit: body.image_limit ?? null, minSize: body.image_min_size ?? null };
-      const result = await resolved.engine.process({ input, pages, images, tableFormat: body.table_format ?? null, signal: c.req.raw.signal });
+      const result = await resolved.engine.process({ input, selectPages: pickPages, images, tableFormat: body.table_format ?? null, signal: c.req.raw.signal });
       return c.json({
         pages: result,
         model: body.model!,

@@ -40,6 +40,10 @@ export interface RealtimeTranscriptionEndpoint {
   close(): Promise<void>;
 }
 
+/** Why `model` is refused by this WebSocket and by `POST /v1/client/sessions`. */
+export const notRealtimeModel = (model: string) =>
+  `Invalid model: ${model}. It is not a realtime transcription model of this platform; GET /v1/models lists the models with capabilities.audio_transcription_realtime`;
+
 function refuse(socket: Duplex): void {
   const body = JSON.stringify(unauthorized('Unauthorized: send a valid API key as Authorization: Bearer, or a client secret (rt_…) from POST /v1/client/sessions as the WebSocket subprotocol next to "realtime"').body);
   socket.end(`HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
@@ -89,7 +93,7 @@ export function realtimeTranscriptionEndpoint(options: RealtimeTranscriptionEndp
       const resolved = model ? transcription.resolve(model) : undefined;
       if (!resolved?.card.capabilities.audio_transcription_realtime) {
         return rejectAfterAccept(ws, 400, model
-          ? `Invalid model: ${model}. It is not a realtime transcription model of this platform; GET /v1/models lists the models with capabilities.audio_transcription_realtime`
+          ? notRealtimeModel(model)
           : 'Missing model: give it in the URL, e.g. ?model=voxtral-mini-transcribe-realtime-2602');
       }
       if (caller.secretModel !== undefined && caller.secretModel !== resolved.card.id) {

@@ -13,7 +13,7 @@ import { imageSize } from './image-size.js';
 import { imageBoxes, type ImageBox } from './images.js';
 import { MAX_RENDER_PIXELS, cropJpeg, rasterizePage, renderPage } from './rasterize.js';
 import { TesseractPool } from './tesseract-pool.js';
-import { InvalidDocumentError, type OcrEngine, type OcrInput, type OcrJob } from './types.js';
+import { InvalidDocumentError, type OcrEngine, type OcrJob } from './types.js';
 
 /** Resolution of `dimensions` and of rendering for OCR, as the real service reports. */
 export const OCR_DPI = 200;
@@ -132,12 +132,9 @@ export function createLocalOcrEngine(options: LocalOcrOptions = {}): OcrEngine {
   return {
     id: 'local-ocr',
     models: () => [PARLEY_OCR_CARD],
-    async pageCount(input: OcrInput) {
-      if (input.kind === 'image') return 1;
-      return withPdf(input.bytes, async (doc) => doc.numPages);
-    },
     async process(job: OcrJob) {
       if (job.input.kind === 'image') {
+        job.selectPages?.(1);
         const size = imageSize(job.input.bytes);
         if (!size) throw new InvalidDocumentError('The image cannot be decoded: its header is missing or truncated');
         if (size.width * size.height > MAX_RENDER_PIXELS) {
@@ -147,7 +144,7 @@ export function createLocalOcrEngine(options: LocalOcrOptions = {}): OcrEngine {
         return [{ index: 0, markdown: ocrTextToMarkdown(text), images: [], dimensions: { dpi: OCR_DPI, height: size.height, width: size.width } }];
       }
       return withPdf(job.input.bytes, async (doc) => {
-        const indexes = job.pages ?? Array.from({ length: doc.numPages }, (_, i) => i);
+        const indexes = job.selectPages?.(doc.numPages) ?? Array.from({ length: doc.numPages }, (_, i) => i);
         try {
           const minSize = job.images?.minSize ?? 0;
           const results = await mapLimited(indexes, pool.size + 1, (i) => pdfPage(doc, i, minSize, !!job.tableFormat, job.signal));

@@ -9,8 +9,11 @@ export interface OcrInput {
 
 export interface OcrJob {
   input: OcrInput;
-  /** 0-based page indexes to process (already checked against the page count), or null for all. */
-  pages: number[] | null;
+  /**
+   * Picks the 0-based page indexes to process once the page count is known (1 for an image), so the document
+   * is opened once; throws to refuse the document or the selection. Absent: every page.
+   */
+  selectPages?: (count: number) => number[];
   /** Embedded images of text-layer pages: whether to return their pixels, at most how many, smallest width and height (px at 200 dpi). */
   images?: { includeBase64: boolean; limit: number | null; minSize: number | null };
   /** null: tables stay inline in the markdown; otherwise they go to the page's `tables` in this format, referenced as `[tbl-N.md](tbl-N.md)`. */
@@ -22,8 +25,6 @@ export interface OcrJob {
 export interface OcrEngine {
   readonly id: string;
   models(): ModelCard[];
-  /** Number of pages of a PDF (1 for an image); throws {@link InvalidDocumentError} for unreadable input. */
-  pageCount(input: OcrInput): Promise<number>;
   process(job: OcrJob): Promise<OcrPage[]>;
   close?(): Promise<void>;
 }

@@ -52,11 +52,6 @@ export class Transcript {
     return { delta, segments };
   }
 
-  /** True once an utterance was added. */
-  get started(): boolean {
-    return this.texts.length > 0;
-  }
-
   /** The whole answer for `audioSeconds` of audio. */
   result(model: string, language: string | null, audioSeconds: number): TranscriptionResponse {
     const text = this.texts.join(' ');
