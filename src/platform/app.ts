@@ -30,12 +30,22 @@ import type { OcrEngine } from './engines/ocr/types.js';
 import { createLocalOcrEngine } from './engines/ocr/local.js';
 import { DEFAULT_MAX_OCR_BYTES } from './engines/ocr/document-input.js';
 import { ocrRoutes } from './routes/ocr.js';
+import { connectorRoutes } from './routes/connectors.js';
+import { datasetRoutes } from './routes/datasets.js';
+import { registryRoutes } from './routes/registries.js';
+import { adminRoutes } from './routes/admin.js';
+import { identityRoutes } from './routes/identity.js';
+import { classifierRoutes } from './routes/classifiers.js';
+import { createDirectory, type MemberKey } from './tenancy/directory.js';
+import { createUsageLedger } from './tenancy/usage.js';
 
 export interface PlatformOptions {
   /** Key callers send as `Authorization: Bearer <key>` (or `x-api-key`). */
   apiKey: string;
   /** Key for `/v1/admin/*`; it is accepted on every other route too. */
   adminKey?: string;
+  /** More users of the default workspace, each with its own key (plain members: no workspace admin permissions). */
+  members?: MemberKey[];
   /** Directory of the durable database; omit to keep everything in memory (tests). */
   dataDir?: string;
   /** Chat engines; default: the local deterministic model, plus an OpenAI-compatible server when `chatUrl` is set. */
@@ -112,8 +122,10 @@ export function createPlatform(options: PlatformOptions): Platform {
     },
     report,
   });
-  const opened = openDb(options.dataDir).then((db) => {
+  const opened = openDb(options.dataDir).then(async (db) => {
     const ctx: PlatformContext = {
+      directory: await createDirectory(db, { apiKey: options.apiKey, adminKey: options.adminKey, members: options.members }),
+      usage: createUsageLedger(db),
       db,
       conversations: createConversationStore(db),
       agents: createAgentStore(db),
@@ -151,23 +163,27 @@ export function createPlatform(options: PlatformOptions): Platform {
 }
 
 /** The keys accepted on every route. */
-const apiKeys = (options: PlatformOptions) => new Set([options.apiKey, options.adminKey].filter((k): k is string => !!k));
+const apiKeys = (options: PlatformOptions) =>
+  new Set([options.apiKey, options.adminKey, ...(options.members ?? []).map((m) => m.apiKey)].filter((k): k is string => !!k));
 
 function buildApp(ctx: PlatformContext, options: PlatformOptions, secrets: ClientSecretStore, report: (e: unknown) => void): Hono {
   const app = new Hono();
-  const keys = apiKeys(options);
 
   app.onError((err, c) => errorResponse(err, c, report));
   app.notFound((c) => c.json(genericError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, 'invalid_request_error', 'not_found').body, 404));
 
-  app.use('/v1/*', async (c, next) => {
+  const authenticate = async (c: Context, next: () => Promise<void>) => {
     const header = c.req.header('authorization');
     const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
     const key = bearer ?? c.req.header('x-api-key');
-    if (!key || !keys.has(key)) throw unauthorized();
-    c.set('isAdmin' as never, (key === options.adminKey) as never);
+    const caller = key ? await ctx.directory.authenticate(key) : null;
+    if (!caller) throw unauthorized();
+    c.set('caller' as never, caller as never);
+    await ctx.directory.admit(caller, c.req.raw);
     await next();
-  });
+  };
+  app.use('/v1/*', authenticate);
+  app.use('/v2/*', authenticate);
 
   app.route('/', modelRoutes(ctx));
   app.route('/', agentRoutes(ctx));
@@ -176,6 +192,12 @@ function buildApp(ctx: PlatformContext, options: PlatformOptions, secrets: Clien
   app.route('/', transcriptionRoutes(ctx));
   app.route('/', clientSessionRoutes(ctx, secrets));
   app.route('/', ocrRoutes(ctx));
+  app.route('/', connectorRoutes(ctx));
+  app.route('/', datasetRoutes(ctx));
+  app.route('/', registryRoutes(ctx));
+  app.route('/', adminRoutes(ctx));
+  app.route('/', identityRoutes(ctx));
+  app.route('/', classifierRoutes(ctx));
   return app;
 }
 

@@ -5,6 +5,8 @@ import type { ChatModelRegistry } from './engines/chat/registry.js';
 import type { SpeechCatalog } from './engines/speech/catalog.js';
 import type { TranscriptionCatalog } from './engines/transcription/catalog.js';
 import type { OcrCatalog } from './engines/ocr/catalog.js';
+import type { Directory } from './caller.js';
+import type { UsageLedger } from './tenancy/usage.js';
 
 /** What every route module is given. */
 export interface PlatformContext {
@@ -23,4 +25,8 @@ export interface PlatformContext {
   /** Documents of OCR: size cap in bytes and the hosts `document_url`/`image_url` may fetch from. */
   ocrInput: { maxBytes: number; urlAllowlist: readonly string[] };
   limits: { maxJsonBytes: number };
+  /** Users, workspaces, roles; resolves API keys to callers and enforces rate and spend limits. */
+  directory: Directory;
+  /** Token usage per caller and model, as served (the admin usage report reads it). */
+  usage: UsageLedger;
 }

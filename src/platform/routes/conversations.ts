@@ -14,6 +14,7 @@ import {
   type ParsedInputs,
 } from '../schemas.js';
 import type { ConversationState, StoredConversation } from '../store/conversations.js';
+import { callerOf } from '../caller.js';
 import { runTurn, type Speaker, type TurnResult } from '../turns.js';
 import { readJson, validate } from '../validation.js';
 
@@ -237,9 +238,19 @@ export function conversationRoutes(ctx: PlatformContext): Hono {
       else await ctx.conversations.append(id, entries, conversation);
     };
 
+    const caller = callerOf(c);
+    const recordUsage = (result: TurnResult) => {
+      const model = plan.speaker.kind === 'agent' ? plan.speaker.agent.model : plan.speaker.model;
+      return ctx.usage.record({
+        userId: caller.userId, workspaceId: caller.workspaceId, model: ctx.chat.resolve(model)?.card.id ?? model, endpoint: 'conversations',
+        promptTokens: result.usage.prompt_tokens, completionTokens: result.usage.completion_tokens, at: isoNow(),
+      });
+    };
+
     if (!plan.stream) {
       try {
         const result = await runTurn(ctx, { speaker: plan.speaker, history: plan.history, completionArgs: plan.completionArgs, handoffExecution: plan.handoffExecution, signal: abort.signal });
+        await recordUsage(result);
         if (result.error) {
           throw genericError(result.error.aborted ? 499 : 500, `The model failed to answer: ${result.error.message}`, 'server_error', 'model_error');
         }
@@ -265,6 +276,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono {
       try {
         await send({ type: 'conversation.response.started', conversation_id: id, created_at: isoNow() });
         const result = await runTurn(ctx, { speaker: plan.speaker, history: plan.history, completionArgs: plan.completionArgs, handoffExecution: plan.handoffExecution, signal: abort.signal, emit: send });
+        await recordUsage(result);
         // What was produced is kept even when the turn broke, so history shows what the user saw.
         await saveOutputs(result, false);
         if (result.error) {

@@ -1,5 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { MIGRATIONS as TENANCY } from '../tenancy/schema.js';
+import { MIGRATIONS as CONNECTORS } from '../connectors/schema.js';
+import { MIGRATIONS as DATASETS } from '../datasets/schema.js';
+import { MIGRATIONS as REGISTRIES } from '../registries/schema.js';
 
 /**
  * The local platform's embedded database: PGlite (Postgres compiled to wasm, no native addon).
@@ -8,8 +12,8 @@ import { PGlite } from '@electric-sql/pglite';
  */
 export type Db = PGlite;
 
-/** Schema versions, applied in order once each; never edit a shipped entry, add a new one. */
-const MIGRATIONS: string[] = [
+/** Core schema versions, applied in order once each; never edit a shipped entry, add a new one. */
+const CORE: string[] = [
   // 1: conversations, entries, agents
   `
   create table conversations (
@@ -65,14 +69,31 @@ export async function openDb(dataDir?: string): Promise<Db> {
   return db;
 }
 
+/**
+ * Each area of the API keeps its own migration list beside its code; an area's version is counted
+ * separately, so areas can grow independently. `core` is the original schema (its versions stay in
+ * `parley_schema`, as in databases made before areas existed).
+ */
+const AREAS: Record<string, string[]> = { tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES };
+
 async function migrate(db: PGlite): Promise<void> {
-  await db.exec('create table if not exists parley_schema (version integer not null)');
-  const { rows } = await db.query<{ version: number }>('select max(version) as version from parley_schema');
-  const current = rows[0]?.version ?? 0;
-  for (let v = current + 1; v <= MIGRATIONS.length; v++) {
+  await db.exec(`create table if not exists parley_schema (version integer not null);
+    create table if not exists parley_area_schema (area text not null, version integer not null, primary key (area, version))`);
+  const core = await db.query<{ version: number }>('select max(version) as version from parley_schema');
+  await apply(db, CORE, core.rows[0]?.version ?? 0, (tx, v) => tx.query('insert into parley_schema (version) values ($1)', [v]));
+  for (const [area, migrations] of Object.entries(AREAS)) {
+    const { rows } = await db.query<{ version: number }>('select max(version) as version from parley_area_schema where area = $1', [area]);
+    await apply(db, migrations, rows[0]?.version ?? 0, (tx, v) => tx.query('insert into parley_area_schema (area, version) values ($1, $2)', [area, v]));
+  }
+}
+
+type Tx = Parameters<Parameters<PGlite['transaction']>[0]>[0];
+
+async function apply(db: PGlite, migrations: string[], current: number, mark: (tx: Tx, version: number) => Promise<unknown>): Promise<void> {
+  for (let v = current + 1; v <= migrations.length; v++) {
     await db.transaction(async (tx) => {
-      await tx.exec(MIGRATIONS[v - 1]);
-      await tx.query('insert into parley_schema (version) values ($1)', [v]);
+      await tx.exec(migrations[v - 1]);
+      await mark(tx, v);
     });
   }
 }
