@@ -33,6 +33,12 @@ export interface RealtimeLimits {
   maxSessionMs: number;
   /** Silence in both directions after which the session is closed, ms (default 60 s). */
   idleTimeoutMs: number;
+  /**
+   * How often an open session re-reads the state store for its revocation, ms (default 5 s). Revoking
+   * through this relay closes its sockets at once; this catches revocations made by other relay
+   * instances sharing the store.
+   */
+  revocationCheckMs: number;
 }
 
 /** Default realtime caps. */
@@ -41,6 +47,7 @@ export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
   maxAudioBytes: 64 * MB,
   maxSessionMs: 30 * 60_000,
   idleTimeoutMs: 60_000,
+  revocationCheckMs: 5_000,
 };
 
 /** The realtime path under the relay's base path (also the upstream path). */
@@ -67,9 +74,29 @@ const CLIENT_TYPES = new Set<string>(ClientMessage.options.map((o) => o.shape.ty
 /** Close codes the relay sends. */
 const CLOSE = { normal: 1000, policy: 1008, tooBig: 1009, upstream: 1011 } as const;
 
-/** Creates the relay's {@link UpgradeHandler}: takes exactly the realtime path, leaves every other upgrade. */
-export function createRealtimeUpgrade(runtime: RelayRuntime): UpgradeHandler {
+/** The relay's realtime side: its upgrade handler, and a way to end a revoked session's open sockets. */
+export interface RealtimeEndpoint {
+  handleUpgrade: UpgradeHandler;
+  /** Closes every open socket of a session with an `error` 401 event and close 1008. */
+  endSession(sessionId: string): void;
+}
+
+/** Creates the relay's realtime endpoint: takes exactly the realtime path, leaves every other upgrade. */
+export function createRealtimeEndpoint(runtime: RelayRuntime): RealtimeEndpoint {
   const path = runtime.basePath + REALTIME_PATH;
+  /** Open sessions by relay session id: each entry ends its socket as revoked. */
+  const open = new Map<string, Set<() => void>>();
+  const sessions: OpenSessions = {
+    add(sid, end) {
+      const set = open.get(sid) ?? new Set();
+      set.add(end);
+      open.set(sid, set);
+      return () => {
+        set.delete(end);
+        if (!set.size) open.delete(sid);
+      };
+    },
+  };
   let server: Promise<{ wss: WebSocketServer; WebSocket: typeof NodeWebSocket }> | null = null;
   const load = () => (server ??= import('ws').then(({ WebSocketServer, WebSocket }) => ({
     // The hard cap (ws closes with 1009 by itself); the soft cap below answers an error event first.
@@ -77,23 +104,35 @@ export function createRealtimeUpgrade(runtime: RelayRuntime): UpgradeHandler {
     WebSocket,
   })));
 
-  return (request, socket, head) => {
+  const handleUpgrade: UpgradeHandler = (request, socket, head) => {
     const target = request.url ?? '';
     const q = target.indexOf('?');
     // Exact, case-sensitive raw path: `%2F`, `//`, `;`, trailing `/` and case variants are someone else's (or 404).
     if ((q < 0 ? target : target.slice(0, q)) !== path) return false;
-    void accept(runtime, load, request, socket, head, q < 0 ? '' : target.slice(q + 1)).catch((error: unknown) => {
+    void accept(runtime, load, sessions, request, socket, head, q < 0 ? '' : target.slice(q + 1)).catch((error: unknown) => {
       if (!(error instanceof RelayError)) runtime.report(error);
       refuse(socket, error instanceof RelayError ? error : internalError());
     });
     return true;
   };
+  return {
+    handleUpgrade,
+    endSession(sessionId) {
+      for (const end of [...(open.get(sessionId) ?? [])]) end();
+    },
+  };
+}
+
+/** Registry of open sockets by session: `add` returns the function that removes the entry. */
+interface OpenSessions {
+  add(sessionId: string, endAsRevoked: () => void): () => void;
 }
 
 /** Checks the upgrade, opens the upstream, then accepts the page's socket and pipes. Throws a RelayError to refuse. */
 async function accept(
   runtime: RelayRuntime,
   load: () => Promise<{ wss: WebSocketServer; WebSocket: typeof NodeWebSocket }>,
+  sessions: OpenSessions,
   request: IncomingMessage, socket: Duplex, head: Buffer, query: string,
 ): Promise<void> {
   const model = modelOf(query);
@@ -149,7 +188,7 @@ async function accept(
   wss.handleUpgrade(request, socket, head, (page) => {
     socket.off('close', pageGone);
     upstream.off('message', onEarly);
-    pipe(runtime, page, upstream, slot, early);
+    pipe(runtime, page, upstream, slot, early, ticket.sid, sessions);
   });
 }
 
@@ -205,7 +244,10 @@ export function webSocketBaseOf(httpBaseUrl: string): string {
 }
 
 /** Pipes an accepted page socket and an open upstream socket until either closes. */
-function pipe(runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocket, slot: StreamSlot, early: string[]): void {
+function pipe(
+  runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocket, slot: StreamSlot, early: string[],
+  sessionId: string, sessions: OpenSessions,
+): void {
   const limits = runtime.realtime;
   const key = runtime.upstream.apiKey;
   let audioBytes = 0;
@@ -217,9 +259,16 @@ function pipe(runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocke
     done = true;
     clearTimeout(idle);
     clearTimeout(longest);
+    clearInterval(revocation);
+    unregister();
     slot.release();
     return true;
   };
+  const revoked = () => fail(401, 'The session was revoked', CLOSE.policy);
+  const unregister = sessions.add(sessionId, revoked);
+  const revocation = setInterval(() => {
+    runtime.store.isRevoked([sessionId]).then((yes) => { if (yes) revoked(); }, runtime.report);
+  }, limits.revocationCheckMs);
   /** Answers an error event, then closes both sides. */
   const fail = (code: number, message: string, closeCode: number) => {
     if (!finish()) return;

@@ -18,7 +18,7 @@ import type { UpstreamOptions } from './forward.js';
 import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
 import { completePolicy, type RelayPolicy } from './policy.js';
 import { handlePlatformRequest } from './proxy.js';
-import { DEFAULT_REALTIME_LIMITS, createRealtimeUpgrade, webSocketBaseOf, type RealtimeLimits } from './realtime.js';
+import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf, type RealtimeLimits } from './realtime.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
 import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './route-table.js';
 import type { AuthorizeHook, RelayRuntime, RequestState } from './runtime.js';
@@ -94,7 +94,10 @@ export interface Relay {
    * takes exactly `{base}/v1/audio/transcriptions/realtime?model=…`, returns false for anything else.
    */
   handleUpgrade: UpgradeHandler;
-  /** Ends a session: its tokens, resume tokens and unused tickets are refused from now on (new requests; open streams finish). */
+  /**
+   * Ends a session: its tokens, resume tokens and unused tickets are refused from now on; its open realtime
+   * sockets are closed (at once on this instance, within `realtime.revocationCheckMs` on others); open SSE streams finish.
+   */
   revokeSession(sessionId: string): Promise<void>;
 }
 
@@ -103,6 +106,7 @@ type HonoEnv = { Bindings: RelayEnv | undefined; Variables: { state: RequestStat
 /** Creates the relay; throws on invalid options (short secret, malformed origin). */
 export function createRelay(options: RelayOptions): Relay {
   const runtime = resolve(options);
+  const realtime = createRealtimeEndpoint(runtime);
   const base = runtime.basePath;
   const getClientIp = options.getClientIp ?? ((request: Request, env: RelayEnv | undefined) => clientAddress(request, env, options));
   const app = new Hono<HonoEnv>();
@@ -150,9 +154,10 @@ export function createRelay(options: RelayOptions): Relay {
     async fetch(request, env) {
       return app.fetch(request, env);
     },
-    handleUpgrade: createRealtimeUpgrade(runtime),
+    handleUpgrade: realtime.handleUpgrade,
     async revokeSession(sessionId) {
       await runtime.store.revoke(sessionId, runtime.ownershipTtlSeconds + 60);
+      realtime.endSession(sessionId);
     },
   };
 }

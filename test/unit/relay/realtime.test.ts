@@ -232,6 +232,33 @@ describe('the realtime WebSocket through the relay', () => {
     expect(upstream.connections).toHaveLength(0);
   });
 
+  it('revoking a session closes its open sockets: at once on this instance, within the check interval on another sharing the store', async () => {
+    const upstream = await withUpstream();
+    const store = createMemoryStateStore();
+    // Instance a never polls within the test: its socket must be closed by the revocation itself.
+    const a = await relayOver(upstream, { store, realtime: { revocationCheckMs: 60_000 } });
+    const b = await relayOver(upstream, { store, realtime: { revocationCheckMs: 100 } });
+    const { token, session_id } = await openSession(a.relay);
+    const other = await openSession(a.relay);
+    const here = open(await openPage(a.served.url, PATH, ['realtime', await ticketFor(a.relay, token)]));
+    const there = open(await openPage(b.served.url, PATH, ['realtime', await ticketFor(a.relay, token)]));
+    const unrelated = open(await openPage(a.served.url, PATH, ['realtime', await ticketFor(a.relay, other.token)]));
+    await Promise.all([here.next('session.created'), there.next('session.created'), unrelated.next('session.created')]);
+
+    const revokedAt = performance.now();
+    await a.relay.revokeSession(session_id);
+    expect((await here.next('error')).error).toMatchObject({ code: 401, message: expect.stringContaining('revoked') });
+    expect((await within(here.closed, 500, 'local close')).code).toBe(1008);
+    expect((await there.next('error')).error.code).toBe(401);
+    expect((await within(there.closed, 2000, 'remote close')).code).toBe(1008);
+    expect(performance.now() - revokedAt).toBeLessThan(2000);
+    // The upstream sockets of the revoked session are closed too; the other session goes on.
+    await within(upstream.connections[0]!.closed, 2000, 'upstream close');
+    await within(upstream.connections[1]!.closed, 2000, 'upstream close');
+    unrelated.socket.send(JSON.stringify({ type: 'input_audio.end' }));
+    expect((await unrelated.next('transcription.done')).type).toBe('transcription.done');
+  });
+
   it('refuses a wrong or missing Origin with 403 (cross-site WebSocket hijacking)', async () => {
     const upstream = await withUpstream();
     const { relay, served } = await relayOver(upstream);
