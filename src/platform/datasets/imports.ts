@@ -1,0 +1,109 @@
+/**
+ * Dataset imports as background tasks. Starting an import writes a RUNNING task row (what the 202
+ * answers) and queues the work; the work collects the records, then inserts them and marks the task
+ * COMPLETED in one transaction, or marks it FAILED with a message saying why. Tasks run one at a time, in
+ * the order they were accepted.
+ *
+ * The task row keeps its request, so a task interrupted by a shutdown (still RUNNING when the platform
+ * opens again) is run again by {@link DatasetImports.resume}; since records are only written on
+ * completion, running it again never duplicates them.
+ */
+import type { ConversationStore } from '../store/conversations.js';
+import type { DatasetImportTask, DatasetStore, ImportRequest, NewRecord } from './store.js';
+import { decodeDataUrl, parseJsonlRecords } from './jsonl.js';
+
+/** Why an import could not complete, as the task's message. */
+class ImportFailure extends Error {}
+
+interface QueuedTask { id: string; datasetId: string; workspaceId: string; request: ImportRequest }
+
+export class DatasetImports {
+  private queue: Promise<void> = Promise.resolve();
+  /** Ids of tasks queued by this process, so resume() never queues a task twice. */
+  private readonly queued = new Set<string>();
+
+  constructor(
+    private readonly store: DatasetStore,
+    private readonly conversations: ConversationStore,
+  ) {}
+
+  /** Writes a RUNNING task for the import and queues it; answers the task as written. */
+  async start(input: { datasetId: string; workspaceId: string; creatorId: string; request: ImportRequest }): Promise<DatasetImportTask> {
+    const task = await this.store.createTask(input);
+    this.enqueue({ id: task.id, datasetId: input.datasetId, workspaceId: input.workspaceId, request: input.request });
+    return task;
+  }
+
+  /** Queues again the tasks a previous process left RUNNING (call once, when the platform opens). */
+  resume(): void {
+    this.queue = this.queue
+      .then(() => this.store.runningTasks())
+      // A database that cannot be read at start fails every request anyway; the tasks stay RUNNING for the next start.
+      .then((tasks) => tasks.forEach((task) => this.enqueue(task)), () => undefined);
+  }
+
+  private enqueue(task: QueuedTask): void {
+    if (this.queued.has(task.id)) return;
+    this.queued.add(task.id);
+    this.queue = this.queue.then(() => this.run(task));
+  }
+
+  private async run(task: QueuedTask): Promise<void> {
+    let outcome: { records: NewRecord[]; message: string };
+    try {
+      outcome = await this.collect(task);
+    } catch (err) {
+      await this.fail(task.id, err instanceof ImportFailure ? err.message : `Import failed: ${(err as Error).message}`);
+      return;
+    }
+    try {
+      await this.store.completeTask(task.id, task.datasetId, outcome.records, outcome.message);
+    } catch (err) {
+      await this.fail(task.id, `Import failed while writing the records: ${(err as Error).message}`);
+    }
+  }
+
+  private async fail(id: string, message: string): Promise<void> {
+    // When even this write fails the database is closing: the task stays RUNNING and resume() runs it again on the next start.
+    await this.store.failTask(id, message).catch(() => undefined);
+  }
+
+  private async collect(task: QueuedTask): Promise<{ records: NewRecord[]; message: string }> {
+    const { request } = task;
+    switch (request.kind) {
+      case 'playground': {
+        const records: NewRecord[] = [];
+        for (const [i, id] of request.conversation_ids.entries()) {
+          if (!(await this.conversations.get(id))) throw new ImportFailure(`Conversation '${id}' not found (it was deleted after the import was accepted)`);
+          const messages = (await this.conversations.entries(id))
+            .filter((e) => e.type === 'message.input' || e.type === 'message.output')
+            .map((e) => ({ role: (e as { role: string }).role, content: (e as { content: unknown }).content }));
+          records.push({ payload: { messages }, properties: { conversation_id: id }, source: 'PLAYGROUND' });
+          await this.store.setProgress(task.id, Math.min(99, Math.floor((100 * (i + 1)) / request.conversation_ids.length)));
+        }
+        return { records, message: `Imported ${records.length} record${records.length === 1 ? '' : 's'} from ${records.length} conversation${records.length === 1 ? '' : 's'}` };
+      }
+      case 'dataset': {
+        const found = await this.store.getRecords(task.workspaceId, request.dataset_record_ids);
+        if (found.length !== request.dataset_record_ids.length) {
+          const have = new Set(found.map((r) => r.id));
+          const gone = request.dataset_record_ids.find((id) => !have.has(id));
+          throw new ImportFailure(`Dataset record '${gone}' not found (it was deleted after the import was accepted)`);
+        }
+        const records = found.map((r) => ({ payload: r.payload, properties: r.properties, source: r.source }));
+        return { records, message: `Copied ${records.length} record${records.length === 1 ? '' : 's'}` };
+      }
+      case 'file': {
+        const text = decodeDataUrl(request.file_id);
+        if (text === null) throw new ImportFailure(`File '${request.file_id.slice(0, 80)}' cannot be read`);
+        let records: NewRecord[];
+        try {
+          records = parseJsonlRecords(text);
+        } catch (err) {
+          throw new ImportFailure(`The file is not valid JSONL: ${(err as Error).message}`);
+        }
+        return { records, message: `Imported ${records.length} record${records.length === 1 ? '' : 's'} from the file` };
+      }
+    }
+  }
+}
