@@ -3,6 +3,7 @@
  * {@link Directory} (users, workspaces, roles) and sets it on every `/v1` and `/v2` request.
  */
 import type { Context } from 'hono';
+import type { Tenancy } from './tenancy/directory.js';
 
 export interface Caller {
   /** `admin` for the admin key (the only key `/v1/admin/*` accepts); `user` for a user's API key. */
@@ -12,6 +13,8 @@ export interface Caller {
   organizationId: string;
   /** The workspace the key was issued in. */
   workspaceId: string;
+  /** The id of the API key used (shown by `/v1/users/me`). */
+  apiKeyId?: string;
 }
 
 /** Users, organizations, workspaces, roles and the limits enforced on callers. */
@@ -22,6 +25,8 @@ export interface Directory {
   hasWorkspacePermission(caller: Caller, permission: string): Promise<boolean>;
   /** Called on every authenticated request before its route: throws a 429 PlatformHttpError over a rate or spend limit. */
   admit(caller: Caller, request: Request): Promise<void>;
+  /** The organization's members, invitations, groups, roles and limits (admin API) and the caller's identity. */
+  readonly tenancy: Tenancy;
 }
 
 /** The caller of an authenticated request. */

@@ -15,6 +15,8 @@
 import { Hono } from 'hono';
 import type { OcrResponse } from '../../client/types.js';
 import type { PlatformContext } from '../context.js';
+import { callerOf } from '../caller.js';
+import { isoNow } from '../ids.js';
 import { engineUnavailable, genericError, invalidField } from '../errors.js';
 import { OcrRequestSchema } from '../schemas.js';
 import { readJson } from '../validation.js';
@@ -55,6 +57,7 @@ export function ocrRoutes(ctx: PlatformContext): Hono {
       };
       const images = { includeBase64: body.include_image_base64 ?? false, limit: body.image_limit ?? null, minSize: body.image_min_size ?? null };
       const result = await resolved.engine.process({ input, selectPages: pickPages, images, tableFormat: body.table_format ?? null, signal: c.req.raw.signal });
+      await ctx.usage.record({ userId: callerOf(c).userId, workspaceId: callerOf(c).workspaceId, model: resolved.card.id, endpoint: 'ocr', promptTokens: 0, completionTokens: 0, unit: 'pages', quantity: result.length, at: isoNow() });
       return c.json({
         pages: result,
         model: body.model!,

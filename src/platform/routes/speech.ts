@@ -24,6 +24,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { PlatformContext } from '../context.js';
+import { callerOf } from '../caller.js';
+import { isoNow } from '../ids.js';
 import { sseEvent, sseResponse } from '../sse.js';
 import { engineBusy, engineUnavailable, genericError, invalidField, notFound } from '../errors.js';
 import { readJson, validate } from '../validation.js';
@@ -108,6 +110,7 @@ export function speechRoutes(ctx: PlatformContext): Hono {
       throw engineError(err);
     }
     const enc = await createEncoder(format);
+    await ctx.usage.record({ userId: callerOf(c).userId, workspaceId: callerOf(c).workspaceId, model: resolved.card.id, endpoint: 'audio.speech', promptTokens: 0, completionTokens: 0, unit: 'characters', quantity: [...text].length, at: isoNow() });
     let samples = 0;
     const encode = (chunk: Float32Array) => { samples += chunk.length; return enc.push(chunk); };
 

@@ -24,6 +24,8 @@
 import { Hono } from 'hono';
 import type { ValidationIssue } from '../../client/types.js';
 import type { PlatformContext } from '../context.js';
+import { callerOf } from '../caller.js';
+import { isoNow } from '../ids.js';
 import { sseEvent, sseResponse } from '../sse.js';
 import { engineBusy, engineUnavailable, genericError, invalidField, validationError } from '../errors.js';
 import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
@@ -194,6 +196,7 @@ export function transcriptionRoutes(ctx: PlatformContext): Hono {
       await utterances.return?.();
       throw engineError(err);
     }
+    await ctx.usage.record({ userId: callerOf(c).userId, workspaceId: callerOf(c).workspaceId, model: resolved.card.id, endpoint: 'audio.transcriptions', promptTokens: 0, completionTokens: 0, unit: 'seconds', quantity: audio.samples.length / audio.sampleRate, at: isoNow() });
 
     const transcript = new Transcript({ granularities: form.granularities, diarize: form.diarize });
     const done = () => transcript.result(model, language, audio.samples.length / audio.sampleRate);
