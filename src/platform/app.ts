@@ -36,6 +36,12 @@ import { registryRoutes } from './routes/registries.js';
 import { adminRoutes } from './routes/admin.js';
 import { identityRoutes } from './routes/identity.js';
 import { classifierRoutes } from './routes/classifiers.js';
+import { chatCompletionRoutes } from './routes/chat-completions.js';
+import { embeddingRoutes } from './routes/embeddings.js';
+import { fileRoutes } from './routes/files.js';
+import { voiceRoutes } from './routes/voices.js';
+import { ClassifierCatalog } from './engines/classifier/catalog.js';
+import { createLexiconClassifier } from './engines/classifier/lexicon-engine.js';
 import { createDirectory, type MemberKey } from './tenancy/directory.js';
 import { createUsageLedger } from './tenancy/usage.js';
 
@@ -133,6 +139,7 @@ export function createPlatform(options: PlatformOptions): Platform {
       speech,
       transcription,
       ocr,
+      classifiers: new ClassifierCatalog([createLexiconClassifier()]),
       ocrInput: { maxBytes: options.maxOcrBytes ?? DEFAULT_MAX_OCR_BYTES, urlAllowlist: options.ocrUrlAllowlist ?? [] },
       audioInput: { maxAudioBytes: options.maxAudioBytes ?? DEFAULT_MAX_AUDIO_BYTES, urlAllowlist: options.transcriptionUrlAllowlist ?? [] },
       limits: { maxJsonBytes: options.maxJsonBytes ?? DEFAULT_JSON_LIMIT },
@@ -198,6 +205,10 @@ function buildApp(ctx: PlatformContext, options: PlatformOptions, secrets: Clien
   app.route('/', adminRoutes(ctx));
   app.route('/', identityRoutes(ctx));
   app.route('/', classifierRoutes(ctx));
+  app.route('/', chatCompletionRoutes(ctx));
+  app.route('/', embeddingRoutes(ctx));
+  app.route('/', fileRoutes(ctx));
+  app.route('/', voiceRoutes(ctx));
   return app;
 }
 

@@ -5,6 +5,7 @@ import type { ChatModelRegistry } from './engines/chat/registry.js';
 import type { SpeechCatalog } from './engines/speech/catalog.js';
 import type { TranscriptionCatalog } from './engines/transcription/catalog.js';
 import type { OcrCatalog } from './engines/ocr/catalog.js';
+import type { ClassifierCatalog } from './engines/classifier/catalog.js';
 import type { Directory } from './caller.js';
 import type { UsageLedger } from './tenancy/usage.js';
 
@@ -24,6 +25,8 @@ export interface PlatformContext {
   ocr: OcrCatalog;
   /** Documents of OCR: size cap in bytes and the hosts `document_url`/`image_url` may fetch from. */
   ocrInput: { maxBytes: number; urlAllowlist: readonly string[] };
+  /** Moderation and classifier models (never resolvable as chat, TTS, STT or OCR models). */
+  classifiers: ClassifierCatalog;
   limits: { maxJsonBytes: number };
   /** Users, workspaces, roles; resolves API keys to callers and enforces rate and spend limits. */
   directory: Directory;

@@ -4,6 +4,8 @@ import { MIGRATIONS as TENANCY } from '../tenancy/schema.js';
 import { MIGRATIONS as CONNECTORS } from '../connectors/schema.js';
 import { MIGRATIONS as DATASETS } from '../datasets/schema.js';
 import { MIGRATIONS as REGISTRIES } from '../registries/schema.js';
+import { MIGRATIONS as FILES } from '../files/schema.js';
+import { MIGRATIONS as VOICES } from '../voices/schema.js';
 
 /**
  * The local platform's embedded database: PGlite (Postgres compiled to wasm, no native addon).
@@ -74,7 +76,7 @@ export async function openDb(dataDir?: string): Promise<Db> {
  * separately, so areas can grow independently. `core` is the original schema (its versions stay in
  * `parley_schema`, as in databases made before areas existed).
  */
-const AREAS: Record<string, string[]> = { tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES };
+const AREAS: Record<string, string[]> = { tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES, files: FILES, voices: VOICES };
 
 async function migrate(db: PGlite): Promise<void> {
   await db.exec(`create table if not exists parley_schema (version integer not null);
