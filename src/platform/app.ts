@@ -191,6 +191,13 @@ function buildApp(ctx: PlatformContext, options: PlatformOptions, secrets: Clien
   };
   app.use('/v1/*', authenticate);
   app.use('/v2/*', authenticate);
+  // The admin API is documented under `/api/admin` (key in `x-api-key`); it is the same API as `/v1/admin`.
+  app.all('/api/admin/*', (c) => {
+    const url = new URL(c.req.url);
+    url.pathname = `/v1/admin${url.pathname.slice('/api/admin'.length)}`;
+    const { method, headers, body } = c.req.raw;
+    return app.fetch(new Request(url, { method, headers, body, duplex: 'half' } as RequestInit));
+  });
 
   app.route('/', modelRoutes(ctx));
   app.route('/', agentRoutes(ctx));

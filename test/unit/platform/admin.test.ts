@@ -30,6 +30,19 @@ describe('admin access', () => {
   });
 });
 
+describe('the documented /api/admin prefix', () => {
+  it('serves the same API with the key in x-api-key, refusing normal and missing keys alike', async () => {
+    const viaApi = await call(platform, '/api/admin/users?email=mia@example.com', { key: null, headers: { 'x-api-key': ADMIN_KEY } });
+    expect(viaApi.status).toBe(200);
+    expect(viaApi.json).toEqual((await admin('/v1/admin/users?email=mia@example.com')).json);
+    const created = await call(platform, '/api/admin/user-groups', { key: null, headers: { 'x-api-key': ADMIN_KEY }, body: { name: 'Via api prefix' } });
+    expect(created.status).toBe(200);
+    expect((await admin(`/v1/admin/user-groups/${created.json.id ?? created.json.uuid}`)).status).toBe(200);
+    expect((await call(platform, '/api/admin/users', { key: null, headers: { 'x-api-key': MEMBER_KEY } })).status).toBe(403);
+    expect((await call(platform, '/api/admin/users', { key: null })).status).toBe(401);
+  });
+});
+
 describe('users', () => {
   it('lists the seeded owner and members', async () => {
     const res = await admin('/v1/admin/users');
