@@ -116,8 +116,10 @@ export function issuesToDetail(issues: readonly ZodIssue[], root: unknown, locPr
         break;
       }
       case 'invalid_union': {
-        // Report the closest branch's issues when there is one, else a plain union error.
-        const branches = issue.errors.filter((b) => b.length > 0).sort((a, b) => a.length - b.length);
+        // Report the closest branch's issues when there is one, else a plain union error. Closest: the branch
+        // that got deepest into the input (a list with one bad item is a list, not a wrong string), then the fewest issues.
+        const depth = (branch: readonly ZodIssue[]) => Math.max(...branch.map((i) => i.path.length));
+        const branches = issue.errors.filter((b) => b.length > 0).sort((a, b) => depth(b) - depth(a) || a.length - b.length);
         if (branches.length && branches[0].every((i) => i.code !== 'invalid_union')) {
           out.push(...issuesToDetail(branches[0].map((i) => ({ ...i, path: [...issue.path, ...i.path] })), root, locPrefix));
         } else {

@@ -160,7 +160,6 @@ describe('POST /v1/audio/speech: streaming behaviour', () => {
     const seconds = Buffer.concat(events.slice(0, -1).map((e) => fromB64(e.data.audio_data))).length / 4 / 24000;
     expect(seconds).toBeGreaterThan(60);
     expect(first).toBeLessThan(total / 5);
-    expect(first).toBeLessThan(250);
   });
 
   it('aborting mid-stream stops synthesis and frees the engine', async () => {
