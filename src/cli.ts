@@ -15,7 +15,8 @@ import { createPlatform, type Platform } from './platform/app.js';
 import { REALTIME_TRANSCRIPTION_PATH } from './platform/routes/realtime-transcription.js';
 import { serveFetch, type NodeIncoming } from './server/node-serve.js';
 import { createRelay, nodeRelayEnv, serveRelay, type Relay, type RelayPolicy } from './relay/index.js';
-import { ensureDemoAgents } from './demo-agents.js';
+import { ensureDemoAgents, ensureDemoConnector } from './demo-agents.js';
+import { startDemoMcpServer, type DemoMcpServer } from './demo-mcp/server.js';
 
 const DEV_API_KEY = 'parley-dev-key';
 const DEV_ADMIN_KEY = 'parley-dev-admin-key';
@@ -28,7 +29,7 @@ const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: parley <command> [options]
 
 Commands:
-  start      local platform, relay (/api) and demo pages on one port (what npm start runs)
+  start      local platform, relay (/api), demo pages on one port, and the demo MCP server (what npm start runs)
   platform   the local platform only: the platform HTTP API under /v1
   relay      the token relay only, in front of a platform: --upstream URL, key from PLATFORM_API_KEY
 
@@ -136,6 +137,7 @@ async function runStart(values: Values): Promise<void> {
   // The relay reaches the local platform's WebSocket over loopback, at this server's own URL (known once listening).
   let ownUrl = '';
   let platform: Platform | undefined;
+  let demoMcp: DemoMcpServer | undefined;
   let relay: Relay;
   let demo: { agentId?: string; model?: string };
   const lines: string[] = [];
@@ -153,14 +155,18 @@ async function runStart(values: Values): Promise<void> {
     platform = local.platform;
     await platform.ready();
     const agents = await ensureDemoAgents(platform.fetch, local.apiKey);
+    // The order-status MCP server behind the demo connector: loopback, a free port each start.
+    demoMcp = await startDemoMcpServer({ port: 0, hostname: '127.0.0.1' });
+    const orders = await ensureDemoConnector(platform.fetch, local.apiKey, demoMcp.url);
     demo = { agentId: agents.shopAgentId };
     relay = createRelay({
       upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch, webSocketBaseUrl: () => ownUrl.replace(/^http/, 'ws') },
       basePath: '/api', secret: relaySecret(local.dataDir),
-      policy: demoPolicy([agents.shopAgentId, agents.billingAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx', REALTIME_MODEL, 'parley-ocr', OCR_MODEL]),
+      policy: demoPolicy([agents.shopAgentId, agents.billingAgentId, orders.ordersAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx', REALTIME_MODEL, 'parley-ocr', OCR_MODEL]),
     });
     lines.push('  upstream       the local platform (in this process)', ...local.notes,
-      `  platform API   http://${values.host}:<port>/v1 (for the SDK, with the API key above)`);
+      `  platform API   http://${values.host}:<port>/v1 (for the SDK, with the API key above)`,
+      `  demo MCP       ${demoMcp.url}   (connector lumen_orders ${orders.connectorId}; agent "Order tracker" ${orders.ordersAgentId})`);
   }
 
   const app = new Hono<{ Bindings: { incoming: NodeIncoming } }>();
@@ -177,7 +183,7 @@ async function runStart(values: Values): Promise<void> {
   ownUrl = server.url;
   process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  documents      ${server.url}/documents.html`, `  relay          ${server.url}/api`,
     ...lines.map((l) => l.replace('<port>', String(server.port)))].join('\n') + '\n');
-  onStop(async () => { await server.close(); await platform?.close(); });
+  onStop(async () => { await server.close(); await platform?.close(); await demoMcp?.close(); });
 }
 
 function demoPolicy(agents: string[], models: string[]): Partial<RelayPolicy> {

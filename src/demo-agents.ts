@@ -1,10 +1,30 @@
 /**
  * The demo's agents on the local platform, created once and found again by their metadata:
- * a shop assistant with a page-side tool (order status) that can hand off to a billing agent.
+ * a shop assistant with a page-side tool (order status) that can hand off to a billing agent, and an
+ * order tracker whose order lookups run on the platform through a connector to the demo MCP server.
  */
 type Fetch = (request: Request) => Promise<Response>;
 
 interface DemoAgents { shopAgentId: string; billingAgentId: string }
+
+interface DemoConnector { connectorId: string; ordersAgentId: string }
+
+/** Name of the demo's connector (the demo MCP server of src/demo-mcp). */
+export const DEMO_CONNECTOR_NAME = 'lumen_orders';
+
+/** JSON calls to the local platform with its API key; `missingOk` turns a 404 into null. */
+function platformClient(fetch: Fetch, apiKey: string, origin: string) {
+  return async (method: string, path: string, body?: unknown, missingOk = false): Promise<any> => {
+    const res = await fetch(new Request(origin + path, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }));
+    if (missingOk && res.status === 404) return null;
+    if (!res.ok) throw new Error(`demo setup: ${method} ${path} answered ${res.status}: ${await res.text()}`);
+    return res.json();
+  };
+}
 
 const ORDER_STATUS_TOOL = {
   type: 'function',
@@ -20,19 +40,9 @@ const ORDER_STATUS_TOOL = {
 };
 
 export async function ensureDemoAgents(fetch: Fetch, apiKey: string, origin = 'http://platform.internal'): Promise<DemoAgents> {
-  const call = async (path: string, body?: unknown) => {
-    const res = await fetch(new Request(origin + path, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }));
-    if (!res.ok) throw new Error(`demo agents: ${path} answered ${res.status}: ${await res.text()}`);
-    return res.json() as Promise<any>;
-  };
-  const find = async (role: string): Promise<string | undefined> => {
-    const list = await call(`/v1/agents?page_size=5&metadata=${encodeURIComponent(JSON.stringify({ parley_demo: role }))}`);
-    return list[0]?.id;
-  };
+  const request = platformClient(fetch, apiKey, origin);
+  const call = (path: string, body?: unknown) => request(body === undefined ? 'GET' : 'POST', path, body);
+  const find = (role: string) => findDemoAgent(request, role);
   const billingAgentId = (await find('billing')) ?? (await call('/v1/agents', {
     model: 'parley-local', name: 'Billing', description: 'Invoices, payments and refunds',
     instructions: 'You handle invoices, payments and refunds for Lumen Lamps.', metadata: { parley_demo: 'billing' },
@@ -43,4 +53,31 @@ export async function ensureDemoAgents(fetch: Fetch, apiKey: string, origin = 'h
     tools: [ORDER_STATUS_TOOL], handoffs: [billingAgentId], metadata: { parley_demo: 'shop' },
   })).id;
   return { shopAgentId, billingAgentId };
+}
+
+async function findDemoAgent(request: ReturnType<typeof platformClient>, role: string): Promise<string | undefined> {
+  const list = await request('GET', `/v1/agents?page_size=5&metadata=${encodeURIComponent(JSON.stringify({ parley_demo: role }))}`);
+  return list[0]?.id;
+}
+
+/**
+ * The demo's connector to the demo MCP server at `mcpUrl` (shared with the workspace), and an agent
+ * that uses it. The server listens on a new port at every start, so an existing connector is pointed
+ * at the new URL; its id (and so the agent's tool) stays the same.
+ */
+export async function ensureDemoConnector(fetch: Fetch, apiKey: string, mcpUrl: string, origin = 'http://platform.internal'): Promise<DemoConnector> {
+  const request = platformClient(fetch, apiKey, origin);
+  const existing = await request('GET', `/v1/connectors/${DEMO_CONNECTOR_NAME}`, undefined, true);
+  const connectorId: string = existing
+    ? (existing.server === mcpUrl ? existing : await request('PATCH', `/v1/connectors/${existing.id}`, { protocol: 'mcp', server: mcpUrl })).id
+    : (await request('POST', '/v1/connectors', {
+      protocol: 'mcp', name: DEMO_CONNECTOR_NAME, title: 'Lumen orders', visibility: 'shared_workspace', server: mcpUrl,
+      description: 'Order status of the Lumen Lamps shop (the demo MCP server started by parley start)',
+    })).id;
+  const ordersAgentId = (await findDemoAgent(request, 'orders')) ?? (await request('POST', '/v1/agents', {
+    model: 'parley-local', name: 'Order tracker', description: 'Looks up Lumen Lamps orders through the lumen_orders connector',
+    instructions: 'You answer questions about Lumen Lamps orders; look them up with the order tools.',
+    tools: [{ type: 'connector', connector_id: connectorId }], metadata: { parley_demo: 'orders' },
+  })).id;
+  return { connectorId, ordersAgentId };
 }

@@ -499,6 +499,67 @@ export interface OcrResponse {
   usage_info: OcrUsageInfo;
 }
 
+// ---------------------------------------------------------------- connectors (`/v1/connectors`, reference §9)
+
+/** Who owns a connector or a set of credentials, as answers name the levels. */
+export type ConnectorConsumerType = 'user' | 'workspace' | 'org';
+export type ConnectorVisibility = 'private' | 'shared_workspace' | 'shared_org';
+
+export interface ConnectorAuthHeader { name: string; is_required: boolean; is_secret: boolean }
+
+/** An authentication method of a connector (`PublicAuthenticationMethod`); secret header values are masked. */
+export interface ConnectorAuthMethod {
+  method_type: 'oauth2' | 'bearer' | 'none' | (string & {});
+  headers: ConnectorAuthHeader[] | null;
+  global_headers: Record<string, { is_secret: boolean; value: string }>;
+  has_default_credentials: boolean;
+  grant_type?: 'authorization_code' | 'client_credentials';
+  oauth2_server_metadata?: Record<string, unknown> | null;
+}
+
+/** Stored credentials as answered (`AuthenticationConfiguration`): never the secret itself. */
+export interface ConnectorCredentials {
+  name: string;
+  title: string | null;
+  authentication_type: string;
+  scope: ConnectorConsumerType;
+  status: null;
+  is_default: boolean;
+  creator_id: string;
+}
+
+/** An MCP connector (`MCPConnector`) as the caller sees it: `active`/`blocked_by` are the caller's. */
+export interface Connector {
+  id: string;
+  name: string;
+  title: string | null;
+  description: string;
+  created_at: Timestamp;
+  modified_at: Timestamp;
+  server: string;
+  icon_url: string | null;
+  owner_type: ConnectorConsumerType;
+  owner_id: string;
+  visibility: ConnectorVisibility;
+  creator_id: string;
+  system_prompt: string | null;
+  supported_auth_methods: ConnectorAuthMethod[];
+  /** The caller's usable credentials with `fetch_user_data=true`, else null. */
+  connection_credentials: ConnectorCredentials[] | null;
+  active: boolean;
+  blocked_by: ConnectorConsumerType[];
+  private_tool_execution: boolean;
+  mistral: boolean;
+  is_authenticated: boolean;
+  tools: null;
+  protocol: 'mcp';
+}
+
+export interface ConnectorPage { items: Connector[]; pagination: { page_size: number; next_cursor: string | null } }
+
+/** Answer of connector mutations (delete, share, activate, credentials). */
+export interface MessageResponse { message: string }
+
 // ---------------------------------------------------------------- errors
 
 /** One item of a 422 body (FastAPI style). */

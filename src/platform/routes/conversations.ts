@@ -7,7 +7,7 @@ import type {
   ConversationResponse, HandoffExecution, MessageInputEntry, MessageOutputEntry, ModelConversation,
 } from '../../client/types.js';
 import type { PlatformContext } from '../context.js';
-import { genericError, invalidField, notFound, validationError } from '../errors.js';
+import { PlatformHttpError, genericError, invalidField, notFound, validationError } from '../errors.js';
 import { isoNow, newId } from '../ids.js';
 import {
   AppendConversationSchema, RestartConversationSchema, StartConversationSchema, queryInt,
@@ -249,7 +249,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono {
 
     if (!plan.stream) {
       try {
-        const result = await runTurn(ctx, { speaker: plan.speaker, history: plan.history, completionArgs: plan.completionArgs, handoffExecution: plan.handoffExecution, signal: abort.signal });
+        const result = await runTurn(ctx, { speaker: plan.speaker, history: plan.history, completionArgs: plan.completionArgs, handoffExecution: plan.handoffExecution, signal: abort.signal, caller });
         await recordUsage(result);
         if (result.error) {
           throw genericError(result.error.aborted ? 499 : 500, `The model failed to answer: ${result.error.message}`, 'server_error', 'model_error');
@@ -275,7 +275,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono {
       };
       try {
         await send({ type: 'conversation.response.started', conversation_id: id, created_at: isoNow() });
-        const result = await runTurn(ctx, { speaker: plan.speaker, history: plan.history, completionArgs: plan.completionArgs, handoffExecution: plan.handoffExecution, signal: abort.signal, emit: send });
+        const result = await runTurn(ctx, { speaker: plan.speaker, history: plan.history, completionArgs: plan.completionArgs, handoffExecution: plan.handoffExecution, signal: abort.signal, emit: send, caller });
         await recordUsage(result);
         // What was produced is kept even when the turn broke, so history shows what the user saw.
         await saveOutputs(result, false);
@@ -285,7 +285,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono {
           await send({ type: 'conversation.response.done', usage: result.usage, created_at: isoNow() });
         }
       } catch (err) {
-        await send({ type: 'conversation.response.error', message: err instanceof Error ? err.message : String(err), code: 500, created_at: isoNow() }).catch(() => {});
+        await send({ type: 'conversation.response.error', message: err instanceof Error ? err.message : String(err), code: err instanceof PlatformHttpError ? err.status : 500, created_at: isoNow() }).catch(() => {});
       } finally {
         busy.delete(id);
       }
