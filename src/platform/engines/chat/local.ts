@@ -240,7 +240,7 @@ interface Filled { value: unknown; found: boolean }
 
 /** Options of {@link fillJsonSchema}. */
 export interface FillJsonSchemaOptions {
-  /** Value for string fields named like a reply (`reply`, `answer`, `response`, `summary`). */
+  /** Value for string fields named like a reply (`reply`, `answer`, `response`, `summary`, `analysis`…). */
   reply?: string;
   /** Words never used as extracted names (e.g. the tool's own name words). */
   avoidWords?: readonly string[];
@@ -612,7 +612,7 @@ function fillBoolean(schema: Schema, ctx: FillContext, name: string | undefined)
 
 const QUERY_NAMES = /^(q|query|queries|search|search_?query|keywords?|terms?|topic|subject|title)$/i;
 const TEXT_NAMES = /^(text|message|content|body|prompt|input|note|notes|comment|question|description|sentence|phrase)$/i;
-const REPLY_NAMES = /^(reply|answer|response|summary|output|result)$/i;
+const REPLY_NAMES = /^(reply|answer|response|summary|output|result|analysis|explanation|reasoning)$/i;
 const ID_NAMES = { test: (k: string): boolean => /(^|[_-])(id|ids|number|no|code|sku|ref|reference|key|uid)$|^(id|identifier)$/i.test(k) || /[a-z](Id|ID|Number|Code|Ref)$/.test(k) };
 const PLACE_NAMES = /(city|location|place|country|region|destination|address|town|area|origin|venue)/i;
 const PERSON_NAMES = /(^name$|person|recipient|assignee|owner|author|contact|customer|user_?name|first_?name|last_?name)/i;
