@@ -42,6 +42,8 @@ import { fileRoutes } from './routes/files.js';
 import { voiceRoutes } from './routes/voices.js';
 import { ClassifierCatalog } from './engines/classifier/catalog.js';
 import { createLexiconClassifier } from './engines/classifier/lexicon-engine.js';
+import { createEmbeddingCatalog } from './engines/embeddings/catalog.js';
+import { createFimCatalog } from './completions/infill.js';
 import { createDirectory, type MemberKey } from './tenancy/directory.js';
 import { createUsageLedger } from './tenancy/usage.js';
 
@@ -140,6 +142,8 @@ export function createPlatform(options: PlatformOptions): Platform {
       transcription,
       ocr,
       classifiers: new ClassifierCatalog([createLexiconClassifier()]),
+      embeddings: createEmbeddingCatalog(),
+      fim: createFimCatalog(),
       ocrInput: { maxBytes: options.maxOcrBytes ?? DEFAULT_MAX_OCR_BYTES, urlAllowlist: options.ocrUrlAllowlist ?? [] },
       audioInput: { maxAudioBytes: options.maxAudioBytes ?? DEFAULT_MAX_AUDIO_BYTES, urlAllowlist: options.transcriptionUrlAllowlist ?? [] },
       limits: { maxJsonBytes: options.maxJsonBytes ?? DEFAULT_JSON_LIMIT },

@@ -6,6 +6,8 @@ import type { SpeechCatalog } from './engines/speech/catalog.js';
 import type { TranscriptionCatalog } from './engines/transcription/catalog.js';
 import type { OcrCatalog } from './engines/ocr/catalog.js';
 import type { ClassifierCatalog } from './engines/classifier/catalog.js';
+import type { EmbeddingCatalog } from './engines/embeddings/catalog.js';
+import type { FimCatalog } from './completions/infill.js';
 import type { Directory } from './caller.js';
 import type { UsageLedger } from './tenancy/usage.js';
 
@@ -27,6 +29,10 @@ export interface PlatformContext {
   ocrInput: { maxBytes: number; urlAllowlist: readonly string[] };
   /** Moderation and classifier models (never resolvable as chat, TTS, STT or OCR models). */
   classifiers: ClassifierCatalog;
+  /** Embedding models (`parley-embed`, alias `mistral-embed`); never resolvable as chat models. */
+  embeddings: EmbeddingCatalog;
+  /** Fill-in-the-middle models (`parley-infill`, alias `codestral-latest`); the chat models do not claim completion_fim. */
+  fim: FimCatalog;
   limits: { maxJsonBytes: number };
   /** Users, workspaces, roles; resolves API keys to callers and enforces rate and spend limits. */
   directory: Directory;

@@ -20,7 +20,6 @@ import {
   type AgentsCompletionRequest,
   type ChatCompletionRequest,
 } from '../completions/schemas.js';
-import { ModelRegistry, type ModelEngine } from '../engines/model-registry.js';
 import type { ChatEngine } from '../engines/chat/types.js';
 import { invalidField, notFound } from '../errors.js';
 import { isoNow } from '../ids.js';
@@ -33,12 +32,10 @@ const SAFE_PROMPT =
 
 type Endpoint = 'chat.completions' | 'fim.completions' | 'agents.completions';
 
-/** The models `/v1/fim/completions` serves (see completions/infill.ts for why FIM has its own model). */
-export const createFimCatalog = () => new ModelRegistry<ModelEngine>([{ models: () => [structuredClone(INFILL_MODEL_CARD)] }]);
-
+/** The completion routes; `fim` is the FIM model catalog (the platform context's, once it carries one). */
 export function chatCompletionRoutes(ctx: PlatformContext): Hono {
+  const fim = ctx.fim;
   const app = new Hono();
-  const fim = createFimCatalog();
 
   /** Answers a job as JSON or as a stream; the engines stop when the caller goes away. */
   const answer = async (c: Context, job: Omit<CompletionJob, 'choices'>, stream: boolean, choices: (signal: AbortSignal) => CompletionJob['choices']) => {

@@ -9,8 +9,7 @@ import type { PlatformContext } from '../context.js';
 import { invalidModel } from '../completions/invalid-model.js';
 import { completionId } from '../completions/respond.js';
 import { countTokens } from '../engines/chat/local.js';
-import { EmbeddingCatalog } from '../engines/embeddings/catalog.js';
-import { createHashedEmbeddingEngine, words } from '../engines/embeddings/hashed.js';
+import { words } from '../engines/embeddings/hashed.js';
 import { quantize, toBase64 } from '../engines/embeddings/output.js';
 import { badRequest, invalidField } from '../errors.js';
 import { isoNow } from '../ids.js';
@@ -32,10 +31,10 @@ const EmbeddingRequestSchema = z.object({
   metadata: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
-/** The embedding models of the platform (until the context carries one: see the report to the lead). */
-export const createEmbeddingCatalog = () => new EmbeddingCatalog([createHashedEmbeddingEngine()]);
 
-export function embeddingRoutes(ctx: PlatformContext, catalog: EmbeddingCatalog = createEmbeddingCatalog()): Hono {
+/** The embeddings route; `catalog` is the embedding model catalog (the platform context's, once it carries one). */
+export function embeddingRoutes(ctx: PlatformContext): Hono {
+  const catalog = ctx.embeddings;
   const app = new Hono();
 
   app.post('/v1/embeddings', async (c) => {

@@ -9,7 +9,7 @@ export function modelRoutes(ctx: PlatformContext): Hono {
   app.get('/v1/models', (c) => {
     const model = c.req.query('model');
     const provider = c.req.query('provider');
-    let data = [...ctx.chat.models(), ...ctx.speech.models(), ...ctx.transcription.models(), ...ctx.ocr.models(), ...ctx.classifiers.models()];
+    let data = [...ctx.chat.models(), ...ctx.fim.models(), ...ctx.embeddings.models(), ...ctx.speech.models(), ...ctx.transcription.models(), ...ctx.ocr.models(), ...ctx.classifiers.models()];
     if (model) data = data.filter((m) => m.id === model || m.aliases.includes(model));
     if (provider) data = data.filter((m) => m.owned_by === provider);
     return c.json({ object: 'list', data } satisfies ModelList);
@@ -17,7 +17,7 @@ export function modelRoutes(ctx: PlatformContext): Hono {
 
   /** A model of any kind (chat, text-to-speech, speech-to-text, OCR, moderation/classifier) by id or alias. */
   const resolve = (id: string) =>
-    ctx.chat.resolve(id) ?? ctx.speech.resolve(id) ?? ctx.transcription.resolve(id) ?? ctx.ocr.resolve(id) ?? ctx.classifiers.resolve(id);
+    ctx.chat.resolve(id) ?? ctx.fim.resolve(id) ?? ctx.embeddings.resolve(id) ?? ctx.speech.resolve(id) ?? ctx.transcription.resolve(id) ?? ctx.ocr.resolve(id) ?? ctx.classifiers.resolve(id);
 
   app.get('/v1/models/:model_id', (c) => {
     const found = resolve(c.req.param('model_id'));
