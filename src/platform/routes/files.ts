@@ -22,7 +22,7 @@ import { callerOf } from '../caller.js';
 import { forbidden, notFound, validationError } from '../errors.js';
 import { validate } from '../validation.js';
 import { readMultipart, fileTooLarge } from '../files/multipart.js';
-import { FILE_PURPOSES, describeUpload, type FilePurpose } from '../files/describe.js';
+import { FILE_PURPOSES, describeUpload } from '../files/describe.js';
 import { checkSignedUrl, signFileUrl, signedContentPath } from '../files/signed-url.js';
 import { createFile, deleteFile, fileChunks, getFile, getFileById, listFiles, urlSecret, type FileOwner, type FileRecord, type FileVisibility } from '../files/store.js';
 
@@ -85,7 +85,7 @@ async function parseUpload(form: FormData, maxFileBytes: number) {
 
   const bytes = new Uint8Array(await file.arrayBuffer());
   const filename = file.name || 'upload';
-  const described = describeUpload(purpose as FilePurpose, filename, file.type, bytes);
+  const described = describeUpload(purpose, filename, file.type, bytes);
   if ('error' in described) throw validationError([{ loc: ['body', 'file'], msg: described.error, type: 'value_error' }]);
   return { filename, purpose, sampleType: described.sampleType, mimetype: described.mimetype, numLines: described.numLines, visibility: visibilityRaw as FileVisibility, expiryHours: expiry, bytes };
 }

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/audio/speech` and `GET /v1/audio/voices[/{voice_id}]` of the local platform.
+ * `POST /v1/audio/speech` of the local platform (voices: routes/voices.ts).
  *
  * - JSON or event stream is chosen by the body's `stream` field, never by `Accept` (the official SDK sends
  *   `Accept: application/json;q=1, text/event-stream;q=0` even when streaming).
@@ -11,7 +11,8 @@
  *   `flac` a STREAMINFO with 0 ("unknown") total samples and MD5; JSON answers carry the exact values.
  * - Validation (422, FastAPI `detail`): `input` must be a string with non-whitespace text, at most
  *   {@link MAX_INPUT_CHARS} characters; unknown `response_format` (the message lists the supported ones);
- *   unknown `voice_id` (preset id or slug); `ref_audio` (zero-shot cloning) is not supported.
+ *   unknown `voice_id` (preset or the workspace's custom voice, id or slug); `ref_audio` (zero-shot cloning) is not supported.
+ *   A custom voice speaks with the espeak-ng variant closest to its sample's pitch (voices/binding.ts).
  *   An unknown or non-TTS `model` → 400 `invalid_model` (code 1500, param `model`), the same answer as
  *   conversations give. No `model` → `parley-espeak`; no `voice_id` → the engine's first voice (`en-us-male`).
  * - Engine missing (optional dependency not installed) → 503 naming `npm install @echogarden/espeak-ng-emscripten`;
@@ -27,16 +28,15 @@ import type { PlatformContext } from '../context.js';
 import { callerOf } from '../caller.js';
 import { isoNow } from '../ids.js';
 import { sseEvent, sseResponse } from '../sse.js';
-import { engineBusy, engineUnavailable, genericError, invalidField, notFound } from '../errors.js';
-import { readJson, validate } from '../validation.js';
+import { engineBusy, engineUnavailable, genericError, invalidField } from '../errors.js';
+import { readJson } from '../validation.js';
 import { createEncoder } from '../engines/speech/encoders.js';
-import { voiceResponse } from '../engines/speech/voices.js';
+import { resolveSpeechVoice } from '../voices/binding.js';
 import {
   SPEECH_FORMATS,
   SpeechEngineBusyError,
   SpeechEngineUnavailableError,
   type SpeechFormat,
-  type VoiceListResponse,
 } from '../engines/speech/types.js';
 
 /** Longest `input` accepted, in characters (about 4–5 minutes of speech). */
@@ -59,17 +59,12 @@ const SpeechRequestSchema = z.looseObject({
   metadata: nullable(z.record(z.string(), z.unknown())),
 });
 
-const VoiceQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(10),
-  offset: z.coerce.number().int().min(0).default(0),
-  type: z.enum(['all', 'custom', 'preset']).default('all'),
-});
-
 function invalidModel(model: string) {
   return genericError(400, `Invalid model: ${model}. It is not a text-to-speech model of this platform; GET /v1/models lists the models with capabilities.audio_speech`, 'invalid_model', '1500', 'model');
 }
 
-function engineError(err: unknown): unknown {
+/** The HTTP error for a speech engine failure (503, or 503 + Retry-After when busy); other errors unchanged. */
+export function engineError(err: unknown): unknown {
   if (err instanceof SpeechEngineUnavailableError) return engineUnavailable(err.message);
   if (err instanceof SpeechEngineBusyError) return engineBusy(err.message);
   return err;
@@ -92,7 +87,7 @@ export function speechRoutes(ctx: PlatformContext): Hono {
     if (body.ref_audio != null) {
       throw invalidField(['body', 'ref_audio'], 'Zero-shot voice cloning (ref_audio) is not supported by the local platform; use voice_id with a preset voice', 'value_error');
     }
-    const voice = ctx.speech.resolveVoice(resolved.engine, body.voice_id);
+    const voice = await resolveSpeechVoice(ctx.db, ctx.speech, callerOf(c).workspaceId, resolved.engine, body.voice_id);
     if (!voice) {
       throw invalidField(['body', 'voice_id'], `Voice '${body.voice_id}' not found; GET /v1/audio/voices lists the voices (id or slug)`, 'value_error', body.voice_id);
     }
@@ -160,27 +155,6 @@ export function speechRoutes(ctx: PlatformContext): Hono {
       },
     });
     return sseResponse(stream);
-  });
-
-  app.get('/v1/audio/voices', (c) => {
-    const q = validate(VoiceQuerySchema, c.req.query(), ['query']);
-    const all = q.type === 'custom' ? [] : ctx.speech.voices();
-    const items = all.slice(q.offset, q.offset + q.limit).map(voiceResponse);
-    const body: VoiceListResponse = {
-      items,
-      total: all.length,
-      page: Math.floor(q.offset / q.limit) + 1,
-      page_size: q.limit,
-      total_pages: Math.ceil(all.length / q.limit),
-    };
-    return c.json(body);
-  });
-
-  app.get('/v1/audio/voices/:voice_id', (c) => {
-    const id = c.req.param('voice_id');
-    const voice = ctx.speech.voices().find((v) => v.id === id || v.slug === id);
-    if (!voice) throw notFound(`Voice '${id}' not found`);
-    return c.json(voiceResponse(voice));
   });
 
   return app;

@@ -33,6 +33,13 @@ export class SpeechCatalog extends ModelRegistry<SpeechEngine> {
     return found && found.engine === engine ? found.voice : undefined;
   }
 
+  /** The engine a preset voice belongs to. */
+  engineOfVoice(voice: PresetVoice): SpeechEngine {
+    const found = this.byVoice.get(voice.id);
+    if (!found) throw new Error(`engineOfVoice: '${voice.id}' is not a preset voice of this catalog`);
+    return found.engine;
+  }
+
   voices(): PresetVoice[] {
     return [...this.voiceList];
   }

@@ -1,0 +1,47 @@
+/**
+ * Reading a multipart/form-data request with a byte cap counted while the body streams (readCapped),
+ * then parsed by the platform's own `Request.formData()`. The same steps as the transcription route's
+ * reader, with the messages naming the route and field of the caller.
+ */
+import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
+import { genericError, invalidField } from '../errors.js';
+
+/** Room for the non-file fields and part headers on top of the file cap. */
+const FORM_OVERHEAD = 64 * 1024;
+
+export interface MultipartLimits {
+  /** Cap on the file part, in bytes; the whole body may be {@link FORM_OVERHEAD} larger. */
+  maxFileBytes: number;
+  /** `METHOD /path` and its fields, for the 415 message. */
+  route: string;
+  /** The file field (`param` of the 413). */
+  fileField: string;
+}
+
+/** 413 for a file over the cap. */
+export function fileTooLarge(limit: number, field: string) {
+  return genericError(413, `File is larger than the limit of ${limit} bytes (${Math.round(limit / 1048576)} MB)`, 'invalid_request_error', 'request_too_large', field);
+}
+
+/** The form of a multipart request: 415 for another content type, 413 over the cap, 422 when malformed. */
+export async function readMultipart(request: Request, limits: MultipartLimits): Promise<FormData> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(type)) {
+    throw genericError(415, `${limits.route} takes multipart/form-data, not '${type || 'no content type'}'`, 'invalid_request_error', 'unsupported_media_type');
+  }
+  const limit = limits.maxFileBytes + FORM_OVERHEAD;
+  const declared = Number(request.headers.get('content-length') ?? 'NaN');
+  if (Number.isFinite(declared) && declared > limit) throw fileTooLarge(limits.maxFileBytes, limits.fileField);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readCapped(request.body, limit);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw fileTooLarge(limits.maxFileBytes, limits.fileField);
+    throw err;
+  }
+  try {
+    return await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type } }).formData();
+  } catch {
+    throw invalidField(['body'], 'Malformed multipart/form-data body', 'value_error');
+  }
+}
