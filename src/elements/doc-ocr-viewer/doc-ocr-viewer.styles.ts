@@ -1,6 +1,8 @@
 /** Styles of `<doc-ocr-viewer>` beyond the shared controls (see controls.styles.ts); colours and spacing come from the shared `--parley-*` tokens (see ParleyElement). */
 import { css } from 'lit';
 
+// The original sits beside the text when the page view is 40rem wide or more, above it otherwise. The columns
+// are sized by the container, never by the picture, so drawing a page cannot change the width it is drawn at.
 export const docOcrViewerStyles = css`
   .input-row,
   .url-form,
@@ -86,6 +88,23 @@ export const docOcrViewerStyles = css`
     border-color: var(--_accent);
     box-shadow: inset 3px 0 0 var(--_accent);
   }
+  @media (max-width: 40rem) {
+    /* The pages in a strip above the page (arrow keys still move along it). */
+    .page-list {
+      flex-direction: row;
+      overflow-x: auto;
+      max-height: none;
+      padding-bottom: 0.25rem;
+    }
+    .page-list > li {
+      flex: 0 0 auto;
+      max-width: 10rem;
+    }
+  }
+  [part~='original-button'][aria-pressed='true'] {
+    border-color: var(--_accent);
+    box-shadow: inset 0 0 0 1px var(--_accent);
+  }
   .page-number {
     font-weight: 600;
   }
@@ -116,13 +135,50 @@ export const docOcrViewerStyles = css`
   .page mark[part~='current'] {
     outline: 2px solid var(--_accent);
   }
+  .page-view {
+    container: page-view / inline-size;
+    min-width: 0;
+  }
+  .page-body {
+    display: grid;
+    grid-template-columns: minmax(0, 1fr);
+    column-gap: var(--_gap);
+    align-items: start;
+  }
+  @container page-view (min-width: 40rem) {
+    .page-body.with-original {
+      grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);
+    }
+  }
   .original-frame {
     margin-top: calc(var(--_gap) / 2);
     overflow: auto;
     max-height: 40rem;
+    min-width: 0;
   }
   .original {
     display: block;
+    width: 100%;
+    height: auto;
+    box-sizing: border-box;
+    border: 1px solid var(--_border);
+    background: #fff;
+  }
+  .original-status {
+    margin: 0;
+    padding: var(--_gap);
+    color: var(--_muted);
+    background: var(--_surface);
+    border-radius: 8px;
+  }
+  .thumbnail-slot {
+    display: block;
+    margin-top: 0.25rem;
+  }
+  .thumbnail {
+    display: block;
+    max-width: 100%;
+    height: auto;
     border: 1px solid var(--_border);
     background: #fff;
   }

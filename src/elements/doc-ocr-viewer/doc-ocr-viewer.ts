@@ -1,6 +1,5 @@
 import { html, nothing } from 'lit';
 import type { PropertyValues, TemplateResult } from 'lit';
-import type { PDFDocumentProxy } from 'pdfjs-dist';
 import { property, query, state } from 'lit/decorators.js';
 import { PlatformError, isAbortError } from '../../client/index.js';
 import type { OcrResponse, ParleyClientApi } from '../../client/index.js';
@@ -9,18 +8,22 @@ import { relayClient } from '../internal/shared-client.js';
 import { controlStyles } from '../internal/controls.styles.js';
 import type { OcrSource } from './events.js';
 import { countMatches, highlight, renderOcrPage } from './page-render.js';
+import type { OriginalPages } from './original-pages.js';
 import { resolveDocOcrViewerStrings } from './strings.js';
 import type { DocOcrViewerStrings } from './strings.js';
 import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
 
 const ACCEPT = 'application/pdf,image/png,image/jpeg,image/gif,image/webp,image/avif';
+/** Width, in CSS pixels, of a thumbnail in the page list. */
+const THUMBNAIL_WIDTH = 96;
 
 /**
  * Reads the text of a PDF or an image through a Parley relay (`POST /v1/ocr`) and shows it page by
  * page: drop, pick or paste a file, or give its URL; progress while the pages are read; each page's
  * markdown rendered (sanitised, never raw HTML; the page's own images shown from the inline data the
- * answer carries, remote images blocked); page navigation, search with highlighted matches, copy and
- * download as `.md`.
+ * answer carries, remote images blocked); a page list with a thumbnail of each page, the original
+ * page beside its text (a PDF drawn by pdf.js, loaded on first use, or the image itself), search
+ * with highlighted matches, copy and download as `.md`.
  *
  * @tagname doc-ocr-viewer
  * @summary Read a PDF or an image with OCR and browse, search, copy or download its text.
@@ -48,13 +51,15 @@ const ACCEPT = 'application/pdf,image/png,image/jpeg,image/gif,image/webp,image/
  * @csspart copy-all-button - Copies every page.
  * @csspart download-button - Downloads all pages as markdown.
  * @csspart copy-status - `Copied` after a copy.
- * @csspart page-list - The list of pages (with the first words of each).
+ * @csspart page-list - The list of pages (a thumbnail of each, or its first words when there is no picture of it).
  * @csspart page-button - One page in the list (`aria-current="page"` on the one shown).
+ * @csspart thumbnail - The picture of a page in the list (an `<img>`; for a PDF drawn by pdf.js when it scrolls into view).
  * @csspart page-nav - Previous and next page.
  * @csspart page-position - `Page 2 of 5`.
- * @csspart original-button - Shows or hides the original of the page (PDF files only; `aria-pressed`).
- * @csspart original - The canvas with the original of the page (drawn with pdf.js, loaded on first use).
- * @csspart page - The rendered text of the page shown.
+ * @csspart original-button - Shows or hides the original of the page beside its text (PDF and image files only; `aria-pressed`).
+ * @csspart original - The original of the page shown (an `<img>`; a PDF page is drawn with pdf.js, loaded on first use).
+ * @csspart original-status - Said in place of the original while it is drawn, or when it cannot be.
+ * @csspart page - The rendered text of the page shown (beside the original when the element is 40rem wide or more, under it otherwise).
  * @csspart match - A search match in the page (`current` on the one jumped to).
  *
  * @cssproperty [--parley-font-family=system-ui] - Font.
@@ -119,25 +124,31 @@ export class DocOcrViewer extends ParleyElement {
   @state() private announcement = '';
   @state() private copyStatus = '';
   @state() private dragging = false;
-  /** The PDF read last (a Blob), whose pages can be shown as they look. */
-  @state() private pdf: Blob | null = null;
+  /** The PDF or image read last, whose pages can be shown as they look. */
+  @state() private source: Blob | null = null;
   @state() private showOriginal = false;
+  /** Thumbnails by position in `result.pages`: an object URL, or null when there is no picture (the first words stand in). */
+  @state() private thumbnails: ReadonlyMap<number, string | null> = new Map();
+  /** The original on show: page index and object URL (null: it could not be drawn). */
+  @state() private original: { page: number; url: string | null } | null = null;
 
   @query('input[type="file"]') private fileInput!: HTMLInputElement;
   @query('.page') private pageElement!: HTMLElement;
-  @query('canvas.original') private originalCanvas!: HTMLCanvasElement | null;
 
   private controller: AbortController | null = null;
   /** Matches per page for the current search. */
   private matchCounts: number[] = [];
   /** Rendered pages of the current result, filled as they are needed. */
   private rendered: DocumentFragment[] = [];
-  /** The result `pdf` belongs to. */
-  private pdfResult: OcrResponse | null = null;
-  /** The open `pdf` for drawing originals (pdf.js, loaded on first use). */
-  private pdfDocument: Promise<PDFDocumentProxy> | null = null;
-  /** Draws run one after the other (pdf.js refuses two renders into one canvas); each draws the page shown when it runs. */
-  private drawing: Promise<void> = Promise.resolve();
+  /** The result `source` belongs to. */
+  private sourceResult: OcrResponse | null = null;
+  /** Pictures of `source`'s pages (one drawing queue per document; its module loaded on first use); disposed when the document changes or the element leaves the page. */
+  private originalPages: Promise<OriginalPages> | null = null;
+  /** The request for the original on show (aborted when another page is shown). */
+  private originalRequest: AbortController | null = null;
+  /** Requests thumbnails as their place in the page list scrolls into view. */
+  private thumbnailObserver: IntersectionObserver | null = null;
+  private observedList: Element | null = null;
 
   /** Whether a document is being read. */
   get busy(): boolean {
@@ -161,13 +172,15 @@ export class DocOcrViewer extends ParleyElement {
   override connectedCallback(): void {
     super.connectedCallback();
     this.addEventListener('paste', this.onPaste);
+    // Back on the page: draw again what leaving it dropped.
+    if (this.hasUpdated && this.source) void this.updateComplete.then(() => this.showPictures());
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.removeEventListener('paste', this.onPaste);
     this.cancel();
-    this.setPdf(null);
+    this.dropPictures();
   }
 
   /** Reads a PDF or an image (a Blob/File or an http(s) URL) and shows its text. */
@@ -208,7 +221,7 @@ export class DocOcrViewer extends ParleyElement {
       this.working = false;
       this.documentName = name;
       this.result = result;
-      this.setPdf(typeof document !== 'string' && isPdf(document) ? document : null, result);
+      this.setSource(typeof document !== 'string' && canPicture(document) ? document : null, result);
       this.announce(t.done(result.pages.length));
       this.emit('parley-ocr-done', { result, name });
     } catch (error) {
@@ -265,38 +278,95 @@ export class DocOcrViewer extends ParleyElement {
     setTimeout(() => URL.revokeObjectURL(url), 0);
   }
 
-  /** Whether the original of the page shown is drawn (only for a PDF read from a file); the button toggles it. */
+  /** Whether the original of the page shown is beside its text (only for a PDF or an image read from a file); the button toggles it. */
   toggleOriginal(show = !this.showOriginal): void {
-    this.showOriginal = show && this.pdf !== null;
+    this.showOriginal = show && this.source !== null;
   }
 
-  /** Keeps the PDF whose text `result` is (null: none, e.g. a result the host set). */
-  private setPdf(pdf: Blob | null, result: OcrResponse | null = null): void {
-    void this.pdfDocument?.then((doc) => doc.destroy(), () => undefined);
-    this.pdfDocument = null;
-    this.pdf = pdf;
-    this.pdfResult = result;
-    if (!pdf) this.showOriginal = false;
+  /** Keeps the PDF or image whose text `result` is (null: none, e.g. a result the host set). */
+  private setSource(source: Blob | null, result: OcrResponse | null = null): void {
+    this.dropPictures();
+    this.source = source;
+    this.sourceResult = result;
+    if (!source) this.showOriginal = false;
   }
 
-  /** Draws the original of the page shown; a PDF pdf.js cannot draw leaves the canvas empty (the text is what matters). */
-  private async drawOriginal(): Promise<void> {
-    const canvas = this.originalCanvas;
+  /** Cancels every drawing of the document and forgets (revokes) its pictures. */
+  private dropPictures(): void {
+    this.originalRequest?.abort();
+    this.originalRequest = null;
+    this.thumbnailObserver?.disconnect();
+    this.thumbnailObserver = null;
+    this.observedList = null;
+    void this.originalPages?.then((pictures) => pictures.dispose());
+    this.originalPages = null;
+    if (this.thumbnails.size) this.thumbnails = new Map();
+    if (this.original) this.original = null;
+  }
+
+  private pictures(): Promise<OriginalPages> | null {
+    const source = this.source;
+    if (!source) return null;
+    return (this.originalPages ??= import('./original-pages.js').then(({ OriginalPages }) => new OriginalPages(source)));
+  }
+
+  /** Asks for what is missing: the thumbnails in view, and the original when it is on show. */
+  private showPictures(): void {
+    this.observeThumbnails();
+    if (this.showOriginal) this.requestOriginal();
+  }
+
+  /** Asks for the original of the page shown, dropping the request for the page shown before (a drawing in flight is cancelled). */
+  private requestOriginal(): void {
+    this.originalRequest?.abort();
+    this.originalRequest = null;
     const page = this.result?.pages[this.pageIndex];
-    if (!canvas || !this.pdf || !page) return;
-    this.pdfDocument ??= import('./pdf-preview.js').then(({ openPdf }) => openPdf(this.pdf!));
-    try {
-      const [{ drawPdfPage }, doc] = await Promise.all([import('./pdf-preview.js'), this.pdfDocument]);
-      await drawPdfPage(doc, page.index + 1, canvas, Math.max(200, canvas.parentElement?.clientWidth ?? 600));
-      canvas.dataset.page = String(page.index + 1);
-    } catch {
-      canvas.removeAttribute('data-page');
+    const pictures = this.pictures();
+    if (!page || !pictures || !this.showOriginal) return;
+    const request = new AbortController();
+    this.originalRequest = request;
+    // The width is the column's, which the picture does not change (it is drawn at 100% of it): no resize loop.
+    const frame = this.renderRoot.querySelector<HTMLElement>('.original-frame');
+    const width = (frame?.clientWidth || 600) * (globalThis.devicePixelRatio || 1);
+    pictures.then((p) => p.original(page.index, width, request.signal)).then(
+      (url) => { if (!request.signal.aborted) this.original = { page: page.index, url }; },
+      () => { if (!request.signal.aborted) this.original = { page: page.index, url: null }; },
+    );
+  }
+
+  /** Watches the page list so each page's thumbnail is drawn once it comes near view (never all at once). */
+  private observeThumbnails(): void {
+    const list = this.renderRoot.querySelector('.page-list');
+    if (!list || !this.source || typeof IntersectionObserver === 'undefined') return;
+    if (list !== this.observedList) {
+      this.thumbnailObserver?.disconnect();
+      this.thumbnailObserver = new IntersectionObserver((entries) => this.onThumbnailsNear(entries), { root: list, rootMargin: '50%' });
+      this.observedList = list;
+    }
+    for (const slot of list.querySelectorAll<HTMLElement>('.thumbnail-slot')) {
+      if (!this.thumbnails.has(Number(slot.dataset.position))) this.thumbnailObserver!.observe(slot);
+    }
+  }
+
+  private onThumbnailsNear(entries: IntersectionObserverEntry[]): void {
+    const pictures = this.pictures();
+    const width = THUMBNAIL_WIDTH * Math.min(2, globalThis.devicePixelRatio || 1);
+    for (const entry of entries) {
+      if (!entry.isIntersecting || !pictures) continue;
+      this.thumbnailObserver?.unobserve(entry.target);
+      const position = Number((entry.target as HTMLElement).dataset.position);
+      const page = this.result?.pages[position];
+      if (!page) continue;
+      const done = (url: string | null) => {
+        if (this.originalPages === pictures) this.thumbnails = new Map(this.thumbnails).set(position, url);
+      };
+      pictures.then((p) => p.thumbnail(page.index, width)).then(done, () => done(null));
     }
   }
 
   protected override willUpdate(changed: PropertyValues): void {
     if (changed.has('result') || changed.has('strings')) this.rendered = [];
-    if (changed.has('result') && this.pdfResult !== this.result) this.setPdf(null);
+    if (changed.has('result') && this.sourceResult !== this.result) this.setSource(null);
     if (changed.has('result')) {
       this.pageIndex = 0;
       this.matchIndex = -1;
@@ -308,7 +378,12 @@ export class DocOcrViewer extends ParleyElement {
   }
 
   protected override updated(changed: PropertyValues): void {
-    if (this.showOriginal && ['showOriginal', 'pageIndex', 'result'].some((key) => changed.has(key))) this.drawing = this.drawing.then(() => this.drawOriginal());
+    // Only these start drawings, and a finished drawing changes neither: an update never leads to another drawing by itself.
+    if (['result', 'source'].some((key) => changed.has(key))) this.observeThumbnails();
+    if (['showOriginal', 'pageIndex', 'result', 'source'].some((key) => changed.has(key))) {
+      if (this.showOriginal) this.requestOriginal();
+      else this.originalRequest?.abort();
+    }
     if (!this.pageElement || !['result', 'pageIndex', 'search', 'matchIndex', 'strings'].some((key) => changed.has(key))) return;
     if (!this.result?.pages[this.pageIndex]) {
       this.pageElement.replaceChildren();
@@ -462,9 +537,12 @@ export class DocOcrViewer extends ParleyElement {
               tabindex=${i === this.pageIndex ? '0' : '-1'}
               aria-current=${i === this.pageIndex ? 'page' : nothing}
               @click=${() => this.showPage(i)}
-            ><span class="page-number">${t.pageTitle(p.index + 1)}</span>
-              <span class="preview">${preview(p.markdown) || t.emptyPage}</span>${this.matchCounts[i]
-                ? html` <span class="page-matches">(${t.matches(this.matchCounts[i]!, null)})</span>` : nothing}</button></li>`)}
+            ><span class="page-number">${t.pageTitle(p.index + 1)}</span>${this.matchCounts[i]
+                ? html` <span class="page-matches">(${t.matches(this.matchCounts[i]!, null)})</span>` : nothing}
+              <span class="thumbnail-slot" data-position=${i}>${this.thumbnails.get(i)
+                // The button already says "Page N": the picture adds nothing for a screen reader.
+                ? html`<img part="thumbnail" class="thumbnail" src=${this.thumbnails.get(i)!} alt="" width=${THUMBNAIL_WIDTH} />`
+                : html`<span class="preview">${preview(p.markdown) || t.emptyPage}</span>`}</span></button></li>`)}
           </ol>
         </nav>
         <section class="page-view" aria-label=${page ? t.pageTitle(page.index + 1) : t.pagesLabel}>
@@ -472,14 +550,23 @@ export class DocOcrViewer extends ParleyElement {
             <button type="button" class="prev-page" ?disabled=${this.pageIndex === 0} @click=${() => this.showPage(this.pageIndex - 1)}>${t.previousPage}</button>
             <span part="page-position" class="page-position">${pages.length ? t.pageOf(this.pageIndex + 1, pages.length) : ''}</span>
             <button type="button" class="next-page" ?disabled=${this.pageIndex >= pages.length - 1} @click=${() => this.showPage(this.pageIndex + 1)}>${t.nextPage}</button>
-            ${this.pdf ? html`<button part="original-button" type="button" aria-pressed=${this.showOriginal ? 'true' : 'false'}
+            ${this.source ? html`<button part="original-button" type="button" aria-pressed=${this.showOriginal ? 'true' : 'false'}
               @click=${() => this.toggleOriginal()}>${t.showOriginal}</button>` : nothing}
           </div>
-          ${this.showOriginal && page ? html`<div class="original-frame"><canvas
-            part="original" class="original" role="img" aria-label=${t.originalOf(page.index + 1)}></canvas></div>` : nothing}
-          <div part="page" class="page markdown" tabindex="0"></div>
+          <div class="page-body ${this.showOriginal && page ? 'with-original' : ''}">
+            ${this.showOriginal && page ? this.renderOriginal(page.index) : nothing}
+            <div part="page" class="page markdown" tabindex="0"></div>
+          </div>
         </section>
       </div>`;
+  }
+
+  private renderOriginal(pageIndex: number): TemplateResult {
+    const t = this.t;
+    const original = this.original?.page === pageIndex ? this.original : null;
+    return html`<div class="original-frame">${original?.url
+      ? html`<img part="original" class="original" src=${original.url} alt=${t.originalOf(pageIndex + 1)} data-page=${pageIndex + 1} />`
+      : html`<p part="original-status" class="original-status">${original ? t.originalUnavailable(pageIndex + 1) : t.drawingOriginal(pageIndex + 1)}</p>`}</div>`;
   }
 
   protected override render(): TemplateResult {
@@ -521,8 +608,9 @@ export class DocOcrViewer extends ParleyElement {
 
 }
 
-function isPdf(blob: Blob): boolean {
-  return blob.type === 'application/pdf' || (blob as File).name?.toLowerCase().endsWith('.pdf') === true;
+/** Whether the pages of a file can be shown as they look: a PDF (by type or name) or an image. */
+function canPicture(blob: Blob): boolean {
+  return /^(application\/pdf|image\/)/.test(blob.type) || /\.pdf$/i.test((blob as File).name ?? '');
 }
 
 /** The first words of a page's markdown, without markup, for the page list. */

@@ -26,10 +26,14 @@ export interface DocOcrViewerStrings {
   nextPage: string;
   /** A page without text, in the page list. */
   emptyPage: string;
-  /** The toggle that draws the PDF page as it looks. */
+  /** The toggle that shows the page as it looks (a PDF page drawn, or the image) beside its text. */
   showOriginal: string;
-  /** Accessible name of the drawn original. */
+  /** Text alternative of the original of a page. */
   originalOf: (page: number) => string;
+  /** In place of the original while it is drawn. */
+  drawingOriginal: (page: number) => string;
+  /** In place of the original when it cannot be drawn (pdf.js failed). */
+  originalUnavailable: (page: number) => string;
   searchLabel: string;
   /** `3 matches` / `Match 2 of 3`. */
   matches: (count: number, current: number | null) => string;
@@ -67,6 +71,8 @@ export const defaultDocOcrViewerStrings: DocOcrViewerStrings = {
   emptyPage: '(no text)',
   showOriginal: 'Show original',
   originalOf: (page) => `Original of page ${page}`,
+  drawingOriginal: (page) => `Drawing the original of page ${page}…`,
+  originalUnavailable: (page) => `The original of page ${page} could not be drawn.`,
   searchLabel: 'Search the text',
   matches: (count, current) => (count === 0 ? 'No matches' : current ? `Match ${current} of ${count}` : `${count} ${count === 1 ? 'match' : 'matches'}`),
   previousMatch: 'Previous match',
