@@ -7,7 +7,17 @@ const orders = {
   1043: { status: 'being packed', eta: '4 days' },
 };
 
-for (const chat of document.querySelectorAll('agent-chat')) {
+// The order tracker's tools run on the platform (an MCP connector): no page tools, its own agent.
+const tracker = document.querySelector('agent-chat[data-demo-agent="orders"]');
+if (tracker) {
+  if (config.ordersAgentId) tracker.setAttribute('agent-id', config.ordersAgentId);
+  else {
+    tracker.hidden = true;
+    document.querySelector('#orders-unavailable').hidden = false;
+  }
+}
+
+for (const chat of document.querySelectorAll('agent-chat:not([data-demo-agent])')) {
   if (config.agentId) chat.setAttribute('agent-id', config.agentId);
   else if (config.model) chat.setAttribute('model', config.model);
   chat.tools = {

@@ -139,7 +139,7 @@ async function runStart(values: Values): Promise<void> {
   let platform: Platform | undefined;
   let demoMcp: DemoMcpServer | undefined;
   let relay: Relay;
-  let demo: { agentId?: string; model?: string };
+  let demo: { agentId?: string; model?: string; ordersAgentId?: string };
   const lines: string[] = [];
   if (realKey) {
     const baseUrl = process.env.PLATFORM_BASE_URL || 'https://api.mistral.ai';
@@ -158,7 +158,7 @@ async function runStart(values: Values): Promise<void> {
     // The order-status MCP server behind the demo connector: loopback, a free port each start.
     demoMcp = await startDemoMcpServer({ port: 0, hostname: '127.0.0.1' });
     const orders = await ensureDemoConnector(platform.fetch, local.apiKey, demoMcp.url);
-    demo = { agentId: agents.shopAgentId };
+    demo = { agentId: agents.shopAgentId, ordersAgentId: orders.ordersAgentId };
     relay = createRelay({
       upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch, webSocketBaseUrl: () => ownUrl.replace(/^http/, 'ws') },
       basePath: '/api', secret: relaySecret(local.dataDir),
@@ -181,7 +181,7 @@ async function runStart(values: Values): Promise<void> {
 
   const server = await serveFetch(app.fetch, { port, hostname: values.host, upgrade: platform ? [relay.handleUpgrade, platform.handleUpgrade] : [relay.handleUpgrade] });
   ownUrl = server.url;
-  process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  documents      ${server.url}/documents.html`, `  relay          ${server.url}/api`,
+  process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  documents      ${server.url}/documents.html`, ...(demo.ordersAgentId ? [`  order tracker  ${server.url}/orders.html   (tools over MCP)`] : []), `  relay          ${server.url}/api`,
     ...lines.map((l) => l.replace('<port>', String(server.port)))].join('\n') + '\n');
   onStop(async () => { await server.close(); await platform?.close(); await demoMcp?.close(); });
 }

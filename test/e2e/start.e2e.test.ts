@@ -171,6 +171,21 @@ describe('a visitor on npm start', () => {
     await page.close();
   }, 90_000);
 
+  it('tracks an order with a tool the platform runs over MCP (the demo connector)', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(url + '/orders.html');
+    await send(page, 'What is the status of order 1042?');
+    // The answer quotes the demo MCP server's record (carrier and tracking number are only there).
+    await page.locator('agent-chat [part~="message-assistant"]', { hasText: 'CE-88120042' }).waitFor({ timeout: 60_000 });
+    const call = page.locator('agent-chat [part~="tool-call"]');
+    await expect(call.count()).resolves.toBe(1);
+    expect(await call.textContent()).toContain('get_order_status');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it('never sends the platform key to the browser', async () => {
     const page = await browser.newPage();
     const bodies: string[] = [];
