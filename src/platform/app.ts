@@ -40,6 +40,9 @@ import { chatCompletionRoutes } from './routes/chat-completions.js';
 import { embeddingRoutes } from './routes/embeddings.js';
 import { fileRoutes } from './routes/files.js';
 import { voiceRoutes } from './routes/voices.js';
+import { batchRoutes } from './routes/batch.js';
+import { fineTuningRoutes } from './routes/fine-tuning.js';
+import { libraryRoutes } from './routes/libraries.js';
 import { ClassifierCatalog } from './engines/classifier/catalog.js';
 import { createLexiconClassifier } from './engines/classifier/lexicon-engine.js';
 import { createEmbeddingCatalog } from './engines/embeddings/catalog.js';
@@ -80,6 +83,8 @@ export interface PlatformOptions {
   ocrUrlAllowlist?: string[];
   /** Cap on JSON request bodies in bytes (413 above it). */
   maxJsonBytes?: number;
+  /** Cap on an uploaded file (POST /v1/files) in bytes; default 512 MB (413 above it). */
+  maxFileBytes?: number;
   /** Realtime transcription WebSocket: a session with no client message for this long gets error 408 and is closed (default 30 s). */
   realtimeIdleTimeoutMs?: number;
   /** Realtime transcription WebSocket: longest session, then error 408 and close (default 15 min). */
@@ -218,8 +223,11 @@ function buildApp(ctx: PlatformContext, options: PlatformOptions, secrets: Clien
   app.route('/', classifierRoutes(ctx));
   app.route('/', chatCompletionRoutes(ctx));
   app.route('/', embeddingRoutes(ctx));
-  app.route('/', fileRoutes(ctx));
+  app.route('/', fileRoutes(ctx, { maxFileBytes: options.maxFileBytes }));
   app.route('/', voiceRoutes(ctx));
+  app.route('/', batchRoutes(ctx));
+  app.route('/', fineTuningRoutes(ctx));
+  app.route('/', libraryRoutes(ctx));
   return app;
 }
 

@@ -50,3 +50,27 @@ export function invalidField(loc: Array<string | number>, msg: string, type = 'v
   if (input !== undefined) issue.input = input;
   return validationError([issue]);
 }
+
+/** What a model-taking route expected, for {@link invalidModel}. */
+export interface ModelExpectation {
+  /** What the route takes, e.g. `an OCR model`; omitted: any model the platform serves. */
+  kind?: string;
+  /** The `capabilities` flag of `GET /v1/models` cards that marks the right models, e.g. `ocr`. */
+  capability?: string;
+  /** A more precise reason, one sentence without a final period (replaces "It is not <kind> of this platform"). */
+  why?: string;
+  /** The request field that named the model (default `model`). */
+  param?: string;
+}
+
+/** The message of {@link invalidModel}, also sent by the realtime WebSocket's `error` event. */
+export function invalidModelMessage(model: string, expected: ModelExpectation = {}): string {
+  const why = expected.why ?? (expected.kind ? `It is not ${expected.kind} of this platform` : undefined);
+  const listed = expected.capability ? `the models with capabilities.${expected.capability}` : 'the models this platform serves';
+  return `Invalid model: ${model}. ${why ? `${why}; ` : ''}GET /v1/models lists ${listed}`;
+}
+
+/** 400 `invalid_model` (code `1500`, as the real service) for a model the route cannot serve: unknown or of another kind. */
+export function invalidModel(model: string, expected: ModelExpectation = {}): PlatformHttpError {
+  return genericError(400, invalidModelMessage(model, expected), 'invalid_model', '1500', expected.param ?? 'model');
+}

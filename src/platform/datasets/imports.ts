@@ -7,6 +7,9 @@
  * The task row keeps its request, so a task interrupted by a shutdown (still RUNNING when the platform
  * opens again) is run again by {@link DatasetImports.resume}; since records are only written on
  * completion, running it again never duplicates them.
+ *
+ * A file import reads a `data:` URL, or a file of the files API as its creator sees it (the task's
+ * workspace and creator: a private file of the creator is readable, another user's is not).
  */
 import type { ConversationStore } from '../store/conversations.js';
 import type { DatasetImportTask, DatasetStore, ImportRequest, NewRecord } from './store.js';
@@ -15,7 +18,10 @@ import { decodeDataUrl, parseJsonlRecords } from './jsonl.js';
 /** Why an import could not complete, as the task's message. */
 class ImportFailure extends Error {}
 
-interface QueuedTask { id: string; datasetId: string; workspaceId: string; request: ImportRequest }
+interface QueuedTask { id: string; datasetId: string; workspaceId: string; creatorId: string; request: ImportRequest }
+
+/** The bytes of a file of the files API as `userId` of `workspaceId` sees it, undefined when there is none. */
+export type StoredFileReader = (workspaceId: string, userId: string, fileId: string) => Promise<Uint8Array | undefined>;
 
 export class DatasetImports {
   private queue: Promise<void> = Promise.resolve();
@@ -25,12 +31,13 @@ export class DatasetImports {
   constructor(
     private readonly store: DatasetStore,
     private readonly conversations: ConversationStore,
+    private readonly readFile: StoredFileReader,
   ) {}
 
   /** Writes a RUNNING task for the import and queues it; answers the task as written. */
   async start(input: { datasetId: string; workspaceId: string; creatorId: string; request: ImportRequest }): Promise<DatasetImportTask> {
     const task = await this.store.createTask(input);
-    this.enqueue({ id: task.id, datasetId: input.datasetId, workspaceId: input.workspaceId, request: input.request });
+    this.enqueue({ id: task.id, datasetId: input.datasetId, workspaceId: input.workspaceId, creatorId: input.creatorId, request: input.request });
     return task;
   }
 
@@ -94,8 +101,7 @@ export class DatasetImports {
         return { records, message: `Copied ${records.length} record${records.length === 1 ? '' : 's'}` };
       }
       case 'file': {
-        const text = decodeDataUrl(request.file_id);
-        if (text === null) throw new ImportFailure(`File '${request.file_id.slice(0, 80)}' cannot be read`);
+        const text = await this.fileText(task, request.file_id);
         let records: NewRecord[];
         try {
           records = parseJsonlRecords(text);
@@ -104,6 +110,22 @@ export class DatasetImports {
         }
         return { records, message: `Imported ${records.length} record${records.length === 1 ? '' : 's'} from the file` };
       }
+    }
+  }
+
+  /** The JSONL text of a from-file import: a `data:` URL's content or a stored file's bytes as UTF-8. */
+  private async fileText(task: QueuedTask, fileId: string): Promise<string> {
+    if (/^data:/i.test(fileId)) {
+      const text = decodeDataUrl(fileId);
+      if (text === null) throw new ImportFailure(`File '${fileId.slice(0, 80)}' cannot be read`);
+      return text;
+    }
+    const bytes = await this.readFile(task.workspaceId, task.creatorId, fileId);
+    if (!bytes) throw new ImportFailure(`File '${fileId}' not found (it was deleted after the import was accepted)`);
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new ImportFailure('The file is not valid JSONL: it is not UTF-8 text');
     }
   }
 }

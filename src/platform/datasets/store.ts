@@ -232,10 +232,10 @@ export class DatasetStore {
   }
 
   /** Tasks a previous process left RUNNING, oldest first, with what they were asked to do. */
-  async runningTasks(): Promise<Array<{ id: string; datasetId: string; workspaceId: string; request: ImportRequest }>> {
-    const { rows } = await this.db.query<{ id: string; dataset_id: string; workspace_id: string; request: ImportRequest }>(
-      `select id, dataset_id, workspace_id, request from dataset_tasks where status = 'RUNNING' order by seq`);
-    return rows.map((r) => ({ id: r.id, datasetId: r.dataset_id, workspaceId: r.workspace_id, request: r.request }));
+  async runningTasks(): Promise<Array<{ id: string; datasetId: string; workspaceId: string; creatorId: string; request: ImportRequest }>> {
+    const { rows } = await this.db.query<{ id: string; dataset_id: string; workspace_id: string; creator_id: string; request: ImportRequest }>(
+      `select id, dataset_id, workspace_id, creator_id, request from dataset_tasks where status = 'RUNNING' order by seq`);
+    return rows.map((r) => ({ id: r.id, datasetId: r.dataset_id, workspaceId: r.workspace_id, creatorId: r.creator_id, request: r.request }));
   }
 
   async setProgress(id: string, progress: number): Promise<void> {

@@ -10,7 +10,6 @@ import { callerOf } from '../caller.js';
 import type { PlatformContext } from '../context.js';
 import { runChoice } from '../completions/choice.js';
 import { INFILL_MODEL_CARD, runInfill } from '../completions/infill.js';
-import { invalidModel } from '../completions/invalid-model.js';
 import { engineTools, toEngineInput } from '../completions/messages.js';
 import { completeJson, completeStream, type CompletionJob } from '../completions/respond.js';
 import {
@@ -21,7 +20,7 @@ import {
   type ChatCompletionRequest,
 } from '../completions/schemas.js';
 import type { ChatEngine } from '../engines/chat/types.js';
-import { invalidField, notFound } from '../errors.js';
+import { invalidField, invalidModel, notFound } from '../errors.js';
 import { isoNow } from '../ids.js';
 import { readJson } from '../validation.js';
 
@@ -95,7 +94,7 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono {
   app.post('/v1/chat/completions', async (c) => {
     const body = await readJson(c, ChatCompletionRequestSchema, ctx.limits.maxJsonBytes);
     const resolved = ctx.chat.resolve(body.model);
-    if (!resolved) throw invalidModel(body.model, 'It is not a chat model of this platform');
+    if (!resolved) throw invalidModel(body.model, { kind: 'a chat model' });
     (body.tools ?? []).forEach((tool, i) => {
       if (tool.type !== 'function') {
         throw invalidField(['body', 'tools', i, 'type'], `Chat completions run function tools only; '${tool.type}' runs on the server in /v1/conversations`, 'value_error', tool.type);
@@ -115,7 +114,7 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono {
     const agent = await ctx.agents.get(body.agent_id);
     if (!agent) throw notFound(`Agent '${body.agent_id}' not found`);
     const resolved = ctx.chat.resolve(agent.model);
-    if (!resolved) throw invalidModel(agent.model, `The model of agent '${agent.id}' is not a chat model of this platform`);
+    if (!resolved) throw invalidModel(agent.model, { why: `The model of agent '${agent.id}' is not a chat model of this platform` });
     const job = chatJob(body, resolved.engine, agent.model, {
       preamble: agent.instructions ? [agent.instructions] : [],
       // Tools given with the request replace the agent's; built-in tools run only in conversations.
@@ -131,9 +130,11 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono {
     const resolved = fim.resolve(body.model);
     if (!resolved) {
       const chat = ctx.chat.resolve(body.model);
-      throw invalidModel(body.model, chat
-        ? `It is a chat model without fill-in-the-middle (capabilities.completion_fim is false); use ${INFILL_MODEL_CARD.id} or codestral-latest`
-        : `It is not a fill-in-the-middle model of this platform; use ${INFILL_MODEL_CARD.id} or codestral-latest`);
+      throw invalidModel(body.model, {
+        why: chat
+          ? `It is a chat model without fill-in-the-middle (capabilities.completion_fim is false); use ${INFILL_MODEL_CARD.id} or codestral-latest`
+          : `It is not a fill-in-the-middle model of this platform; use ${INFILL_MODEL_CARD.id} or codestral-latest`,
+      });
     }
     const request = { prompt: body.prompt, suffix: body.suffix ?? '', stop: body.stop, maxTokens: body.max_tokens };
     return answer(c, { model: body.model, prefix: '', recordUsage: usageRecorder(c, 'fim.completions', resolved.card.id) }, body.stream === true,

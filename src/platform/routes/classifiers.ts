@@ -37,7 +37,7 @@ import {
   type ModerationResponse,
   type ModerationResult,
 } from '../engines/classifier/types.js';
-import { badRequest, genericError } from '../errors.js';
+import { badRequest, invalidModel } from '../errors.js';
 import { isoNow } from '../ids.js';
 import { readJson } from '../validation.js';
 
@@ -45,7 +45,9 @@ const TextInput = z.string().min(1);
 
 /**
  * `one` or `many` chosen by the value's shape rather than tried in turn, so a 422 points inside the shape the
- * caller sent (`input[1]`) instead of at a union of both.
+ * caller sent (`input[1].content`) instead of at a union of both. Still needed for the chat inputs: when the
+ * closest branch's own issue is a union (a message's role or content), validation.ts reports the outer union
+ * as a whole ("Input does not match any allowed shape" at `input`). Plain texts use `z.union`.
  */
 function oneOrMany<S extends z.ZodType, L extends z.ZodType>(isMany: (value: unknown) => boolean, one: S, many: L) {
   return z.unknown().transform((value, ctx): z.output<S> | z.output<L> => {
@@ -75,7 +77,7 @@ const Conversation = z.array(Message).min(1);
 
 const TextRequestSchema = z.strictObject({
   model: z.string(),
-  input: oneOrMany(Array.isArray, TextInput, z.array(TextInput).min(1)),
+  input: z.union([TextInput, z.array(TextInput).min(1)]),
   metadata: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
@@ -92,12 +94,6 @@ const ChatClassificationRequestSchema = z.strictObject({
 
 type Capability = 'moderation' | 'classification';
 
-function invalidModel(model: string, capability: Capability) {
-  const why = model.startsWith('ft:')
-    ? 'Fine-tuned classifier models are not served: the local platform has no fine-tuning'
-    : `It is not a ${capability} model of this platform`;
-  return genericError(400, `Invalid model: ${model}. ${why}; GET /v1/models lists the models with capabilities.${capability}`, 'invalid_model', '1500', 'model');
-}
 
 /** The text of a message: its string content or its text chunks, one per line. */
 function messageText(message: Message): string {
@@ -121,7 +117,13 @@ export function classifierRoutes(ctx: PlatformContext): Hono {
 
   const resolve = (model: string, capability: Capability): { engine: ClassifierEngine; card: ModelCard } => {
     const found = ctx.classifiers.resolve(model);
-    if (!found?.card.capabilities[capability]) throw invalidModel(model, capability);
+    if (!found?.card.capabilities[capability]) {
+      throw invalidModel(model, {
+        kind: `a ${capability} model`,
+        capability,
+        why: model.startsWith('ft:') ? 'Fine-tuned classifier models are not served: the local platform has no fine-tuning' : undefined,
+      });
+    }
     return found;
   };
 

@@ -7,7 +7,7 @@ import type {
   ConversationResponse, HandoffExecution, MessageInputEntry, MessageOutputEntry, ModelConversation,
 } from '../../client/types.js';
 import type { PlatformContext } from '../context.js';
-import { PlatformHttpError, genericError, invalidField, notFound, validationError } from '../errors.js';
+import { PlatformHttpError, genericError, invalidField, invalidModel, notFound, validationError } from '../errors.js';
 import { isoNow, newId } from '../ids.js';
 import {
   AppendConversationSchema, RestartConversationSchema, StartConversationSchema, queryInt,
@@ -349,9 +349,6 @@ function modelSpeaker(m: ModelConversation): Speaker {
   return { kind: 'model', model: m.model, instructions: m.instructions ?? null, tools: m.tools ?? [], completionArgs: m.completion_args ?? {} };
 }
 
-function invalidModel(model: string) {
-  return genericError(400, `Invalid model: ${model}. GET /v1/models lists the models this platform serves`, 'invalid_model', '1500', 'model');
-}
 
 function conflict(id: string) {
   return genericError(409, `Conversation '${id}' has a turn in progress; wait for it to finish`, 'invalid_request_error', 'conversation_busy');

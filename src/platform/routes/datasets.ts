@@ -29,8 +29,9 @@
  * does not have (also the conversations of from-playground, checked before the task is accepted, and
  * every explorer event / campaign id: the local platform records neither); 409 for a judge name taken.
  *
- * Imports run in the background (../datasets/imports.ts). `file_id` of from-file must be a `data:` URL
- * holding JSONL (the local platform has no files API): any other id is a 404 saying so.
+ * Imports run in the background (../datasets/imports.ts). `file_id` of from-file is the id of a JSONL file of
+ * the files API that the caller can see (any purpose; unknown → 404), or a `data:` URL holding JSONL (what
+ * exports/to-jsonl answers).
  */
 import { Hono } from 'hono';
 import type { Context } from 'hono';
@@ -44,6 +45,7 @@ import { DatasetImports } from '../datasets/imports.js';
 import { ObservabilityHttpError, invalid, missing, observabilityErrorResponse } from '../datasets/errors.js';
 import { PageQuerySchema, paginated } from '../datasets/pagination.js';
 import { decodeDataUrl, recordsToDataUrl } from '../datasets/jsonl.js';
+import { getFile, readFileBytes } from '../files/store.js';
 import {
   JudgeDefinitionSchema, JudgedMessageSchema, judgeConversation, type JudgeDefinition, type JudgedMessage, type JudgeVerdict,
 } from '../datasets/judging.js';
@@ -86,7 +88,7 @@ export function datasetRoutes(ctx: PlatformContext): Hono {
   app.onError(observabilityErrorResponse);
   const datasets = new DatasetStore(ctx.db);
   const judges = new JudgeStore(ctx.db);
-  const imports = new DatasetImports(datasets, ctx.conversations);
+  const imports = new DatasetImports(datasets, ctx.conversations, async (workspaceId, userId, fileId) => (await readFileBytes(ctx.db, workspaceId, fileId, userId))?.bytes);
   imports.resume();
   const body = <S extends z.ZodType>(c: Context, schema: S) => readJson(c, schema, ctx.limits.maxJsonBytes);
 
@@ -206,7 +208,9 @@ export function datasetRoutes(ctx: PlatformContext): Hono {
     if (/^data:/i.test(file_id)) {
       if (decodeDataUrl(file_id) === null) throw invalid(['body', 'file_id'], 'A data: URL must look like data:application/jsonl;base64,… (or percent-encoded text)');
     } else {
-      throw missing(null, `No file with id '${file_id.slice(0, 80)}': the local platform has no files API; pass the JSONL file as a data: URL in file_id (data:application/jsonl;base64,…)`);
+      const caller = callerOf(c);
+      const file = await getFile(ctx.db, { workspaceId: caller.workspaceId, userId: caller.userId }, file_id);
+      if (!file) throw missing(null, `File '${file_id.slice(0, 80)}' not found: upload the JSONL file with POST /v1/files first, or pass it as a data: URL (data:application/jsonl;base64,…)`);
     }
     return startImport(c, id, { kind: 'file', file_id });
   });

@@ -6,12 +6,11 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { callerOf } from '../caller.js';
 import type { PlatformContext } from '../context.js';
-import { invalidModel } from '../completions/invalid-model.js';
 import { completionId } from '../completions/respond.js';
 import { countTokens } from '../engines/chat/local.js';
 import { words } from '../engines/embeddings/hashed.js';
 import { quantize, toBase64 } from '../engines/embeddings/output.js';
-import { badRequest, invalidField } from '../errors.js';
+import { badRequest, invalidField, invalidModel } from '../errors.js';
 import { isoNow } from '../ids.js';
 import { readJson } from '../validation.js';
 
@@ -40,7 +39,7 @@ export function embeddingRoutes(ctx: PlatformContext): Hono {
   app.post('/v1/embeddings', async (c) => {
     const body = await readJson(c, EmbeddingRequestSchema, ctx.limits.maxJsonBytes);
     const resolved = catalog.resolve(body.model);
-    if (!resolved) throw invalidModel(body.model, 'It is not an embedding model of this platform');
+    if (!resolved) throw invalidModel(body.model, { kind: 'an embedding model' });
     const { engine, card } = resolved;
     const texts = typeof body.input === 'string' ? [body.input] : body.input;
     const single = typeof body.input === 'string';

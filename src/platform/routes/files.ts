@@ -21,7 +21,7 @@ import type { PlatformContext } from '../context.js';
 import { callerOf } from '../caller.js';
 import { forbidden, notFound, validationError } from '../errors.js';
 import { validate } from '../validation.js';
-import { readMultipart, fileTooLarge } from '../files/multipart.js';
+import { readMultipart, fileTooLarge } from '../multipart.js';
 import { FILE_PURPOSES, describeUpload } from '../files/describe.js';
 import { checkSignedUrl, signFileUrl, signedContentPath } from '../files/signed-url.js';
 import { createFile, deleteFile, fileChunks, getFile, getFileById, listFiles, urlSecret, type FileOwner, type FileRecord, type FileVisibility } from '../files/store.js';

@@ -16,7 +16,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { UpgradeHandler } from '../../server/node-serve.js';
 import type { RealtimeServerEvent } from '../../client/types.js';
-import { unauthorized } from '../errors.js';
+import { invalidModelMessage, unauthorized } from '../errors.js';
 import type { TranscriptionCatalog } from '../engines/transcription/catalog.js';
 import type { ClientSecretStore } from '../realtime/client-secrets.js';
 import { RealtimeTranscriptionSession, type RealtimeLimits } from '../realtime/transcription-session.js';
@@ -42,7 +42,7 @@ export interface RealtimeTranscriptionEndpoint {
 
 /** Why `model` is refused by this WebSocket and by `POST /v1/client/sessions`. */
 export const notRealtimeModel = (model: string) =>
-  `Invalid model: ${model}. It is not a realtime transcription model of this platform; GET /v1/models lists the models with capabilities.audio_transcription_realtime`;
+  invalidModelMessage(model, { kind: 'a realtime transcription model', capability: 'audio_transcription_realtime' });
 
 function refuse(socket: Duplex): void {
   const body = JSON.stringify(unauthorized('Unauthorized: send a valid API key as Authorization: Bearer, or a client secret (rt_…) from POST /v1/client/sessions as the WebSocket subprotocol next to "realtime"').body);

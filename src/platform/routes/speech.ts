@@ -28,7 +28,7 @@ import type { PlatformContext } from '../context.js';
 import { callerOf } from '../caller.js';
 import { isoNow } from '../ids.js';
 import { sseEvent, sseResponse } from '../sse.js';
-import { engineBusy, engineUnavailable, genericError, invalidField } from '../errors.js';
+import { engineBusy, engineUnavailable, invalidField, invalidModel } from '../errors.js';
 import { readJson } from '../validation.js';
 import { createEncoder } from '../engines/speech/encoders.js';
 import { resolveSpeechVoice } from '../voices/binding.js';
@@ -59,9 +59,6 @@ const SpeechRequestSchema = z.looseObject({
   metadata: nullable(z.record(z.string(), z.unknown())),
 });
 
-function invalidModel(model: string) {
-  return genericError(400, `Invalid model: ${model}. It is not a text-to-speech model of this platform; GET /v1/models lists the models with capabilities.audio_speech`, 'invalid_model', '1500', 'model');
-}
 
 /** The HTTP error for a speech engine failure (503, or 503 + Retry-After when busy); other errors unchanged. */
 export function engineError(err: unknown): unknown {
@@ -83,7 +80,7 @@ export function speechRoutes(ctx: PlatformContext): Hono {
   app.post('/v1/audio/speech', async (c) => {
     const body = await readJson(c, SpeechRequestSchema, ctx.limits.maxJsonBytes);
     const resolved = ctx.speech.resolveModel(body.model);
-    if (!resolved) throw invalidModel(body.model ?? '(none)');
+    if (!resolved) throw invalidModel(body.model ?? '(none)', { kind: 'a text-to-speech model', capability: 'audio_speech' });
     if (body.ref_audio != null) {
       throw invalidField(['body', 'ref_audio'], 'Zero-shot voice cloning (ref_audio) is not supported by the local platform; use voice_id with a preset voice', 'value_error');
     }

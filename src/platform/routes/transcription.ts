@@ -1,9 +1,9 @@
 /**
  * `POST /v1/audio/transcriptions` of the local platform (speech-to-text), multipart/form-data only.
  *
- * - Form fields: `model` (required; id or alias, e.g. `voxtral-mini-latest`), `file` (upload) or `file_url`,
- *   `language`, `temperature`, `diarize`, `context_bias` (repeated), `timestamp_granularities` (repeated
- *   `segment`/`word`), `stream` (`"true"`/`"false"`). Booleans are `"true"`/`"false"`.
+ * - Form fields: `model` (required; id or alias, e.g. `voxtral-mini-latest`), one of `file` (upload), `file_id`
+ *   (a file of the files API) or `file_url`, then `language`, `temperature`, `diarize`, `context_bias` (repeated),
+ *   `timestamp_granularities` (repeated `segment`/`word`), `stream`. Booleans are `"true"`/`"false"`.
  * - JSON → `{model, text, language, segments, usage}`; stream (`stream=true`, chosen by the field, not by
  *   `Accept`) → `transcription.language`, then per utterance as the engine cuts it one `transcription.text.delta`
  *   (followed by its `transcription.segment`s when timestamps are asked), then `transcription.done` (same
@@ -15,8 +15,10 @@
  *   are validated and ignored.
  * - Input: see engines/transcription/decode.ts (WAV, MP3, Ogg Opus, WebM Opus; resampled to 16 kHz mono). Recognised
  *   but unsupported containers or codecs (FLAC, M4A, Ogg Vorbis, WebM Vorbis…) → 415; not audio → 422; larger than `maxAudioBytes`
- *   → 413; `file_id` → 422 (no files API). `file_url` is fetched only when its host (`host` or `host:port`) is
- *   on the `transcriptionUrlAllowlist` option (default empty → 422); redirects are not followed.
+ *   → 413. `file_id` names a file of the caller's workspace (files/store.ts; the files API's purposes are the SDK's
+ *   fine-tune, batch and ocr, so audio goes up as `ocr`, the purpose that takes any bytes); unknown → 404.
+ *   `file_url` is fetched only when its host (`host` or `host:port`) is on the `transcriptionUrlAllowlist` option
+ *   (default empty → 422); redirects are not followed.
  * - Unknown or non-transcription model (also the realtime-only model) → 400 `invalid_model`. Engine missing → 503 naming the apt-get line;
  *   busy → 503 with `Retry-After: 1`.
  * - Text joining, segments and usage: see engines/transcription/transcript.ts (shared with the realtime WebSocket).
@@ -27,8 +29,10 @@ import type { PlatformContext } from '../context.js';
 import { callerOf } from '../caller.js';
 import { isoNow } from '../ids.js';
 import { sseEvent, sseResponse } from '../sse.js';
-import { engineBusy, engineUnavailable, genericError, invalidField, validationError } from '../errors.js';
-import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
+import { engineBusy, engineUnavailable, genericError, invalidField, invalidModel, notFound, validationError } from '../errors.js';
+import { BodyTooLargeError } from '../../server/read-capped.js';
+import { fileTooLarge, readMultipart } from '../multipart.js';
+import { readFileBytes } from '../files/store.js';
 import { FetchFailedError, checkAllowlistedUrl, fetchCapped } from '../fetch-allowlisted.js';
 import { InvalidAudioError, SUPPORTED_AUDIO, UnsupportedAudioError, decodeAudio, toEnginePcm, type DecodedAudio } from '../engines/transcription/decode.js';
 import { TranscriptionEngineBusyError, TranscriptionEngineUnavailableError, type Utterance } from '../engines/transcription/types.js';
@@ -36,12 +40,12 @@ import { Transcript, type Granularity } from '../engines/transcription/transcrip
 
 /** Default cap on an audio file (upload or fetched), in bytes. */
 export const DEFAULT_MAX_AUDIO_BYTES = 25 * 1024 * 1024;
-const FORM_OVERHEAD = 64 * 1024;
 const MAX_CONTEXT_BIAS = 100;
 
 interface TranscriptionForm {
   model: string;
   file?: Uint8Array;
+  fileId?: string;
   fileUrl?: URL;
   language: string | null;
   diarize: boolean;
@@ -58,31 +62,7 @@ function parseBool(value: FormDataEntryValue | null, field: string, issues: Vali
   return undefined;
 }
 
-async function readForm(request: Request, maxAudioBytes: number): Promise<FormData> {
-  const type = request.headers.get('content-type') ?? '';
-  if (!/^multipart\/form-data\s*;/i.test(type)) {
-    throw genericError(415, `POST /v1/audio/transcriptions takes multipart/form-data (fields model, file or file_url, …), not '${type || 'no content type'}'`, 'invalid_request_error', 'unsupported_media_type');
-  }
-  const limit = maxAudioBytes + FORM_OVERHEAD;
-  const declared = Number(request.headers.get('content-length') ?? 'NaN');
-  if (Number.isFinite(declared) && declared > limit) throw audioTooLarge(maxAudioBytes);
-  let bytes: Uint8Array;
-  try {
-    bytes = await readCapped(request.body, limit);
-  } catch (err) {
-    if (err instanceof BodyTooLargeError) throw audioTooLarge(maxAudioBytes);
-    throw err;
-  }
-  try {
-    return await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type } }).formData();
-  } catch {
-    throw invalidField(['body'], 'Malformed multipart/form-data body', 'value_error');
-  }
-}
-
-function audioTooLarge(limit: number) {
-  return genericError(413, `Audio file is larger than the limit of ${limit} bytes (${Math.round(limit / 1048576)} MB)`, 'invalid_request_error', 'request_too_large', 'file');
-}
+const audioTooLarge = (limit: number, field = 'file') => fileTooLarge(limit, field, 'Audio file');
 
 async function parseForm(form: FormData, maxAudioBytes: number, allowlist: readonly string[]): Promise<TranscriptionForm> {
   const issues: ValidationIssue[] = [];
@@ -115,16 +95,15 @@ async function parseForm(form: FormData, maxAudioBytes: number, allowlist: reado
   } else if (language !== null && !/^en([-_][a-z]{2,4})?$/i.test(language.trim())) {
     issues.push({ loc: loc('language'), msg: `Language '${language}' is not supported by the local platform; only English ('en') is recognised`, type: 'value_error', input: language });
   }
-  if (form.get('file_id') !== null) {
-    issues.push({ loc: loc('file_id'), msg: 'file_id is not supported by the local platform (it has no files API); upload the audio as file instead', type: 'value_error' });
-  }
 
   const fileEntry = form.get('file');
+  const fileId = str('file_id')?.trim() || null;
   const fileUrlRaw = str('file_url');
   let file: Uint8Array | undefined;
   let fileUrl: URL | undefined;
-  if (fileEntry !== null && fileUrlRaw !== null) {
-    issues.push({ loc: loc('file_url'), msg: 'Give either file or file_url, not both', type: 'value_error' });
+  const sources = [fileEntry !== null && 'file', fileId !== null && 'file_id', fileUrlRaw !== null && 'file_url'].filter((f) => f !== false);
+  if (sources.length > 1) {
+    issues.push({ loc: loc(sources[1]), msg: `Give only one of file, file_id and file_url, not ${sources.join(' and ')}`, type: 'value_error' });
   } else if (fileEntry !== null) {
     if (typeof fileEntry === 'string') {
       issues.push({ loc: loc('file'), msg: 'file should be an uploaded file (a multipart part with a filename), not a text field', type: 'value_error' });
@@ -139,11 +118,11 @@ async function parseForm(form: FormData, maxAudioBytes: number, allowlist: reado
     const url = checkAllowlistedUrl(fileUrlRaw, allowlist, 'transcriptionUrlAllowlist');
     if (url instanceof URL) fileUrl = url;
     else issues.push({ loc: loc('file_url'), msg: url.type === 'value_error' ? `${url.msg}; upload the audio as file instead` : url.msg, type: url.type, input: fileUrlRaw });
-  } else {
-    issues.push({ loc: loc('file'), msg: 'Field required: give the audio as file (upload) or file_url', type: 'missing' });
+  } else if (fileId === null) {
+    issues.push({ loc: loc('file'), msg: 'Field required: give the audio as file (upload), file_id or file_url', type: 'missing' });
   }
   if (issues.length) throw validationError(issues);
-  return { model: model!.trim(), file, fileUrl, language: language?.trim() ?? null, diarize, granularities, stream };
+  return { model: model!.trim(), file, fileId: fileId ?? undefined, fileUrl, language: language?.trim() ?? null, diarize, granularities, stream };
 }
 
 async function fetchAudio(url: URL, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
@@ -156,8 +135,12 @@ async function fetchAudio(url: URL, maxBytes: number, signal: AbortSignal): Prom
   }
 }
 
-function invalidModel(model: string) {
-  return genericError(400, `Invalid model: ${model}. It is not a speech-to-text model of this platform; GET /v1/models lists the models with capabilities.audio_transcription`, 'invalid_model', '1500', 'model');
+/** The bytes of a file of the files API: unknown (or not visible to the caller) → 404, over the cap → 413. */
+async function storedAudio(ctx: PlatformContext, caller: { workspaceId: string; userId: string }, id: string, maxBytes: number): Promise<Uint8Array> {
+  const stored = await readFileBytes(ctx.db, caller.workspaceId, id, caller.userId);
+  if (!stored) throw notFound(`File '${id}' not found`);
+  if (stored.bytes.byteLength > maxBytes) throw audioTooLarge(maxBytes, 'file_id');
+  return stored.bytes;
 }
 
 function engineError(err: unknown): unknown {
@@ -171,18 +154,22 @@ export function transcriptionRoutes(ctx: PlatformContext): Hono {
   const { maxAudioBytes, urlAllowlist } = ctx.audioInput;
 
   app.post('/v1/audio/transcriptions', async (c) => {
-    const form = await parseForm(await readForm(c.req.raw, maxAudioBytes), maxAudioBytes, urlAllowlist);
+    const raw = await readMultipart(c.req.raw, {
+      maxFileBytes: maxAudioBytes, route: 'POST /v1/audio/transcriptions (fields model, file, file_id or file_url, …)', fileField: 'file', fileKind: 'Audio file',
+    });
+    const form = await parseForm(raw, maxAudioBytes, urlAllowlist);
     const resolved = ctx.transcription.resolve(form.model);
-    if (!resolved?.card.capabilities.audio_transcription) throw invalidModel(form.model);
+    if (!resolved?.card.capabilities.audio_transcription) throw invalidModel(form.model, { kind: 'a speech-to-text model', capability: 'audio_transcription' });
     const local = new AbortController();
     const signal = AbortSignal.any([c.req.raw.signal, local.signal]);
-    const bytes = form.file ?? (await fetchAudio(form.fileUrl!, maxAudioBytes, signal));
+    const bytes = form.file
+      ?? (form.fileId !== undefined ? await storedAudio(ctx, callerOf(c), form.fileId, maxAudioBytes) : await fetchAudio(form.fileUrl!, maxAudioBytes, signal));
     let audio: DecodedAudio;
     try {
       audio = await decodeAudio(bytes);
     } catch (err) {
       if (err instanceof UnsupportedAudioError) throw genericError(415, err.message, 'invalid_request_error', 'unsupported_audio_format', 'file');
-      if (err instanceof InvalidAudioError) throw invalidField(loc(form.file ? 'file' : 'file_url'), `${err.message} (supported: ${SUPPORTED_AUDIO})`, 'value_error');
+      if (err instanceof InvalidAudioError) throw invalidField(loc(form.file ? 'file' : form.fileId !== undefined ? 'file_id' : 'file_url'), `${err.message} (supported: ${SUPPORTED_AUDIO})`, 'value_error');
       throw err;
     }
     const model = form.model;

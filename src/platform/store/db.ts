@@ -6,6 +6,9 @@ import { MIGRATIONS as DATASETS } from '../datasets/schema.js';
 import { MIGRATIONS as REGISTRIES } from '../registries/schema.js';
 import { MIGRATIONS as FILES } from '../files/schema.js';
 import { MIGRATIONS as VOICES } from '../voices/schema.js';
+import { MIGRATIONS as BATCH } from '../batch/schema.js';
+import { MIGRATIONS as FINE_TUNING } from '../fine-tuning/schema.js';
+import { MIGRATIONS as LIBRARIES } from '../libraries/schema.js';
 
 /**
  * The local platform's embedded database: PGlite (Postgres compiled to wasm, no native addon).
@@ -76,7 +79,7 @@ export async function openDb(dataDir?: string): Promise<Db> {
  * separately, so areas can grow independently. `core` is the original schema (its versions stay in
  * `parley_schema`, as in databases made before areas existed).
  */
-const AREAS: Record<string, string[]> = { tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES, files: FILES, voices: VOICES };
+const AREAS: Record<string, string[]> = { tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES, files: FILES, voices: VOICES, batch: BATCH, 'fine-tuning': FINE_TUNING, libraries: LIBRARIES };
 
 async function migrate(db: PGlite): Promise<void> {
   await db.exec(`create table if not exists parley_schema (version integer not null);

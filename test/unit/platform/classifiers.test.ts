@@ -150,6 +150,9 @@ describe('POST /v1/chat/moderations', () => {
     expect((await detail('/v1/chat/moderations', { model: MODEL, input: [{ role: 'user', content: [{ type: 'text' }] }] }))[0]).toMatchObject({ loc: ['body', 'input', 0, 'content', 0, 'text'] });
     expect((await detail('/v1/chat/moderations', { model: MODEL, input: [{ role: 'user', content: 'hi' }], stream: true }))[0]).toMatchObject({ loc: ['body', 'stream'], type: 'extra_forbidden' });
     expect((await detail('/v1/chat/moderations', { model: MODEL, input: 'just a string' }))[0].loc.slice(0, 2)).toEqual(['body', 'input']);
+    // The detail points inside the shape sent (one conversation or several), not at `input` as a whole.
+    expect((await detail('/v1/chat/moderations', { model: MODEL, input: [{ role: 'user', content: 'hi' }, { role: 'user', content: 3 }] }))[0]).toMatchObject({ loc: ['body', 'input', 1, 'content'], type: 'string_type' });
+    expect((await detail('/v1/chat/moderations', { model: MODEL, input: [[{ role: 'user', content: 'hi' }], [{ role: 'robot', content: 'hi' }]] }))[0]).toMatchObject({ loc: ['body', 'input', 1, 0, 'role'] });
   });
 
   it('400s an unknown model', async () => {
@@ -193,6 +196,8 @@ describe('POST /v1/classifications and /v1/chat/classifications', () => {
     expect((await detail('/v1/classifications', { model: MODEL, input: '' }))[0]).toMatchObject({ loc: ['body', 'input'] });
     expect((await detail('/v1/chat/classifications', { model: MODEL, input: { messages: [] } }))[0]).toMatchObject({ type: 'too_short' });
     expect((await detail('/v1/chat/classifications', { model: MODEL, input: { messages: [{ role: 'user', content: 'x' }], extra: 1 } }))[0]).toMatchObject({ loc: ['body', 'input', 'extra'], type: 'extra_forbidden' });
+    expect((await detail('/v1/chat/classifications', { model: MODEL, input: { messages: [{ role: 'robot', content: 'x' }] } }))[0]).toMatchObject({ loc: ['body', 'input', 'messages', 0, 'role'] });
+    expect((await detail('/v1/classifications', { model: MODEL, input: ['a', 3] }))[0]).toMatchObject({ loc: ['body', 'input', 1], type: 'string_type' });
     for (const path of ['/v1/classifications', '/v1/chat/classifications']) {
       const input = path === '/v1/classifications' ? 'hi' : { messages: [{ role: 'user', content: 'hi' }] };
       const res = await post(path, { model: 'mistral-ocr-latest', input });

@@ -133,6 +133,17 @@ describe('SDK beta.observability.datasets against the local platform', () => {
     await expectObservabilityError(ds.fetchTask({ datasetId: targetId, taskId: UNKNOWN }), 404, 'DATASET_TASK_NOT_FOUND');
   });
 
+  it('files.upload then importFromFile with the file id', async () => {
+    const ds = sdk.beta.observability.datasets;
+    const jsonl = ['Paris?', 'Rome?'].map((q) => JSON.stringify({ messages: [{ role: 'user', content: q }, { role: 'assistant', content: 'A capital.' }] })).join('\n');
+    const file = await sdk.files.upload({ file: { fileName: 'chats.jsonl', content: new TextEncoder().encode(jsonl) }, purpose: 'fine-tune' });
+    const { id: datasetId } = await ds.create({ name: 'SDK from files API', description: '' });
+    const task = await ds.importFromFile({ datasetId, importDatasetFromFileRequest: { fileId: file.id } });
+    expect(await settle(datasetId, task.id)).toMatchObject({ status: 'COMPLETED', message: 'Imported 2 records from the file' });
+    const records = (await ds.listRecords({ datasetId })).records.results ?? [];
+    expect(records.map((r) => [r.source, r.payload.messages[0].content])).toEqual([['UPLOADED_FILE', 'Paris?'], ['UPLOADED_FILE', 'Rome?']]);
+  });
+
   it('judges a record with an inline definition', async () => {
     const ds = sdk.beta.observability.datasets;
     const { id: datasetId } = await ds.create({ name: 'SDK judging', description: '' });

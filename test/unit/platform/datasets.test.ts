@@ -42,6 +42,16 @@ function expectObservabilityError(res: { status: number; json: any }, status: nu
 
 const jsonlDataUrl = (lines: string[]) => `data:application/jsonl;base64,${Buffer.from(lines.join('\n')).toString('base64')}`;
 
+/** Uploads JSONL lines through `POST /v1/files` and answers the file's id. */
+async function uploadJsonl(p: Platform, lines: string[], fields: Record<string, string> = {}, key?: string): Promise<string> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries({ purpose: 'fine-tune', ...fields })) form.append(k, v);
+  form.append('file', new Blob([lines.join('\n')]), 'records.jsonl');
+  const res = await call(p, '/v1/files', { method: 'POST', rawBody: form, key });
+  expect(res.status, res.text).toBe(200);
+  return res.json.id;
+}
+
 describe('datasets', () => {
   it('creates (201), fetches, updates and deletes (204) a dataset', async () => {
     const ds = await createDataset(platform);
@@ -238,7 +248,41 @@ describe('imports', () => {
     expectObservabilityError(await call(platform, `${DS}/${target.id}/imports/from-dataset`, { body: { dataset_record_ids: ['x'] } }), 422, 'VALIDATION_ERROR');
   });
 
-  it('from-file reads a JSONL data: URL; a bad line fails the task; other file ids are 404', async () => {
+  it('from-file reads a JSONL file uploaded to the files API', async () => {
+    const ds = await createDataset(platform);
+    const chat = (q: string) => JSON.stringify({ messages: [{ role: 'user', content: q }, { role: 'assistant', content: 'ok' }] });
+    const fileId = await uploadJsonl(platform, [chat('q1'), chat('q2'), chat('q3')]);
+    const res = await call(platform, `${DS}/${ds.id}/imports/from-file`, { body: { file_id: fileId } });
+    expect(res.status).toBe(202);
+    expect(res.json).toMatchObject({ status: 'RUNNING', dataset_id: ds.id });
+    expect(await settle(platform, ds.id, res.json.id)).toMatchObject({ status: 'COMPLETED', progress: 100, message: 'Imported 3 records from the file' });
+    const records = (await call(platform, `${DS}/${ds.id}/records`)).json.records.results;
+    expect(records.map((r: any) => [r.payload.messages[0].content, r.source])).toEqual([['q1', 'UPLOADED_FILE'], ['q2', 'UPLOADED_FILE'], ['q3', 'UPLOADED_FILE']]);
+
+    // Batch files are JSONL too; an exported file (payload/properties lines) goes up with the purpose that takes any bytes.
+    const batch = await uploadJsonl(platform, ['{"custom_id":"1","body":{"messages":[]}}'], { purpose: 'batch' });
+    const fromBatch = await call(platform, `${DS}/${ds.id}/imports/from-file`, { body: { file_id: batch } });
+    expect(await settle(platform, ds.id, fromBatch.json.id)).toMatchObject({ status: 'COMPLETED', message: 'Imported 1 record from the file' });
+    const exported = await uploadJsonl(platform, ['{"payload":{"n":1},"properties":{"k":"v"}}'], { purpose: 'ocr' });
+    const fromExport = await call(platform, `${DS}/${ds.id}/imports/from-file`, { body: { file_id: exported } });
+    expect(await settle(platform, ds.id, fromExport.json.id)).toMatchObject({ status: 'COMPLETED' });
+    const last = (await call(platform, `${DS}/${ds.id}/records`)).json.records.results.at(-1);
+    expect([last.payload, last.properties]).toEqual([{ n: 1 }, { k: 'v' }]);
+    const notJsonl = await uploadJsonl(platform, ['not json'], { purpose: 'ocr' });
+    const failed = await call(platform, `${DS}/${ds.id}/imports/from-file`, { body: { file_id: notJsonl } });
+    expect(await settle(platform, ds.id, failed.json.id)).toMatchObject({ status: 'FAILED', message: expect.stringMatching(/^The file is not valid JSONL: line 1/) });
+  });
+
+  it('from-file: another user\'s private file is 404, the creator\'s own is read', async () => {
+    const ds = await createDataset(platform);
+    const privateId = await uploadJsonl(platform, ['{"text":"member only"}'], { visibility: 'user' }, MEMBER_KEY);
+    expectObservabilityError(await call(platform, `${DS}/${ds.id}/imports/from-file`, { body: { file_id: privateId } }), 404, null, /^File '.*' not found: upload the JSONL file with POST \/v1\/files first/);
+    const own = await call(platform, `${DS}/${ds.id}/imports/from-file`, { key: MEMBER_KEY, body: { file_id: privateId } });
+    expect(own.status).toBe(202);
+    expect(await settle(platform, ds.id, own.json.id)).toMatchObject({ status: 'COMPLETED', message: 'Imported 1 record from the file' });
+  });
+
+  it('from-file reads a JSONL data: URL; a bad line fails the task; unknown file ids are 404', async () => {
     const ds = await createDataset(platform);
     const url = jsonlDataUrl(['{"payload":{"messages":[{"role":"user","content":"q1"}]},"properties":{"t":1}}', '', '{"question":"plain object"}']);
     const res = await call(platform, `${DS}/${ds.id}/imports/from-file`, { body: { file_id: url } });
@@ -258,7 +302,7 @@ describe('imports', () => {
     const plain = await call(platform, `${DS}/${ds.id}/imports/from-file`, { body: { file_id: `data:,${encodeURIComponent('{"x":1}')}` } });
     expect(await settle(platform, ds.id, plain.json.id)).toMatchObject({ status: 'COMPLETED' });
 
-    expectObservabilityError(await call(platform, `${DS}/${ds.id}/imports/from-file`, { body: { file_id: UNKNOWN } }), 404, null, /No file with id .*no files API/);
+    expectObservabilityError(await call(platform, `${DS}/${ds.id}/imports/from-file`, { body: { file_id: UNKNOWN } }), 404, null, /^File '00000000-0000-4000-8000-000000000000' not found: upload the JSONL file with POST \/v1\/files first/);
     expectObservabilityError(await call(platform, `${DS}/${ds.id}/imports/from-file`, { body: { file_id: 'data:no-comma' } }), 422, 'VALIDATION_ERROR', /body\.file_id/);
     expectObservabilityError(await call(platform, `${DS}/${ds.id}/imports/from-file`, { body: {} }), 422, 'VALIDATION_ERROR');
   });
@@ -430,11 +474,12 @@ describe('durability', () => {
     }
   });
 
-  it('tasks left RUNNING by a previous process run again on reopen: one completes, one fails with a message', async () => {
+  it('tasks left RUNNING by a previous process run again on reopen: file imports (data: URL, the creator\'s stored file) complete, a playground import fails with a message', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-datasets-resume-'));
     try {
       const first = await startPlatform({ dataDir: dir });
       const ds = await createDataset(first, 'Interrupted set');
+      const privateFile = await uploadJsonl(first, ['{"text":"stored"}'], { visibility: 'user' });
       await first.close();
       // What a process killed mid-import leaves behind: RUNNING rows and no records.
       const db = await PGlite.create(dir);
@@ -442,7 +487,9 @@ describe('durability', () => {
         values ($1, $2, $3, $4, $5, $6, 'RUNNING', 40, '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')`;
       const fileTask = '11111111-1111-4111-8111-111111111111';
       const playgroundTask = '22222222-2222-4222-8222-222222222222';
+      const storedFileTask = '33333333-3333-4333-8333-333333333333';
       await db.query(insert, [fileTask, ds.id, ds.workspace_id, ds.owner_id, 'file', { kind: 'file', file_id: jsonlDataUrl(['{"resumed":true}']) }]);
+      await db.query(insert, [storedFileTask, ds.id, ds.workspace_id, ds.owner_id, 'file', { kind: 'file', file_id: privateFile }]);
       await db.query(insert, [playgroundTask, ds.id, ds.workspace_id, ds.owner_id, 'playground', { kind: 'playground', conversation_ids: ['conv_gone'] }]);
       await db.close();
 
@@ -450,8 +497,10 @@ describe('durability', () => {
       try {
         expect(await settle(second, ds.id, fileTask)).toMatchObject({ status: 'COMPLETED', progress: 100, message: 'Imported 1 record from the file' });
         expect(await settle(second, ds.id, playgroundTask)).toMatchObject({ status: 'FAILED', message: "Conversation 'conv_gone' not found (it was deleted after the import was accepted)" });
+        // The creator's private file is read as the creator (the task keeps who started it).
+        expect(await settle(second, ds.id, storedFileTask)).toMatchObject({ status: 'COMPLETED', message: 'Imported 1 record from the file' });
         const records = (await call(second, `${DS}/${ds.id}/records`)).json.records.results;
-        expect(records.map((r: any) => [r.payload, r.source])).toEqual([[{ resumed: true }, 'UPLOADED_FILE']]);
+        expect(records.map((r: any) => [r.payload, r.source])).toEqual([[{ resumed: true }, 'UPLOADED_FILE'], [{ text: 'stored' }, 'UPLOADED_FILE']]);
       } finally {
         await second.close();
       }

@@ -2,12 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Hono } from 'hono';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createPlatform, errorResponse, type Platform } from '../../../src/platform/app.js';
-import type { PlatformContext } from '../../../src/platform/context.js';
+import { createPlatform, type Platform } from '../../../src/platform/app.js';
 import { openDb } from '../../../src/platform/store/db.js';
-import { fileRoutes } from '../../../src/platform/routes/files.js';
 import { createFile, getFile, listFiles, readFileBytes } from '../../../src/platform/files/store.js';
 import { API_KEY, BASE, call, startPlatform } from './helpers.js';
 
@@ -228,22 +225,21 @@ describe('files store', () => {
     }
   });
 
-  it('413s an upload over the cap while it streams', async () => {
-    const db = await openDb();
-    const app = new Hono();
-    app.onError((err, c) => errorResponse(err, c, (e) => { throw e; }));
-    app.use('*', async (c, next) => { c.set('caller' as never, { kind: 'user', userId: 'u', organizationId: 'o', workspaceId: 'w' } as never); await next(); });
-    app.route('/', fileRoutes({ db } as PlatformContext, { maxFileBytes: 100_000 }));
+  it('413s an upload over the maxFileBytes option while it streams', async () => {
+    const small = await startPlatform({ maxFileBytes: 100_000 });
     try {
       const f = form({ purpose: 'ocr', file: [new Blob([new Uint8Array(200_000)]), 'big.pdf'] });
       const body = new Response(f).body!; // a stream: no content-length to trust
-      const res = await app.fetch(new Request(`${BASE}/v1/files`, { method: 'POST', body, headers: { 'content-type': new Response(f).headers.get('content-type')! }, duplex: 'half' } as RequestInit));
+      const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': new Response(f).headers.get('content-type')! };
+      const res = await small.fetch(new Request(`${BASE}/v1/files`, { method: 'POST', body, headers, duplex: 'half' } as RequestInit));
       expect(res.status).toBe(413);
       expect(await res.json()).toMatchObject({ object: 'error', code: 'request_too_large', param: 'file' });
-      const declared = await app.fetch(new Request(`${BASE}/v1/files`, { method: 'POST', body: 'x', headers: { 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(10_000_000) } }));
+      const declared = await call(small, '/v1/files', { method: 'POST', rawBody: 'x', headers: { 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(10_000_000) } });
       expect(declared.status).toBe(413);
+      const fits = await upload(small, { purpose: 'ocr', file: [new Blob([PDF]), 'small.pdf'] });
+      expect(fits.status).toBe(200);
     } finally {
-      await db.close();
+      await small.close();
     }
   });
 });

@@ -23,6 +23,18 @@ let hits = 0;
 let textPdf: Uint8Array;
 
 const ocr = (body: Record<string, unknown>) => call(platform, PATH, { body });
+const MEMBER_KEY = 'member-key';
+
+/** Uploads `bytes` through `POST /v1/files` (purpose ocr) and answers the file's id. */
+async function uploadFile(bytes: Uint8Array, name: string, fields: Record<string, string> = {}, key?: string): Promise<string> {
+  const form = new FormData();
+  form.append('purpose', 'ocr');
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  form.append('file', new Blob([bytes as Uint8Array<ArrayBuffer>]), name);
+  const res = await call(platform, '/v1/files', { method: 'POST', rawBody: form, key });
+  expect(res.status, res.text).toBe(200);
+  return res.json.id;
+}
 const pdfDoc = (bytes: Uint8Array) => ({ type: 'document_url', document_url: dataUrl(bytes) });
 
 beforeAll(async () => {
@@ -34,7 +46,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  platform = await startPlatform({ ocrUrlAllowlist: [host] });
+  platform = await startPlatform({ ocrUrlAllowlist: [host], members: [{ apiKey: MEMBER_KEY, email: 'member@example.com' }] });
 });
 
 afterAll(async () => {
@@ -132,6 +144,17 @@ describe('POST /v1/ocr recognition', () => {
     });
   });
 
+  it('reads a file of the files API given as document {type:"file", file_id}, PDF or PNG', async () => {
+    const pdf = await ocr({ model: 'mistral-ocr-latest', document: { type: 'file', file_id: await uploadFile(textPdf, 'doc.pdf') } });
+    expect(pdf.status, pdf.text).toBe(200);
+    expect(pdf.json.pages[0].markdown).toBe(EXPECTED_TEXT_MARKDOWN);
+    expect(pdf.json.usage_info).toEqual({ pages_processed: 1, doc_size_bytes: textPdf.byteLength });
+    const png = await textPng();
+    const image = await ocr({ model: 'mistral-ocr-latest', document: { type: 'file', file_id: await uploadFile(png, 'scan.png') } });
+    expect(image.status, image.text).toBe(200);
+    expect(cer(SCAN_TEXT, plain(image.json.pages[0].markdown))).toBeLessThan(0.02);
+  });
+
   it('fetches a document_url from an allowlisted host', async () => {
     const res = await ocr({ model: 'mistral-ocr-latest', document: { type: 'document_url', document_url: `http://${host}/doc.pdf` } });
     expect(res.status, res.text).toBe(200);
@@ -153,6 +176,13 @@ describe('POST /v1/ocr recognition', () => {
     const image = await sdk.ocr.process({ model: 'mistral-ocr-latest', includeImageBase64: true, document: { type: 'document_url', documentUrl: dataUrl(await figurePdf()) } });
     expect(image.pages[0].images[0]).toMatchObject({ id: 'img-0.jpeg', topLeftX: 200 });
     expect(image.pages[0].images[0].imageBase64).toMatch(/^data:image\/jpeg;base64,/);
+  });
+
+  it('reads a file uploaded with files.upload through the official SDK', async () => {
+    const sdk = sdkFor(platform);
+    const file = await sdk.files.upload({ file: { fileName: 'doc.pdf', content: textPdf }, purpose: 'ocr' });
+    const res = await sdk.ocr.process({ model: 'mistral-ocr-latest', document: { type: 'file', fileId: file.id } });
+    expect(res.pages[0].markdown).toBe(EXPECTED_TEXT_MARKDOWN);
   });
 });
 
@@ -211,10 +241,14 @@ describe('POST /v1/ocr bad input', () => {
     expect(missing[0].msg).toMatch(/Could not fetch document_url: HTTP 404/);
   });
 
-  it('404s a file document (no files API)', async () => {
-    const res = await ocr({ model: 'mistral-ocr-latest', document: { type: 'file', file_id: '3f0b0c8e-0000-4000-8000-000000000000' } });
-    expect(res.status).toBe(404);
-    expect(res.json.message).toMatch(/no files API/);
+  it('404s an unknown file id and another user\'s private file; 422s a stored file that is not a document', async () => {
+    const unknown = await ocr({ model: 'mistral-ocr-latest', document: { type: 'file', file_id: '3f0b0c8e-0000-4000-8000-000000000000' } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toEqual({ object: 'error', message: "File '3f0b0c8e-0000-4000-8000-000000000000' not found", type: 'invalid_request_error', param: null, code: 'not_found' });
+    const theirs = await uploadFile(textPdf, 'private.pdf', { visibility: 'user' }, MEMBER_KEY);
+    expect((await ocr({ model: 'mistral-ocr-latest', document: { type: 'file', file_id: theirs } })).status).toBe(404);
+    const text = await uploadFile(new TextEncoder().encode('hello world'), 'notes.txt');
+    expect((await detail({ model: 'mistral-ocr-latest', document: { type: 'file', file_id: text } }))[0]).toMatchObject({ loc: ['body', 'document', 'file_id'], msg: expect.stringMatching(/not a supported file/) });
   });
 
   it('413s a document over maxOcrBytes', async () => {
@@ -223,6 +257,13 @@ describe('POST /v1/ocr bad input', () => {
       const res = await call(small, PATH, { body: { model: 'mistral-ocr-latest', document: pdfDoc(textPdf) } });
       expect(res.status).toBe(413);
       expect(res.json).toMatchObject({ object: 'error', code: 'request_too_large' });
+      const form = new FormData();
+      form.append('purpose', 'ocr');
+      form.append('file', new Blob([textPdf as Uint8Array<ArrayBuffer>]), 'doc.pdf');
+      const stored = await call(small, '/v1/files', { method: 'POST', rawBody: form });
+      const byId = await call(small, PATH, { body: { model: 'mistral-ocr-latest', document: { type: 'file', file_id: stored.json.id } } });
+      expect(byId.status).toBe(413);
+      expect(byId.json).toMatchObject({ object: 'error', code: 'request_too_large', param: 'document' });
     } finally {
       await small.close();
     }

@@ -159,6 +159,15 @@ describe('transcription round trip (Flite slt → pocketsphinx)', () => {
     expect(wer(SENTENCES.weather, b.json.text)).toBeLessThan(0.25);
   });
 
+  it('transcribes a file of the files API by file_id', async () => {
+    const up = await call(platform, '/v1/files', { method: 'POST', rawBody: form({ purpose: 'ocr', file: wavFile('fox') }) });
+    expect(up.status, up.text).toBe(200);
+    const res = await post(platform, { model: 'voxtral-mini-latest', file_id: up.json.id });
+    expect(res.status, res.text).toBe(200);
+    expect(wer(SENTENCES.fox, res.json.text)).toBeLessThan(0.25);
+    expect(res.json.usage.prompt_audio_seconds).toBe(3);
+  });
+
   it('fetches file_url from an allowlisted host (no redirects)', async () => {
     const ok = await post(platform, { model: 'voxtral-mini-latest', file_url: `http://${fileHost}/fox.wav` });
     expect(ok.status, ok.text).toBe(200);
@@ -179,6 +188,13 @@ describe('transcription through the official SDK', () => {
     expect(r.language).toBe('en');
     expect(r.segments?.length).toBeGreaterThanOrEqual(1);
     expect(r.usage.promptAudioSeconds).toBe(2);
+  });
+
+  it('files.upload then audio.transcriptions.complete with fileId', async () => {
+    const sdk = sdkFor(platform);
+    const up = await sdk.files.upload({ file: { fileName: 'weather.wav', content: fixtureWav('weather') }, purpose: 'ocr' });
+    const r = await sdk.audio.transcriptions.complete({ model: 'voxtral-mini-latest', fileId: up.id });
+    expect(wer(SENTENCES.weather, r.text)).toBeLessThan(0.25);
   });
 
   it('audio.transcriptions.stream parses with no unknown events', async () => {
@@ -258,7 +274,7 @@ describe('transcription errors', () => {
     } finally { await p2.close(); }
   });
 
-  it('validates language, booleans, granularities and file_id', async () => {
+  it('validates language, booleans and granularities', async () => {
     const fr = await post(platform, { model: 'voxtral-mini-latest', file: fox(), language: 'fr' });
     expect(fr.status).toBe(422);
     expect(fr.json.detail[0].loc).toEqual(['body', 'language']);
@@ -267,8 +283,34 @@ describe('transcription errors', () => {
     const bad = await post(platform, { model: 'voxtral-mini-latest', file: fox(), stream: 'yes', timestamp_granularities: 'sentence', temperature: 'hot' });
     expect(bad.status).toBe(422);
     expect(bad.json.detail.map((d: any) => d.loc.join('.')).sort()).toEqual(['body.stream', 'body.temperature', 'body.timestamp_granularities.0']);
-    const id = await post(platform, { model: 'voxtral-mini-latest', file_id: 'abc' });
-    expect(id.status).toBe(422);
+  });
+
+  it('file_id: unknown or another user\'s private file → 404, stored audio over the cap → 413, not audio → 422, one source only', async () => {
+    const unknown = await post(platform, { model: 'voxtral-mini-latest', file_id: 'abc' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ object: 'error', type: 'invalid_request_error', code: 'not_found', message: "File 'abc' not found" });
+    const upload = (file: Field, fields: Record<string, string> = {}, p = platform, key?: string) =>
+      call(p, '/v1/files', { method: 'POST', rawBody: form({ purpose: 'ocr', file, ...fields }), key });
+    const big = await upload({ bytes: writeWav(new Float32Array(1_200_000), 16000), name: 'big.wav' }); // 2.4 MB > 2 MB cap
+    const tooLarge = await post(platform, { model: 'voxtral-mini-latest', file_id: big.json.id });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.json).toMatchObject({ object: 'error', code: 'request_too_large', param: 'file_id' });
+    expect(tooLarge.json.message).toMatch(/^Audio file is larger than the limit/);
+    const text = await upload({ bytes: new TextEncoder().encode('not audio at all'), name: 'x.txt' });
+    const notAudio = await post(platform, { model: 'voxtral-mini-latest', file_id: text.json.id });
+    expect(notAudio.status).toBe(422);
+    expect(notAudio.json.detail[0].loc).toEqual(['body', 'file_id']);
+    const both = await post(platform, { model: 'voxtral-mini-latest', file: fox(), file_id: text.json.id });
+    expect(both.status).toBe(422);
+    expect(both.json.detail[0]).toMatchObject({ loc: ['body', 'file_id'], msg: 'Give only one of file, file_id and file_url, not file and file_id' });
+
+    const p2 = await startPlatform({ members: [{ apiKey: 'member-key', email: 'member@example.com' }] });
+    try {
+      const mine = await upload(fox(), { visibility: 'user' }, p2, 'member-key');
+      expect(mine.status).toBe(200);
+      const hidden = await call(p2, PATH, { method: 'POST', rawBody: form({ model: 'voxtral-mini-latest', file_id: mine.json.id }) });
+      expect(hidden.status).toBe(404);
+    } finally { await p2.close(); }
   });
 
   it('503 naming the apt-get line when pocketsphinx is missing', async () => {

@@ -1,10 +1,10 @@
 /**
  * Turns the `document` of an OCR request into bytes: `data:` URLs (PDF or image, base64) always, http(s)
- * URLs only for hosts on the `ocrUrlAllowlist` option, `file` never (no files API). The bytes are sniffed
- * (magic numbers, not the declared media type) into a PDF or a raster image.
+ * URLs only for hosts on the `ocrUrlAllowlist` option, `file` through the files API (`readFile`). The bytes
+ * are sniffed (magic numbers, not the declared media type) into a PDF or a raster image.
  */
 import type { OcrDocument } from '../../../client/types.js';
-import { invalidField, genericError, notFound } from '../../errors.js';
+import { genericError, invalidField, notFound } from '../../errors.js';
 import { FetchFailedError, checkAllowlistedUrl, fetchCapped } from '../../fetch-allowlisted.js';
 import { BodyTooLargeError } from '../../../server/read-capped.js';
 import type { OcrInput } from './types.js';
@@ -16,6 +16,8 @@ export interface DocumentInputOptions {
   maxBytes: number;
   urlAllowlist: readonly string[];
   signal: AbortSignal;
+  /** The bytes of a file of the caller's files (`document: {type:"file", file_id}`), undefined when unknown; absent: every id is unknown. */
+  readFile?: (fileId: string) => Promise<Uint8Array | undefined>;
 }
 
 export function documentTooLarge(limit: number) {
@@ -38,7 +40,10 @@ const SUPPORTED = 'PDF, PNG, JPEG, GIF, WebP or BMP';
 /** Reads the request's document; errors are the platform's 4xx answers. */
 export async function readDocument(document: OcrDocument, options: DocumentInputOptions): Promise<OcrInput> {
   if (document.type === 'file') {
-    throw notFound(`File '${document.file_id}' not found: the local platform has no files API; send the document as a data: URL (document_url or image_url) instead`);
+    const bytes = await options.readFile?.(document.file_id);
+    if (!bytes) throw notFound(`File '${document.file_id}' not found`);
+    if (bytes.byteLength > options.maxBytes) throw documentTooLarge(options.maxBytes);
+    return sniffed(bytes, ['body', 'document', 'file_id']);
   }
   const [field, raw] = document.type === 'document_url'
     ? ['document_url', document.document_url]
@@ -63,6 +68,11 @@ export async function readDocument(document: OcrDocument, options: DocumentInput
       throw err;
     }
   }
+  return sniffed(bytes, loc);
+}
+
+/** The document as a PDF or an image; empty or another kind of file → 422 at `loc`. */
+function sniffed(bytes: Uint8Array, loc: string[]): OcrInput {
   if (!bytes.byteLength) throw invalidField(loc, 'The document is empty', 'value_error');
   const kind = sniffDocument(bytes);
   if (!kind) throw invalidField(loc, `The document is not a supported file (supported: ${SUPPORTED})`, 'value_error');

@@ -1,10 +1,10 @@
 /**
- * Reading a multipart/form-data request with a byte cap counted while the body streams (readCapped),
- * then parsed by the platform's own `Request.formData()`. The same steps as the transcription route's
- * reader, with the messages naming the route and field of the caller.
+ * Reading a multipart/form-data request (file uploads, audio transcription) with a byte cap counted while the
+ * body streams (readCapped), then parsed by the platform's own `Request.formData()`. One reader for every
+ * multipart route; the messages name the caller's route, file field and what the file is.
  */
-import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
-import { genericError, invalidField } from '../errors.js';
+import { BodyTooLargeError, readCapped } from '../server/read-capped.js';
+import { genericError, invalidField } from './errors.js';
 
 /** Room for the non-file fields and part headers on top of the file cap. */
 const FORM_OVERHEAD = 64 * 1024;
@@ -16,11 +16,13 @@ export interface MultipartLimits {
   route: string;
   /** The file field (`param` of the 413). */
   fileField: string;
+  /** What the file is, capitalised, for the 413 message (default `File`; e.g. `Audio file`). */
+  fileKind?: string;
 }
 
-/** 413 for a file over the cap. */
-export function fileTooLarge(limit: number, field: string) {
-  return genericError(413, `File is larger than the limit of ${limit} bytes (${Math.round(limit / 1048576)} MB)`, 'invalid_request_error', 'request_too_large', field);
+/** 413 for a file over the cap; `kind` names the file (`File`, `Audio file`). */
+export function fileTooLarge(limit: number, field: string, kind = 'File') {
+  return genericError(413, `${kind} is larger than the limit of ${limit} bytes (${Math.round(limit / 1048576)} MB)`, 'invalid_request_error', 'request_too_large', field);
 }
 
 /** The form of a multipart request: 415 for another content type, 413 over the cap, 422 when malformed. */
@@ -29,14 +31,15 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
   if (!/^multipart\/form-data\s*;/i.test(type)) {
     throw genericError(415, `${limits.route} takes multipart/form-data, not '${type || 'no content type'}'`, 'invalid_request_error', 'unsupported_media_type');
   }
+  const tooLarge = () => fileTooLarge(limits.maxFileBytes, limits.fileField, limits.fileKind);
   const limit = limits.maxFileBytes + FORM_OVERHEAD;
   const declared = Number(request.headers.get('content-length') ?? 'NaN');
-  if (Number.isFinite(declared) && declared > limit) throw fileTooLarge(limits.maxFileBytes, limits.fileField);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   let bytes: Uint8Array;
   try {
     bytes = await readCapped(request.body, limit);
   } catch (err) {
-    if (err instanceof BodyTooLargeError) throw fileTooLarge(limits.maxFileBytes, limits.fileField);
+    if (err instanceof BodyTooLargeError) throw tooLarge();
     throw err;
   }
   try {
