@@ -60,6 +60,14 @@ const TYPE_NAMES: Record<string, [string, string]> = {
   null: ['none_required', 'Input should be None'],
 };
 
+/** How deep into the input a union branch's issues reach, counting into nested unions' closest branches. */
+function depth(branch: readonly ZodIssue[]): number {
+  return Math.max(...branch.map((i) => {
+    const nested = i.code === 'invalid_union' ? i.errors.filter((b) => b.length > 0) : [];
+    return i.path.length + (nested.length ? Math.max(...nested.map(depth)) : 0);
+  }));
+}
+
 /** Maps zod issues onto the FastAPI/pydantic vocabulary the platform answers with. */
 export function issuesToDetail(issues: readonly ZodIssue[], root: unknown, locPrefix: Array<string | number>): ValidationIssue[] {
   const out: ValidationIssue[] = [];
@@ -118,9 +126,8 @@ export function issuesToDetail(issues: readonly ZodIssue[], root: unknown, locPr
       case 'invalid_union': {
         // Report the closest branch's issues when there is one, else a plain union error. Closest: the branch
         // that got deepest into the input (a list with one bad item is a list, not a wrong string), then the fewest issues.
-        const depth = (branch: readonly ZodIssue[]) => Math.max(...branch.map((i) => i.path.length));
         const branches = issue.errors.filter((b) => b.length > 0).sort((a, b) => depth(b) - depth(a) || a.length - b.length);
-        if (branches.length && branches[0].every((i) => i.code !== 'invalid_union')) {
+        if (branches.length) {
           out.push(...issuesToDetail(branches[0].map((i) => ({ ...i, path: [...issue.path, ...i.path] })), root, locPrefix));
         } else {
           out.push({ loc, msg: issue.message === 'Invalid input' ? 'Input does not match any allowed shape' : issue.message, type: 'union_tag_invalid', input });

@@ -43,21 +43,6 @@ import { readJson } from '../validation.js';
 
 const TextInput = z.string().min(1);
 
-/**
- * `one` or `many` chosen by the value's shape rather than tried in turn, so a 422 points inside the shape the
- * caller sent (`input[1].content`) instead of at a union of both. Still needed for the chat inputs: when the
- * closest branch's own issue is a union (a message's role or content), validation.ts reports the outer union
- * as a whole ("Input does not match any allowed shape" at `input`). Plain texts use `z.union`.
- */
-function oneOrMany<S extends z.ZodType, L extends z.ZodType>(isMany: (value: unknown) => boolean, one: S, many: L) {
-  return z.unknown().transform((value, ctx): z.output<S> | z.output<L> => {
-    const parsed = (isMany(value) ? many : one).safeParse(value);
-    if (parsed.success) return parsed.data;
-    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
-    return z.NEVER;
-  });
-}
-
 /** A content chunk: any typed chunk is accepted, text chunks must carry their text. */
 const Chunk = z.looseObject({ type: z.string(), text: z.unknown().optional() }).superRefine((chunk, ctx) => {
   if (chunk.type === 'text' && typeof chunk.text !== 'string') {
@@ -83,13 +68,13 @@ const TextRequestSchema = z.strictObject({
 
 const ChatModerationRequestSchema = z.strictObject({
   model: z.string(),
-  input: oneOrMany((v) => Array.isArray(v) && Array.isArray(v[0]), Conversation, z.array(Conversation).min(1)),
+  input: z.union([Conversation, z.array(Conversation).min(1)]),
 });
 
 const InstructRequest = z.strictObject({ messages: Conversation });
 const ChatClassificationRequestSchema = z.strictObject({
   model: z.string(),
-  input: oneOrMany(Array.isArray, InstructRequest, z.array(InstructRequest).min(1)),
+  input: z.union([InstructRequest, z.array(InstructRequest).min(1)]),
 });
 
 type Capability = 'moderation' | 'classification';
