@@ -17,14 +17,14 @@
  * | `DELETE /v1/agents/{agent_id}` | 204 |
  *
  * Errors: 422 `{detail:[…]}` for any bad input (body, query); 404 for an unknown agent, version or
- * alias; 400 (`code: "invalid_model"`, `param: "model"`) for a model the platform does not serve;
+ * alias; 400 (`type: "invalid_model"`, `code: "1500"`, `param: "model"`) for a model the platform does not serve;
  * 422 at `body.handoffs.<i>` for a handoff id that names no agent; 413 for an oversized body.
  */
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { Agent, AgentAlias, AgentPage, ValidationIssue } from '../../client/types.js';
 import type { PlatformContext } from '../context.js';
-import { PlatformHttpError, genericError, notFound, validationError } from '../errors.js';
+import { PlatformHttpError, invalidModel, notFound, validationError } from '../errors.js';
 import { isoNow, newId } from '../ids.js';
 import { CreateAgentSchema, UpdateAgentSchema } from '../schemas.js';
 import { AgentStoreError, parseVersionNumber } from '../store/agents.js';
@@ -181,15 +181,7 @@ async function run<T>(work: () => Promise<T>, handoffs?: readonly string[] | nul
 }
 
 function checkModel(ctx: PlatformContext, model: string): void {
-  if (!ctx.chat.resolve(model)) {
-    throw genericError(
-      400,
-      `Invalid model: '${model}' is not served by this platform (GET /v1/models lists the models it serves)`,
-      'invalid_request_error',
-      'invalid_model',
-      'model',
-    );
-  }
+  if (!ctx.chat.resolve(model)) throw invalidModel(model, { kind: 'a chat model', capability: 'completion_chat' });
 }
 
 // ---------------------------------------------------------------- routes

@@ -13,10 +13,10 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ClientSessionResponse } from '../../client/types.js';
 import type { PlatformContext } from '../context.js';
-import { genericError } from '../errors.js';
+import { invalidModel } from '../errors.js';
 import { readJson } from '../validation.js';
 import type { ClientSecretStore } from '../realtime/client-secrets.js';
-import { notRealtimeModel } from './realtime-transcription.js';
+import { REALTIME_MODEL_EXPECTATION } from './realtime-transcription.js';
 
 export const DEFAULT_TTL_SECONDS = 900;
 export const MIN_TTL_SECONDS = 10;
@@ -38,7 +38,7 @@ export function clientSessionRoutes(ctx: PlatformContext, secrets: ClientSecretS
     const body = await readJson(c, ClientSessionSchema, ctx.limits.maxJsonBytes);
     const resolved = ctx.transcription.resolve(body.model);
     if (!resolved?.card.capabilities.audio_transcription_realtime) {
-      throw genericError(400, notRealtimeModel(body.model), 'invalid_model', '1500', 'model');
+      throw invalidModel(body.model, REALTIME_MODEL_EXPECTATION);
     }
     const grant = secrets.mint(resolved.card.id, body.ttl_seconds ?? DEFAULT_TTL_SECONDS);
     const expires_at = isoAt(grant.expiresAt);

@@ -40,9 +40,10 @@ export interface RealtimeTranscriptionEndpoint {
   close(): Promise<void>;
 }
 
-/** Why `model` is refused by this WebSocket and by `POST /v1/client/sessions`. */
-export const notRealtimeModel = (model: string) =>
-  invalidModelMessage(model, { kind: 'a realtime transcription model', capability: 'audio_transcription_realtime' });
+/** The model this WebSocket and `POST /v1/client/sessions` need. */
+export const REALTIME_MODEL_EXPECTATION = { kind: 'a realtime transcription model', capability: 'audio_transcription_realtime' } as const;
+/** Why `model` is refused by this WebSocket. */
+const notRealtimeModel = (model: string) => invalidModelMessage(model, REALTIME_MODEL_EXPECTATION);
 
 function refuse(socket: Duplex): void {
   const body = JSON.stringify(unauthorized('Unauthorized: send a valid API key as Authorization: Bearer, or a client secret (rt_…) from POST /v1/client/sessions as the WebSocket subprotocol next to "realtime"').body);

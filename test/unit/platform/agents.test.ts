@@ -89,7 +89,7 @@ describe('POST /v1/agents', () => {
   it('rejects an unknown model with 400 naming it', async () => {
     const res = await req('/v1/agents', { body: { model: 'no-such-model', name: 'x' } });
     expect(res.status).toBe(400);
-    expect(res.json).toMatchObject({ object: 'error', param: 'model', code: 'invalid_model' });
+    expect(res.json).toMatchObject({ object: 'error', type: 'invalid_model', param: 'model', code: '1500' });
     expect(res.json.message).toContain('no-such-model');
   });
 
