@@ -112,10 +112,15 @@ export async function createDirectory(db: Db, options: DirectoryOptions): Promis
     }
   });
 
+  /**
+   * Callers by key hash, so a request costs no query to authenticate. Keys only change at start (seeding) and
+   * when a user is deleted, which clears this; unknown keys are not cached.
+   */
+  const callers = new Map<string, Caller>();
   const tenancy: Tenancy = {
     organizationId,
     roles,
-    members: new OrganizationMembers(db, roles, organizationId, workspaceId, new Set([owner])),
+    members: new OrganizationMembers(db, roles, organizationId, workspaceId, new Set([owner]), () => callers.clear()),
     groups: new UserGroups(db, roles, organizationId),
     limits,
     async identity(caller) {
@@ -156,10 +161,16 @@ export async function createDirectory(db: Db, options: DirectoryOptions): Promis
   return {
     tenancy,
     async authenticate(key) {
+      const hash = hashKey(key);
+      const known = callers.get(hash);
+      if (known) return known;
       const { rows } = await db.query<{ id: string; kind: 'user' | 'admin'; user_id: string; workspace_id: string }>(
-        'select id, kind, user_id, workspace_id from tenancy_api_keys where key_hash = $1', [hashKey(key)]);
+        'select id, kind, user_id, workspace_id from tenancy_api_keys where key_hash = $1', [hash]);
       const k = rows[0];
-      return k ? { kind: k.kind, userId: k.user_id, organizationId, workspaceId: k.workspace_id, apiKeyId: k.id } : null;
+      if (!k) return null;
+      const caller: Caller = { kind: k.kind, userId: k.user_id, organizationId, workspaceId: k.workspace_id, apiKeyId: k.id };
+      callers.set(hash, caller);
+      return caller;
     },
     async hasWorkspacePermission(caller, permission) {
       if (caller.kind === 'admin') return true;

@@ -68,6 +68,8 @@ export class OrganizationMembers {
     private readonly defaultWorkspaceId: string,
     /** Users that cannot be deleted (the owner behind the admin key). */
     private readonly protectedUserIds: ReadonlySet<string>,
+    /** Called after a user (and so their keys) is deleted. */
+    private readonly onKeysChanged: () => void = () => {},
   ) {}
 
   /** `GET /v1/admin/users`: members first, then invitations, paginated together. */
@@ -139,6 +141,7 @@ export class OrganizationMembers {
     await this.row(id);
     if (this.protectedUserIds.has(id)) throw genericError(409, 'The organization owner cannot be deleted', 'invalid_request_error', 'conflict');
     await this.db.query('delete from tenancy_users where id = $1', [id]);
+    this.onKeysChanged();
   }
 
   async listInvites(): Promise<{ invites: Invite[] }> {
