@@ -1,34 +1,63 @@
 /** Database migrations of this area, applied in order once each; never edit a shipped entry, add a new one. */
 export const MIGRATIONS: string[] = [
-  // 1: files (metadata), their bytes in 1 MiB chunks, the secret that signs download URLs
+  // 1: libraries, their access entries, documents (metadata, extracted pages), document bytes in 1 MiB
+  //    chunks, and the text chunks of processed documents with their embeddings
   `
-  create table files (
+  create table libraries (
     id text primary key,
     seq bigserial,
-    workspace_id text not null,
-    user_id text not null,
-    visibility text not null,
-    filename text not null,
-    purpose text not null,
-    sample_type text not null,
-    source text not null,
-    mimetype text,
-    bytes bigint not null,
-    num_lines integer,
-    signature text not null,
-    created_at bigint not null,
-    expires_at bigint
+    organization_id text not null,
+    owner_type text not null,
+    owner_id text not null,
+    creator_id text not null,
+    name text not null,
+    description text,
+    chunk_size integer,
+    created_at text not null,
+    updated_at text not null
   );
-  create index files_workspace on files (workspace_id, seq);
-  create table file_chunks (
-    file_id text not null references files(id) on delete cascade,
+  create table library_shares (
+    library_id text not null references libraries(id) on delete cascade,
+    share_with_type text not null,
+    share_with_uuid text not null,
+    role text not null,
+    primary key (library_id, share_with_type, share_with_uuid)
+  );
+  create table library_documents (
+    id text primary key,
+    seq bigserial,
+    library_id text not null references libraries(id) on delete cascade,
+    name text not null,
+    hash text not null,
+    mime_type text,
+    extension text,
+    size bigint not null,
+    uploaded_by_id text not null,
+    attributes jsonb,
+    expires_at text,
+    created_at text not null,
+    process_status text not null,
+    last_processed_at text,
+    number_of_pages integer,
+    summary text,
+    tokens_main integer,
+    tokens_summary integer,
+    failure text,
+    pages jsonb
+  );
+  create index library_documents_library on library_documents (library_id, seq);
+  create table library_document_bytes (
+    document_id text not null references library_documents(id) on delete cascade,
     position integer not null,
     data bytea not null,
-    primary key (file_id, position)
+    primary key (document_id, position)
   );
-  create table file_url_secret (
-    id integer primary key check (id = 1),
-    secret bytea not null
+  create table library_document_chunks (
+    document_id text not null references library_documents(id) on delete cascade,
+    position integer not null,
+    text text not null,
+    embedding bytea not null,
+    primary key (document_id, position)
   );
   `,
 ];
