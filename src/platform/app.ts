@@ -12,6 +12,7 @@ import { SpeechCatalog } from './engines/speech/catalog.js';
 import type { SpeechEngine } from './engines/speech/types.js';
 import { createEspeakSpeechEngine } from './engines/speech/espeak.js';
 import type { PlatformContext } from './context.js';
+import type { Caller } from './caller.js';
 import { modelRoutes } from './routes/models.js';
 import { agentRoutes } from './routes/agents.js';
 import { conversationRoutes } from './routes/conversations.js';
@@ -153,7 +154,8 @@ export function createPlatform(options: PlatformOptions): Platform {
       audioInput: { maxAudioBytes: options.maxAudioBytes ?? DEFAULT_MAX_AUDIO_BYTES, urlAllowlist: options.transcriptionUrlAllowlist ?? [] },
       limits: { maxJsonBytes: options.maxJsonBytes ?? DEFAULT_JSON_LIMIT },
     };
-    return { db, app: buildApp(ctx, options, secrets, report) };
+    const stoppers: Array<() => Promise<void>> = [];
+    return { db, stoppers, app: buildApp(ctx, options, secrets, report, stoppers) };
   });
   opened.catch(report);
 
@@ -168,7 +170,8 @@ export function createPlatform(options: PlatformOptions): Platform {
     },
     async close() {
       await realtime.close();
-      const { db } = await opened;
+      const { db, stoppers } = await opened;
+      await Promise.all(stoppers.map((stop) => stop()));
       await chat.close();
       await speech.close();
       await transcription.close();
@@ -182,13 +185,24 @@ export function createPlatform(options: PlatformOptions): Platform {
 const apiKeys = (options: PlatformOptions) =>
   new Set([options.apiKey, options.adminKey, ...(options.members ?? []).map((m) => m.apiKey)].filter((k): k is string => !!k));
 
-function buildApp(ctx: PlatformContext, options: PlatformOptions, secrets: ClientSecretStore, report: (e: unknown) => void): Hono {
+/** `stoppers` collects what the app starts in the background, to be stopped on close before the engines. */
+function buildApp(
+  ctx: PlatformContext, options: PlatformOptions, secrets: ClientSecretStore, report: (e: unknown) => void, stoppers: Array<() => Promise<void>>,
+): Hono {
   const app = new Hono();
 
   app.onError((err, c) => errorResponse(err, c, report));
   app.notFound((c) => c.json(genericError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, 'invalid_request_error', 'not_found').body, 404));
 
+  // Requests the platform makes to itself for a caller (batch lines): the caller is preset, no key is read.
+  // Only Request objects made inside this process are in the map, so no outside request can claim it.
+  const internalCallers = new WeakMap<Request, Caller>();
   const authenticate = async (c: Context, next: () => Promise<void>) => {
+    const preset = internalCallers.get(c.req.raw);
+    if (preset) {
+      c.set('caller' as never, preset as never);
+      return next();
+    }
     const header = c.req.header('authorization');
     const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
     const key = bearer ?? c.req.header('x-api-key');
@@ -225,7 +239,14 @@ function buildApp(ctx: PlatformContext, options: PlatformOptions, secrets: Clien
   app.route('/', embeddingRoutes(ctx));
   app.route('/', fileRoutes(ctx, { maxFileBytes: options.maxFileBytes }));
   app.route('/', voiceRoutes(ctx));
-  app.route('/', batchRoutes(ctx));
+  app.route('/', batchRoutes(ctx, {
+    report,
+    dispatch: async (caller, request) => {
+      internalCallers.set(request, caller);
+      return app.fetch(request);
+    },
+    onStop: (stop) => stoppers.push(stop),
+  }));
   app.route('/', fineTuningRoutes(ctx));
   app.route('/', libraryRoutes(ctx));
   return app;

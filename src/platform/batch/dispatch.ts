@@ -3,16 +3,7 @@
  * endpoint, made on behalf of the job's creator (so validation, engines, errors and usage are exactly those of
  * a direct call). The endpoints follow the SDK's ApiEndpoint enum.
  */
-import { Hono } from 'hono';
 import type { Caller } from '../caller.js';
-import type { PlatformContext } from '../context.js';
-import { PlatformHttpError, genericError } from '../errors.js';
-import { chatCompletionRoutes } from '../routes/chat-completions.js';
-import { classifierRoutes } from '../routes/classifiers.js';
-import { conversationRoutes } from '../routes/conversations.js';
-import { embeddingRoutes } from '../routes/embeddings.js';
-import { ocrRoutes } from '../routes/ocr.js';
-import { transcriptionRoutes } from '../routes/transcription.js';
 
 /** The endpoints a batch job may target (the SDK's ApiEndpoint). */
 export const BATCH_ENDPOINTS = [
@@ -54,29 +45,4 @@ export function lineRequest(endpoint: BatchEndpoint, job: { model: string | null
     for (const item of Array.isArray(value) ? value : [value]) form.append(name, typeof item === 'object' ? JSON.stringify(item) : String(item));
   }
   return new Request(INTERNAL_ORIGIN + path, { method: 'POST', body: form });
-}
-
-/**
- * A {@link Dispatch} over the platform's own route modules for the batch endpoints, with the caller preset.
- * Errors become the routes' usual answers (PlatformHttpError bodies; anything else a 500 in the generic shape, reported).
- */
-export function endpointDispatcher(ctx: PlatformContext, report: (error: unknown) => void): Dispatch {
-  const callers = new WeakMap<Request, Caller>();
-  const app = new Hono();
-  app.onError((err, c) => {
-    if (err instanceof PlatformHttpError) return c.json(err.body, err.status as 400, err.headers);
-    report(err);
-    return c.json(genericError(500, 'Internal server error', 'server_error', 'internal_error').body, 500);
-  });
-  app.use('*', async (c, next) => {
-    c.set('caller' as never, callers.get(c.req.raw) as never);
-    await next();
-  });
-  for (const routes of [chatCompletionRoutes, embeddingRoutes, classifierRoutes, ocrRoutes, conversationRoutes, transcriptionRoutes]) {
-    app.route('/', routes(ctx));
-  }
-  return async (caller, request) => {
-    callers.set(request, caller);
-    return app.fetch(request);
-  };
 }

@@ -23,6 +23,7 @@ const PAGE = 100;
 export class BatchRunner {
   private running: Promise<void> | undefined;
   private again = false;
+  private stopping = false;
 
   constructor(
     private readonly db: Db,
@@ -30,15 +31,25 @@ export class BatchRunner {
     private readonly report: (error: unknown) => void,
   ) {}
 
+  /**
+   * Stops after the line in flight (before the platform closes its engines): the job stays RUNNING and
+   * resumes at its next line on the next start.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.running;
+  }
+
   /** Starts working through the pending jobs unless already doing so (then looks again when done). */
   wake(): void {
+    if (this.stopping) return;
     if (this.running) {
       this.again = true;
       return;
     }
     this.running = this.drain().finally(() => {
       this.running = undefined;
-      if (this.again && !this.db.closed) {
+      if (this.again && !this.db.closed && !this.stopping) {
         this.again = false;
         this.wake();
       }
@@ -47,7 +58,7 @@ export class BatchRunner {
 
   private async drain(): Promise<void> {
     for (;;) {
-      if (this.db.closed) return;
+      if (this.db.closed || this.stopping) return;
       let job: StoredBatchJob | undefined;
       try {
         job = await nextPendingJob(this.db);
@@ -77,6 +88,7 @@ export class BatchRunner {
       const lines = await pendingLines(this.db, id, PAGE);
       if (!lines.length) return this.finish(job, 'SUCCESS');
       for (const line of lines) {
+        if (this.stopping) return;
         const current = await getStoredJob(this.db, id);
         if (!current) return;
         if (current.record.status === 'CANCELLATION_REQUESTED') return this.finish(job, 'CANCELLED');

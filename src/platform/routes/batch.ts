@@ -24,7 +24,7 @@ import { callerOf } from '../caller.js';
 import { badRequest, invalidField, notFound } from '../errors.js';
 import { isUuid } from '../connectors/store.js';
 import { readJson, validate } from '../validation.js';
-import { AGENT_ENDPOINTS, BATCH_ENDPOINTS, endpointDispatcher, type Dispatch } from '../batch/dispatch.js';
+import { AGENT_ENDPOINTS, BATCH_ENDPOINTS, type Dispatch } from '../batch/dispatch.js';
 import { readBatchInput } from '../batch/input.js';
 import { BatchRunner } from '../batch/runner.js';
 import {
@@ -32,8 +32,10 @@ import {
 } from '../batch/store.js';
 
 export interface BatchRouteOptions {
-  /** How a request of a job reaches the platform; default: the platform's endpoint routes with the caller preset. */
-  dispatch?: Dispatch;
+  /** How a request of a job reaches the platform: its own app, as the job's creator. */
+  dispatch: Dispatch;
+  /** Given the runner's stop, which the platform awaits on close before stopping its engines. */
+  onStop?: (stop: () => Promise<void>) => void;
   /** Where unexpected errors of the background runner are reported (default: console.error). */
   report?: (error: unknown) => void;
 }
@@ -91,10 +93,11 @@ function metadataFilter(c: Context, json: string | undefined): Record<string, st
   return filter;
 }
 
-export function batchRoutes(ctx: PlatformContext, options: BatchRouteOptions = {}): Hono {
+export function batchRoutes(ctx: PlatformContext, options: BatchRouteOptions): Hono {
   const app = new Hono();
   const report = options.report ?? ((e: unknown) => console.error('[parley platform] batch', e));
-  const runner = new BatchRunner(ctx.db, options.dispatch ?? endpointDispatcher(ctx, report), report);
+  const runner = new BatchRunner(ctx.db, options.dispatch, report);
+  options.onStop?.(() => runner.stop());
   // Jobs left QUEUED or RUNNING by the previous run continue now.
   runner.wake();
 
