@@ -316,7 +316,9 @@ export interface ModelCapabilities {
   audio_speech: boolean;
   unified_resources: boolean;
 }
-export interface ModelCard {
+/** A model as `GET /v1/models` lists it: a base model, or a fine-tuned one (FTModelCard). */
+export type ModelCard = BaseModelCard | FineTunedModelCard;
+export interface BaseModelCard {
   id: string;
   object: 'model';
   created: number;
@@ -330,6 +332,13 @@ export interface ModelCard {
   deprecation_replacement_model: string | null;
   default_model_temperature: number | null;
   type: 'base';
+}
+/** A fine-tuned model: its job, the base model it was trained from (`root`), and whether it is archived. */
+export interface FineTunedModelCard extends Omit<BaseModelCard, 'type'> {
+  type: 'fine-tuned';
+  job: string;
+  root: string;
+  archived: boolean;
 }
 export interface ModelList { object: 'list'; data: ModelCard[] }
 

@@ -1,4 +1,4 @@
-import type { ModelCapabilities, ModelCard } from '../../client/types.js';
+import type { BaseModelCard, ModelCapabilities } from '../../client/types.js';
 
 const NO_CAPABILITIES: ModelCapabilities = {
   completion_chat: false, function_calling: false, reasoning: false, completion_fim: false, fine_tuning: false,
@@ -16,7 +16,7 @@ export function modelCard(card: {
   capabilities: Partial<ModelCapabilities>;
   aliases?: string[];
   maxContextLength?: number;
-}): ModelCard {
+}): BaseModelCard {
   return {
     id: card.id,
     object: 'model',

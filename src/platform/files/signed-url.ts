@@ -14,11 +14,17 @@ export function signFileUrl(secret: Uint8Array, fileId: string, expires: number)
   return createHmac('sha256', secret).update(`${fileId}\n${expires}`).digest('hex');
 }
 
-/** Why a signed URL is refused, or undefined when it is valid now. */
-export function checkSignedUrl(secret: Uint8Array, fileId: string, expires: string | undefined, signature: string | undefined, now = Date.now() / 1000): string | undefined {
+/**
+ * Why a signed URL is refused, or undefined when it is valid now. `renewal` names where a new URL comes from
+ * (said when the URL has expired).
+ */
+export function checkSignedUrl(
+  secret: Uint8Array, fileId: string, expires: string | undefined, signature: string | undefined,
+  renewal = 'GET /v1/files/{file_id}/url', now = Date.now() / 1000,
+): string | undefined {
   if (!expires || !/^\d+$/.test(expires) || !signature || !/^[0-9a-f]{64}$/.test(signature)) return 'The URL is not a signed file URL (expires and signature are required)';
   const expected = Buffer.from(signFileUrl(secret, fileId, Number(expires)), 'hex');
   if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return 'The URL signature is not valid';
-  if (Number(expires) <= now) return 'The signed URL has expired; ask GET /v1/files/{file_id}/url for a new one';
+  if (Number(expires) <= now) return `The signed URL has expired; ask ${renewal} for a new one`;
   return undefined;
 }

@@ -1,34 +1,25 @@
 /** Database migrations of this area, applied in order once each; never edit a shipped entry, add a new one. */
 export const MIGRATIONS: string[] = [
-  // 1: files (metadata), their bytes in 1 MiB chunks, the secret that signs download URLs
+  // 1: fine-tuning jobs (the whole job answer as JSON, plus the columns lists filter on) and fine-tuned models
+  //    (card fields plus the adapter: the example memory the training kept)
   `
-  create table files (
+  create table fine_tuning_jobs (
     id text primary key,
     seq bigserial,
     workspace_id text not null,
     user_id text not null,
-    visibility text not null,
-    filename text not null,
-    purpose text not null,
-    sample_type text not null,
-    source text not null,
-    mimetype text,
-    bytes bigint not null,
-    num_lines integer,
-    signature text not null,
+    status text not null,
     created_at bigint not null,
-    expires_at bigint
+    record jsonb not null
   );
-  create index files_workspace on files (workspace_id, seq);
-  create table file_chunks (
-    file_id text not null references files(id) on delete cascade,
-    position integer not null,
-    data bytea not null,
-    primary key (file_id, position)
-  );
-  create table file_url_secret (
-    id integer primary key check (id = 1),
-    secret bytea not null
+  create index fine_tuning_jobs_workspace on fine_tuning_jobs (workspace_id, seq);
+  create table fine_tuned_models (
+    id text primary key,
+    seq bigserial,
+    workspace_id text not null,
+    job_id text not null,
+    record jsonb not null,
+    examples jsonb not null
   );
   `,
 ];

@@ -275,8 +275,8 @@ export function libraryRoutes(ctx: PlatformContext): Hono {
   // Outside /v1: no API key; the signature is the proof.
   const signedDocument = async (c: Context, what: 'content' | 'extracted-text') => {
     const id = c.req.param('document_id') ?? '';
-    const refused = checkSignedUrl(await urlSecret(ctx.db), signedSubject(what, id), c.req.query('expires'), c.req.query('signature'));
-    if (refused) throw forbidden(refused.replace('GET /v1/files/{file_id}/url', 'the signed-url route of the document'));
+    const refused = checkSignedUrl(await urlSecret(ctx.db), signedSubject(what, id), c.req.query('expires'), c.req.query('signature'), 'the signed-url route of the document');
+    if (refused) throw forbidden(refused);
     const doc = await getDocumentById(ctx.db, id);
     if (!doc) throw notFound(`Document '${id}' not found`);
     return doc;

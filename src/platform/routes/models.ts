@@ -25,9 +25,10 @@ export function modelRoutes(ctx: PlatformContext): Hono {
     return c.json(found.card);
   });
 
-  app.delete('/v1/models/:model_id', (c) => {
+  app.delete('/v1/models/:model_id', async (c) => {
     const found = resolve(c.req.param('model_id'));
     if (!found) throw notFound(`Model '${c.req.param('model_id')}' not found`);
+    if (await ctx.chat.delete(found.card.id)) return c.json({ id: found.card.id, object: 'model', deleted: true });
     throw forbidden(`Model '${found.card.id}' is a base model of the local platform and cannot be deleted; only fine-tuned models can`);
   });
 

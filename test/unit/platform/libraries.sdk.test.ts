@@ -3,7 +3,6 @@
 // the SDK's typed errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mistral } from '@mistralai/mistralai';
-import { HTTPClient } from '@mistralai/mistralai/lib/http.js';
 import { HTTPValidationError } from '@mistralai/mistralai/models/errors/httpvalidationerror.js';
 import { MistralError } from '@mistralai/mistralai/models/errors/mistralerror.js';
 import type { Platform } from '../../../src/platform/app.js';
@@ -102,7 +101,7 @@ describe('libraries through the official SDK', () => {
   it('accesses: list, updateOrCreate, delete, enforced for the member', async () => {
     const lib = await sdk.beta.libraries.create({ name: 'SDK shared', ownerType: 'User' });
     const member = (await call(platform, '/v1/users/me', { key: 'member-key' })).json;
-    const memberSdk = new Mistral({ apiKey: 'member-key', serverURL: BASE, httpClient: new HTTPClient({ fetcher: (input, init) => platform.fetch(input instanceof Request ? input : new Request(input, init)) }) });
+    const memberSdk = sdkFor(platform, BASE, 'member-key');
     await expect(memberSdk.beta.libraries.get({ libraryId: lib.id })).rejects.toMatchObject({ statusCode: 404 });
 
     const entry = await sdk.beta.libraries.accesses.updateOrCreate({ libraryId: lib.id, sharingRequest: { level: 'Viewer', shareWithUuid: member.id, shareWithType: 'User' } });

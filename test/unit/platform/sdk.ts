@@ -3,10 +3,10 @@ import { HTTPClient } from '@mistralai/mistralai/lib/http.js';
 import type { Platform } from '../../../src/platform/app.js';
 import { API_KEY, BASE } from './helpers.js';
 
-/** The official SDK, unmodified, talking to the platform's fetch handler directly. */
-export function sdkFor(platform: Platform, serverURL = BASE): Mistral {
+/** The official SDK, unmodified, talking to the platform's fetch handler directly (as the API key's user unless `apiKey` says). */
+export function sdkFor(platform: Platform, serverURL = BASE, apiKey = API_KEY): Mistral {
   const httpClient = new HTTPClient({ fetcher: (input, init) => platform.fetch(input instanceof Request ? input : new Request(input, init)) });
-  return new Mistral({ apiKey: API_KEY, serverURL, httpClient });
+  return new Mistral({ apiKey, serverURL, httpClient });
 }
 
 /** Drains an SDK event stream; fails on any event the SDK could not recognise. */

@@ -1,0 +1,166 @@
+/**
+ * Runs fine-tuning jobs in the background, in this process: QUEUED → VALIDATING → VALIDATED (→ waits for
+ * `/start` unless `auto_start`) → RUNNING (one checkpoint per epoch) → SUCCESS, or FAILED_VALIDATION (a bad
+ * training file, with the line in the event's `error`), FAILED (anything else) or CANCELLED. Every step is
+ * saved before the next, and a cancellation saved in between wins (store.saveJob).
+ *
+ * At start-up, jobs that were in progress when the platform stopped are resumed: validation and training
+ * are deterministic and read only the stored files, so running them again from the start gives the model
+ * the interrupted run would have given (an event `resumed` records it).
+ */
+import { readFileBytes } from '../files/store.js';
+import type { Db } from '../store/db.js';
+import { ExampleMemory, trainEpoch } from './example-memory.js';
+import type { FineTunedModels } from './fine-tuned-models.js';
+import { epochsOf, fineTunedModelId, type FineTuningJob, type JobMetadata, type JobStatus } from './jobs.js';
+import { saveJob, unfinishedJobs, type StoredJob } from './store.js';
+import { TrainingDataError, parseTrainingFile, type TrainingExample } from './training-data.js';
+
+/** The data of a job, read from its files. */
+export interface JobData { examples: TrainingExample[]; samples: number; tokens: number; validation: TrainingExample[] }
+
+/** Reads and checks a job's training and validation files; throws {@link TrainingDataError} naming the file and line. */
+export async function readJobData(db: Db, owner: { workspaceId: string; userId: string }, files: { training: string[]; validation: string[] }): Promise<JobData> {
+  const read = async (fileId: string) => {
+    const found = await readFileBytes(db, owner.workspaceId, fileId, owner.userId);
+    if (!found) throw new TrainingDataError(`File ${fileId} does not exist (any more)`);
+    return parseTrainingFile(found.bytes, fileId);
+  };
+  const data: JobData = { examples: [], samples: 0, tokens: 0, validation: [] };
+  for (const id of files.training) {
+    const set = await read(id);
+    data.examples.push(...set.examples);
+    data.samples += set.samples;
+    data.tokens += set.tokens;
+  }
+  for (const id of files.validation) data.validation.push(...(await read(id)).examples);
+  if (data.examples.length === 0) throw new TrainingDataError('The training files hold no assistant reply that follows a user message; there is nothing to learn');
+  return data;
+}
+
+/** What a job will do with its data: epochs, steps (one example per step) and token counts. */
+export function jobPlan(job: Pick<FineTuningJob, 'hyperparameters'>, data: JobData): { epochs: number; steps: number; metadata: JobMetadata } {
+  const epochs = epochsOf(job.hyperparameters, data.examples.length);
+  return {
+    epochs,
+    steps: epochs * data.examples.length,
+    metadata: {
+      // Measured locally: a few milliseconds per thousand examples and epoch; one second is the floor.
+      expected_duration_seconds: Math.max(1, Math.ceil((epochs * data.examples.length) / 2000)),
+      cost: 0,
+      cost_currency: null,
+      train_tokens_per_step: Math.round(data.tokens / Math.max(data.examples.length, 1)),
+      train_tokens: data.tokens * epochs,
+      data_tokens: data.tokens,
+      estimated_start_time: null,
+    },
+  };
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** Thrown when a save finds the job cancelled: the run stops there. */
+class JobCancelled extends Error {}
+
+/** The background trainer of one platform. */
+export class FineTuningTrainer {
+  private readonly active = new Map<string, Promise<void>>();
+
+  constructor(private readonly db: Db, private readonly models: FineTunedModels) {}
+
+  /** Resumes the jobs that were in progress when the platform last stopped. */
+  async resume(): Promise<void> {
+    for (const stored of await unfinishedJobs(this.db)) {
+      stored.job.events.push({ name: 'resumed', data: { status: stored.job.status }, created_at: nowSeconds() });
+      this.schedule(stored);
+    }
+  }
+
+  /** Runs (or goes on with) a job in the background; a job already running is left alone. */
+  schedule(stored: StoredJob): void {
+    const { id } = stored.job;
+    if (this.active.has(id)) return;
+    const run = this.run(stored)
+      // Only a database failure while recording a failure gets here; the job stays as last saved and resumes at the next start.
+      .catch((error: unknown) => console.error('[parley fine-tuning]', error))
+      .finally(() => this.active.delete(id));
+    this.active.set(id, run);
+  }
+
+  private async run(stored: StoredJob): Promise<void> {
+    const { job } = stored;
+    try {
+      await this.steps(stored);
+    } catch (error) {
+      if (error instanceof JobCancelled) return;
+      // The platform is closing under the job: it is resumed at the next start.
+      if (this.db.closed) return;
+      const validation = error instanceof TrainingDataError;
+      await this.enter(job, validation ? 'FAILED_VALIDATION' : 'FAILED', { error: error instanceof Error ? error.message : String(error) }).catch((e: unknown) => {
+        if (!(e instanceof JobCancelled) && !this.db.closed) throw e;
+      });
+    }
+  }
+
+  /** Saves the job in `status` with a `status-updated` event (extra event data merged in). */
+  private async enter(job: FineTuningJob, status: JobStatus, data: Record<string, unknown> = {}): Promise<void> {
+    const at = nowSeconds();
+    job.status = status;
+    job.modified_at = at;
+    job.events.push({ name: 'status-updated', data: { status, ...data }, created_at: at });
+    if (!(await saveJob(this.db, job))) throw new JobCancelled();
+  }
+
+  private async steps({ job, workspaceId, userId }: StoredJob): Promise<void> {
+    const files = { training: job.training_files, validation: job.validation_files ?? [] };
+    await new Promise((resolve) => setImmediate(resolve));
+    if (job.status === 'QUEUED' || job.status === 'VALIDATING') {
+      await this.enter(job, 'VALIDATING');
+      const data = await readJobData(this.db, { workspaceId, userId }, files);
+      const plan = jobPlan(job, data);
+      job.metadata = plan.metadata;
+      job.hyperparameters = { ...job.hyperparameters, epochs: plan.epochs, training_steps: plan.steps };
+      await this.enter(job, 'VALIDATED');
+      if (!job.auto_start) return;
+    }
+    const rootVersion = this.models.baseOf(job.model);
+    if (!rootVersion) throw new Error(`The base model ${job.model} is not served by this platform any more`);
+    const data = await readJobData(this.db, { workspaceId, userId }, files);
+    const { epochs } = jobPlan(job, data);
+    job.checkpoints = [];
+    await this.enter(job, 'RUNNING');
+    const memory = new ExampleMemory();
+    for (let epoch = 1; epoch <= epochs; epoch++) {
+      const trainLoss = await trainEpoch(memory, data.examples);
+      const validLoss = data.validation.length ? memory.loss(data.validation) : null;
+      const at = nowSeconds();
+      job.checkpoints.push({
+        metrics: { train_loss: trainLoss, valid_loss: validLoss, valid_mean_token_accuracy: null },
+        step_number: epoch * data.examples.length,
+        created_at: at,
+      });
+      job.modified_at = at;
+      if (!(await saveJob(this.db, job))) throw new JobCancelled();
+    }
+    const created = nowSeconds();
+    const id = fineTunedModelId(job.model, job.suffix, job.id, created);
+    await this.models.add({
+      record: {
+        id, created, owned_by: workspaceId, workspace_id: workspaceId, root: job.model, root_version: rootVersion, job: job.id,
+        archived: false, name: null, max_context_length: 32768,
+        description: `Fine-tuned locally from ${job.model} by job ${job.id}: an example memory of ${memory.examples.length} (prompt → reply) pairs ` +
+          'kept from the training data. A prompt similar to a remembered one (cosine ≥ 0.5 over hashed lexical embeddings) gets its trained reply; ' +
+          `every other prompt is answered by ${job.model}.`,
+      },
+      examples: memory.examples,
+    });
+    job.fine_tuned_model = id;
+    job.trained_tokens = data.tokens * epochs;
+    try {
+      await this.enter(job, 'SUCCESS');
+    } catch (error) {
+      await this.models.delete(id);
+      throw error;
+    }
+  }
+}
