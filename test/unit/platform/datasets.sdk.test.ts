@@ -4,26 +4,16 @@
  * status codes and content types exactly and validates every answer, so each call resolving is part
  * of the assertion; errors must come back as `ObservabilityError` with their detail.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Mistral } from '@mistralai/mistralai';
+import { describe, expect, it } from 'vitest';
+import { withSdkPlatform } from './sdk.js';
 import * as errors from '@mistralai/mistralai/models/errors';
-import type { Platform } from '../../../src/platform/app.js';
-import { startPlatform } from './helpers.js';
-import { sdkFor } from './sdk.js';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
-let platform: Platform;
-let sdk: Mistral;
-
-beforeAll(async () => {
-  platform = await startPlatform();
-  sdk = sdkFor(platform);
-});
-afterAll(async () => { await platform.close(); });
+const t = withSdkPlatform();
 
 async function settle(datasetId: string, taskId: string) {
   for (let i = 0; i < 200; i++) {
-    const task = await sdk.beta.observability.datasets.fetchTask({ datasetId, taskId });
+    const task = await t.sdk.beta.observability.datasets.fetchTask({ datasetId, taskId });
     if (task.status !== 'RUNNING') return task;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -50,7 +40,7 @@ const judgeDefinition = {
 
 describe('SDK beta.observability.datasets against the local platform', () => {
   it('creates, lists, fetches, updates and deletes datasets', async () => {
-    const ds = sdk.beta.observability.datasets;
+    const ds = t.sdk.beta.observability.datasets;
     const created = await ds.create({ name: 'SDK dataset', description: 'made by the SDK' });
     expect(created).toMatchObject({ name: 'SDK dataset', description: 'made by the SDK', deletedAt: null });
     expect(created.createdAt).toBeInstanceOf(Date);
@@ -73,7 +63,7 @@ describe('SDK beta.observability.datasets against the local platform', () => {
   });
 
   it('creates, lists, fetches, updates and deletes records', async () => {
-    const ds = sdk.beta.observability.datasets;
+    const ds = t.sdk.beta.observability.datasets;
     const { id: datasetId } = await ds.create({ name: 'SDK records', description: '' });
     const record = await ds.createRecord({
       datasetId,
@@ -99,8 +89,8 @@ describe('SDK beta.observability.datasets against the local platform', () => {
   });
 
   it('imports from the playground, another dataset and a file, with readable tasks, and exports', async () => {
-    const ds = sdk.beta.observability.datasets;
-    const conversation = await sdk.beta.conversations.start({ model: 'parley-local', inputs: 'What is a dataset?' });
+    const ds = t.sdk.beta.observability.datasets;
+    const conversation = await t.sdk.beta.conversations.start({ model: 'parley-local', inputs: 'What is a dataset?' });
     const { id: datasetId } = await ds.create({ name: 'SDK imports', description: '' });
 
     const fromPlayground = await ds.importFromPlayground({ datasetId, importDatasetFromPlaygroundRequest: { conversationIds: [conversation.conversationId] } });
@@ -134,9 +124,9 @@ describe('SDK beta.observability.datasets against the local platform', () => {
   });
 
   it('files.upload then importFromFile with the file id', async () => {
-    const ds = sdk.beta.observability.datasets;
+    const ds = t.sdk.beta.observability.datasets;
     const jsonl = ['Paris?', 'Rome?'].map((q) => JSON.stringify({ messages: [{ role: 'user', content: q }, { role: 'assistant', content: 'A capital.' }] })).join('\n');
-    const file = await sdk.files.upload({ file: { fileName: 'chats.jsonl', content: new TextEncoder().encode(jsonl) }, purpose: 'fine-tune' });
+    const file = await t.sdk.files.upload({ file: { fileName: 'chats.jsonl', content: new TextEncoder().encode(jsonl) }, purpose: 'fine-tune' });
     const { id: datasetId } = await ds.create({ name: 'SDK from files API', description: '' });
     const task = await ds.importFromFile({ datasetId, importDatasetFromFileRequest: { fileId: file.id } });
     expect(await settle(datasetId, task.id)).toMatchObject({ status: 'COMPLETED', message: 'Imported 2 records from the file' });
@@ -145,7 +135,7 @@ describe('SDK beta.observability.datasets against the local platform', () => {
   });
 
   it('judges a record with an inline definition', async () => {
-    const ds = sdk.beta.observability.datasets;
+    const ds = t.sdk.beta.observability.datasets;
     const { id: datasetId } = await ds.create({ name: 'SDK judging', description: '' });
     const record = await ds.createRecord({ datasetId, createDatasetRecordRequest: { payload: { messages: [{ role: 'assistant', content: 'Go away, I am cold.' }] } } });
     const verdict = await ds.records.judge({ datasetRecordId: record.id, judgeDatasetRecordRequest: { judgeDefinition } });
@@ -156,7 +146,7 @@ describe('SDK beta.observability.datasets against the local platform', () => {
 
 describe('SDK beta.observability.judges against the local platform', () => {
   it('creates, lists, fetches, updates, live-judges and deletes a judge', async () => {
-    const judges = sdk.beta.observability.judges;
+    const judges = t.sdk.beta.observability.judges;
     const judge = await judges.create(judgeDefinition);
     expect(judge).toMatchObject({ name: 'Tone', modelName: 'parley-local', output: { type: 'CLASSIFICATION' } });
     expect(judge.output).not.toHaveProperty('isUnknown');

@@ -1,48 +1,39 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Mistral } from '@mistralai/mistralai';
-import type { Platform } from '../../../src/platform/app.js';
-import { startPlatform } from './helpers.js';
-import { sdkFor } from './sdk.js';
+import { describe, expect, it } from 'vitest';
+import { withSdkPlatform } from './sdk.js';
 
 const JSONL = '{"text":"The quick brown fox."}\n{"text":"Jumps over the lazy dog."}\n';
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
 
 describe('files API through the official SDK', () => {
-  let platform: Platform;
-  let sdk: Mistral;
-  beforeAll(async () => {
-    platform = await startPlatform();
-    sdk = sdkFor(platform);
-  });
-  afterAll(async () => { await platform.close(); });
+  const t = withSdkPlatform();
 
   it('upload, list, retrieve, download, getSignedUrl, delete', async () => {
-    const up = await sdk.files.upload({ file: { fileName: 'corpus.jsonl', content: new TextEncoder().encode(JSONL) }, purpose: 'fine-tune' });
+    const up = await t.sdk.files.upload({ file: { fileName: 'corpus.jsonl', content: new TextEncoder().encode(JSONL) }, purpose: 'fine-tune' });
     expect(up).toMatchObject({ object: 'file', sizeBytes: JSONL.length, filename: 'corpus.jsonl', purpose: 'fine-tune', sampleType: 'pretrain', numLines: 2, source: 'upload' });
-    const img = await sdk.files.upload({ file: new File([PNG], 'pic.png', { type: 'image/png' }), purpose: 'ocr', visibility: 'user' });
+    const img = await t.sdk.files.upload({ file: new File([PNG], 'pic.png', { type: 'image/png' }), purpose: 'ocr', visibility: 'user' });
     expect(img).toMatchObject({ sampleType: 'ocr_input', mimetype: 'image/png', visibility: 'user' });
 
-    const list = await sdk.files.list({ purpose: 'ocr', mimetypes: ['image/png'] });
+    const list = await t.sdk.files.list({ purpose: 'ocr', mimetypes: ['image/png'] });
     expect(list.total).toBe(1);
     expect(list.data.map((f) => f.id)).toEqual([img.id]);
-    expect((await sdk.files.list({ sampleType: ['pretrain'], search: 'corpus' })).data.map((f) => f.id)).toEqual([up.id]);
+    expect((await t.sdk.files.list({ sampleType: ['pretrain'], search: 'corpus' })).data.map((f) => f.id)).toEqual([up.id]);
 
-    const got = await sdk.files.retrieve({ fileId: up.id });
+    const got = await t.sdk.files.retrieve({ fileId: up.id });
     expect(got).toMatchObject({ id: up.id, deleted: false, createdAt: up.createdAt });
 
-    const stream = await sdk.files.download({ fileId: img.id });
+    const stream = await t.sdk.files.download({ fileId: img.id });
     expect(new Uint8Array(await new Response(stream).arrayBuffer())).toEqual(PNG);
 
-    const { url } = await sdk.files.getSignedUrl({ fileId: up.id, expiry: 1 });
-    const viaUrl = await platform.fetch(new Request(url));
+    const { url } = await t.sdk.files.getSignedUrl({ fileId: up.id, expiry: 1 });
+    const viaUrl = await t.platform.fetch(new Request(url));
     expect(await viaUrl.text()).toBe(JSONL);
 
-    expect(await sdk.files.delete({ fileId: up.id })).toEqual({ id: up.id, object: 'file', deleted: true });
-    await expect(sdk.files.retrieve({ fileId: up.id })).rejects.toMatchObject({ statusCode: 404 });
+    expect(await t.sdk.files.delete({ fileId: up.id })).toEqual({ id: up.id, object: 'file', deleted: true });
+    await expect(t.sdk.files.retrieve({ fileId: up.id })).rejects.toMatchObject({ statusCode: 404 });
   });
 
   it('surfaces validation errors as HTTP 422', async () => {
-    await expect(sdk.files.upload({ file: { fileName: 'x.txt', content: new TextEncoder().encode('not jsonl') }, purpose: 'fine-tune' }))
+    await expect(t.sdk.files.upload({ file: { fileName: 'x.txt', content: new TextEncoder().encode('not jsonl') }, purpose: 'fine-tune' }))
       .rejects.toMatchObject({ statusCode: 422 });
   });
 });

@@ -3,23 +3,11 @@
  * against the local platform. The SDK checks status codes and content types exactly and validates
  * every answer with zod, so each call resolving is itself an assertion; the values are checked too.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Mistral } from '@mistralai/mistralai';
+import { describe, expect, it } from 'vitest';
 import * as errors from '@mistralai/mistralai/models/errors';
-import type { Platform } from '../../../src/platform/app.js';
-import { startPlatform } from './helpers.js';
-import { sdkFor } from './sdk.js';
+import { withSdkPlatform } from './sdk.js';
 
-let platform: Platform;
-let client: Mistral;
-
-beforeAll(async () => {
-  platform = await startPlatform();
-  client = sdkFor(platform);
-});
-afterAll(async () => {
-  await platform.close();
-});
+const t = withSdkPlatform();
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -32,7 +20,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe('SDK beta.prompts against the local platform', () => {
   it('runs every prompts method', async () => {
-    const prompt = await client.beta.prompts.create({
+    const prompt = await t.sdk.beta.prompts.create({
       name: 'sdk-greeting',
       title: 'Greeting',
       description: 'Says hello',
@@ -47,55 +35,55 @@ describe('SDK beta.prompts against the local platform', () => {
     expect(prompt.versionCreatedAt).toBeInstanceOf(Date);
     const id = prompt.id!;
 
-    const v2 = await client.beta.prompts.createVersion(id, { definition: { content: 'Hi {{name}}', variables: [{ name: 'name' }] }, notes: 'shorter', aliases: ['production'] });
+    const v2 = await t.sdk.beta.prompts.createVersion(id, { definition: { content: 'Hi {{name}}', variables: [{ name: 'name' }] }, notes: 'shorter', aliases: ['production'] });
     expect(v2).toEqual({ version: 2, deduplicated: false });
-    const dedup = await client.beta.prompts.createVersion(id, { definition: { content: 'Hi {{name}}', variables: [{ name: 'name' }] } });
+    const dedup = await t.sdk.beta.prompts.createVersion(id, { definition: { content: 'Hi {{name}}', variables: [{ name: 'name' }] } });
     expect(dedup).toEqual({ version: 2, deduplicated: true });
 
-    expect((await client.beta.prompts.get({ promptId: id })).version).toBe(2);
-    expect((await client.beta.prompts.get({ promptId: id, version: 1 })).definition?.content).toBe('Hello {{name}}');
-    expect((await client.beta.prompts.get({ promptId: id, alias: 'production' })).version).toBe(2);
-    const masked = await client.beta.prompts.get({ promptId: id, fields: ['name', 'latestVersion'] });
+    expect((await t.sdk.beta.prompts.get({ promptId: id })).version).toBe(2);
+    expect((await t.sdk.beta.prompts.get({ promptId: id, version: 1 })).definition?.content).toBe('Hello {{name}}');
+    expect((await t.sdk.beta.prompts.get({ promptId: id, alias: 'production' })).version).toBe(2);
+    const masked = await t.sdk.beta.prompts.get({ promptId: id, fields: ['name', 'latestVersion'] });
     expect(masked).toEqual({ name: 'sdk-greeting', latestVersion: 2 });
 
-    const v1 = await client.beta.prompts.getVersion({ promptId: id, version: 1, fields: ['version', 'notes'] });
+    const v1 = await t.sdk.beta.prompts.getVersion({ promptId: id, version: 1, fields: ['version', 'notes'] });
     expect(v1).toEqual({ version: 1, notes: 'first' });
 
-    const versions = await client.beta.prompts.listVersions({ promptId: id });
+    const versions = await t.sdk.beta.prompts.listVersions({ promptId: id });
     expect(versions.data?.map((v) => [v.version, v.aliases])).toEqual([[2, ['production']], [1, []]]);
     expect(versions.data?.[0].createdAt).toBeInstanceOf(Date);
 
-    const moved = await client.beta.prompts.updateVersionMetadata(id, 1, { notes: 'original', aliases: { values: ['production', 'legacy'] } });
+    const moved = await t.sdk.beta.prompts.updateVersionMetadata(id, 1, { notes: 'original', aliases: { values: ['production', 'legacy'] } });
     expect(moved).toMatchObject({ version: 1, notes: 'original', aliases: ['legacy', 'production'] });
 
-    const meta = await client.beta.prompts.updateMetadata(id, { title: 'Hello', sharingScope: 'private' });
+    const meta = await t.sdk.beta.prompts.updateMetadata(id, { title: 'Hello', sharingScope: 'private' });
     expect(meta).toMatchObject({ title: 'Hello', sharingScope: 'private', version: 2 });
 
-    await client.beta.prompts.create({ name: 'sdk-another', definition: { content: 'x' } });
-    await client.beta.prompts.create({ name: 'sdk-third', definition: { content: 'y' } });
+    await t.sdk.beta.prompts.create({ name: 'sdk-another', definition: { content: 'x' } });
+    await t.sdk.beta.prompts.create({ name: 'sdk-third', definition: { content: 'y' } });
     const byName: string[] = [];
-    for await (const page of await client.beta.prompts.list({ pageSize: 2, sortBy: 'name', sortDirectionQueryParameter1: 'asc' })) {
+    for await (const page of await t.sdk.beta.prompts.list({ pageSize: 2, sortBy: 'name', sortDirectionQueryParameter1: 'asc' })) {
       byName.push(...(page.result.data ?? []).map((p) => p.name!));
     }
     expect(byName).toEqual(['sdk-another', 'sdk-greeting', 'sdk-third']);
-    const enumSorted = await client.beta.prompts.list({ sortField: 'list_sort_field_name', sortDirectionQueryParameter: 'list_sort_direction_desc', fields: ['name'] });
+    const enumSorted = await t.sdk.beta.prompts.list({ sortField: 'list_sort_field_name', sortDirectionQueryParameter: 'list_sort_direction_desc', fields: ['name'] });
     expect(enumSorted.result.data).toEqual([{ name: 'sdk-third' }, { name: 'sdk-greeting' }, { name: 'sdk-another' }]);
-    const aliased = await client.beta.prompts.list({ alias: 'legacy' });
+    const aliased = await t.sdk.beta.prompts.list({ alias: 'legacy' });
     expect(aliased.result.data?.map((p) => [p.name, p.version])).toEqual([['sdk-greeting', 1]]);
 
-    expect(await client.beta.prompts.delete({ promptId: id })).toEqual({});
-    const gone = await rejection(client.beta.prompts.get({ promptId: id }));
+    expect(await t.sdk.beta.prompts.delete({ promptId: id })).toEqual({});
+    const gone = await rejection(t.sdk.beta.prompts.get({ promptId: id }));
     expect(gone).toBeInstanceOf(errors.MistralError);
     expect((gone as errors.MistralError).statusCode).toBe(404);
   });
 
   // The registry operations declare no 422 schema, so the SDK reports any 4xx as a MistralError with the body.
   it('bad input comes back as a 422 MistralError carrying the detail list', async () => {
-    const bad = await rejection(client.beta.prompts.create({ name: '', definition: { content: 'x' } }));
+    const bad = await rejection(t.sdk.beta.prompts.create({ name: '', definition: { content: 'x' } }));
     expect(bad).toBeInstanceOf(errors.MistralError);
     expect((bad as errors.MistralError).statusCode).toBe(422);
     expect(JSON.parse((bad as errors.MistralError).body).detail[0].loc).toEqual(['body', 'name']);
-    const badToken = await rejection(client.beta.prompts.list({ pageToken: 'not-a-token' }));
+    const badToken = await rejection(t.sdk.beta.prompts.list({ pageToken: 'not-a-token' }));
     expect((badToken as errors.MistralError).statusCode).toBe(422);
     expect(JSON.parse((badToken as errors.MistralError).body).detail[0].loc).toEqual(['query', 'pageToken']);
   });
@@ -103,7 +91,7 @@ describe('SDK beta.prompts against the local platform', () => {
 
 describe('SDK beta.skills against the local platform', () => {
   it('runs every skills method', async () => {
-    const skill = await client.beta.skills.create({
+    const skill = await t.sdk.beta.skills.create({
       name: 'sdk-skill',
       definition: { description: 'Use to deploy', body: 'Run deploy.sh', assets: { 'deploy.sh': { textContent: '#!/bin/sh', isExecutable: true }, 'logo.png': { rawContent: 'iVBORw0KGgo=' } } },
       notes: 'first',
@@ -114,21 +102,21 @@ describe('SDK beta.skills against the local platform', () => {
     expect(skill.definition?.assets?.['logo.png']).toEqual({ rawContent: 'iVBORw0KGgo=', isExecutable: false });
     const id = skill.id!;
 
-    expect(await client.beta.skills.createVersion(id, { definition: { description: 'Use to deploy', body: 'Run deploy.sh --fast' }, aliases: ['stable'] })).toEqual({ version: 2, deduplicated: false });
-    expect(await client.beta.skills.createVersion(id, { definition: { body: 'Run deploy.sh --fast', description: 'Use to deploy', assets: {} } })).toEqual({ version: 2, deduplicated: true });
-    expect((await client.beta.skills.get({ skillId: id, alias: 'stable' })).version).toBe(2);
-    expect((await client.beta.skills.get({ skillId: id, version: 1, fields: ['definition.description'] }))).toEqual({ definition: { description: 'Use to deploy' } });
-    expect((await client.beta.skills.getVersion({ skillId: id, version: 2 })).definition?.body).toBe('Run deploy.sh --fast');
-    expect((await client.beta.skills.listVersions({ skillId: id })).data?.map((v) => v.version)).toEqual([2, 1]);
-    expect(await client.beta.skills.updateVersionMetadata(id, 2, { notes: 'fast', aliases: { values: [] } })).toMatchObject({ version: 2, notes: 'fast', aliases: [] });
-    expect(await client.beta.skills.updateMetadata(id, { sharingScope: 'workspace', workspaceRelation: 'reader' })).toMatchObject({ sharingScope: 'workspace' });
+    expect(await t.sdk.beta.skills.createVersion(id, { definition: { description: 'Use to deploy', body: 'Run deploy.sh --fast' }, aliases: ['stable'] })).toEqual({ version: 2, deduplicated: false });
+    expect(await t.sdk.beta.skills.createVersion(id, { definition: { body: 'Run deploy.sh --fast', description: 'Use to deploy', assets: {} } })).toEqual({ version: 2, deduplicated: true });
+    expect((await t.sdk.beta.skills.get({ skillId: id, alias: 'stable' })).version).toBe(2);
+    expect((await t.sdk.beta.skills.get({ skillId: id, version: 1, fields: ['definition.description'] }))).toEqual({ definition: { description: 'Use to deploy' } });
+    expect((await t.sdk.beta.skills.getVersion({ skillId: id, version: 2 })).definition?.body).toBe('Run deploy.sh --fast');
+    expect((await t.sdk.beta.skills.listVersions({ skillId: id })).data?.map((v) => v.version)).toEqual([2, 1]);
+    expect(await t.sdk.beta.skills.updateVersionMetadata(id, 2, { notes: 'fast', aliases: { values: [] } })).toMatchObject({ version: 2, notes: 'fast', aliases: [] });
+    expect(await t.sdk.beta.skills.updateMetadata(id, { sharingScope: 'workspace', workspaceRelation: 'reader' })).toMatchObject({ sharingScope: 'workspace' });
 
     const pages: string[][] = [];
-    for await (const page of await client.beta.skills.list({ pageSize: 1 })) pages.push((page.result.data ?? []).map((s) => s.name!));
+    for await (const page of await t.sdk.beta.skills.list({ pageSize: 1 })) pages.push((page.result.data ?? []).map((s) => s.name!));
     expect(pages).toEqual([['sdk-skill']]);
 
-    expect(await client.beta.skills.delete({ skillId: id })).toEqual({});
-    const gone = await rejection(client.beta.skills.listVersions({ skillId: id }));
+    expect(await t.sdk.beta.skills.delete({ skillId: id })).toEqual({});
+    const gone = await rejection(t.sdk.beta.skills.listVersions({ skillId: id }));
     expect((gone as errors.MistralError).statusCode).toBe(404);
   });
 });

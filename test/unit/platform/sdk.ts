@@ -1,7 +1,8 @@
 import { Mistral } from '@mistralai/mistralai';
 import { HTTPClient } from '@mistralai/mistralai/lib/http.js';
-import type { Platform } from '../../../src/platform/app.js';
-import { API_KEY, BASE } from './helpers.js';
+import { afterAll, beforeAll } from 'vitest';
+import type { Platform, PlatformOptions } from '../../../src/platform/app.js';
+import { API_KEY, BASE, startPlatform } from './helpers.js';
 
 /** The official SDK, unmodified, talking to the platform's fetch handler directly (as the API key's user unless `apiKey` says). */
 export function sdkFor(platform: Platform, serverURL = BASE, apiKey = API_KEY): Mistral {
@@ -17,4 +18,17 @@ export async function drain(stream: AsyncIterable<{ event: string; data: any }>)
     events.push(e);
   }
   return events;
+}
+
+/** For one test file or describe block: an in-memory platform and the SDK over it, started before all tests and closed after. */
+export function withSdkPlatform(options: Partial<PlatformOptions> = {}): { readonly platform: Platform; readonly sdk: Mistral } {
+  const env = {} as { platform: Platform; sdk: Mistral };
+  beforeAll(async () => {
+    env.platform = await startPlatform(options);
+    env.sdk = sdkFor(env.platform);
+  });
+  afterAll(async () => {
+    await env.platform.close();
+  });
+  return env;
 }

@@ -1,51 +1,42 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Mistral } from '@mistralai/mistralai';
-import type { Platform } from '../../../src/platform/app.js';
-import { startPlatform } from './helpers.js';
-import { sdkFor } from './sdk.js';
+import { describe, expect, it } from 'vitest';
+import { withSdkPlatform } from './sdk.js';
 import { parseWav } from './speech-audio.js';
 
 const FOX = readFileSync(join(import.meta.dirname, '../../fixtures/transcription/fox.wav'));
 
 describe('custom voices through the official SDK', () => {
-  let platform: Platform;
-  let sdk: Mistral;
-  beforeAll(async () => {
-    platform = await startPlatform();
-    sdk = sdkFor(platform);
-  });
-  afterAll(async () => { await platform.close(); });
+  const t = withSdkPlatform();
 
   it('create, list, get, update, getSampleAudio, delete, and speak with it', { timeout: 60_000 }, async () => {
-    const v = await sdk.audio.voices.create({ name: 'Fox', slug: 'fox', languages: ['en-GB'], sampleAudio: FOX.toString('base64'), sampleFilename: 'fox.wav' });
+    const v = await t.sdk.audio.voices.create({ name: 'Fox', slug: 'fox', languages: ['en-GB'], sampleAudio: FOX.toString('base64'), sampleFilename: 'fox.wav' });
     expect(v).toMatchObject({ name: 'Fox', slug: 'fox', languages: ['en-GB'], retentionNotice: 30 });
     expect(v.createdAt).toBeInstanceOf(Date);
 
-    const list = await sdk.audio.voices.list({ type: 'custom' });
+    const list = await t.sdk.audio.voices.list({ type: 'custom' });
     expect(list.total).toBe(1);
     expect(list.items.map((x) => x.id)).toEqual([v.id]);
-    expect((await sdk.audio.voices.get({ voiceId: v.id })).name).toBe('Fox');
+    expect((await t.sdk.audio.voices.get({ voiceId: v.id })).name).toBe('Fox');
 
-    const up = await sdk.audio.voices.update({ voiceId: v.id, voiceUpdateRequest: { name: 'Fox 2', gender: 'female' } });
+    const up = await t.sdk.audio.voices.update({ voiceId: v.id, voiceUpdateRequest: { name: 'Fox 2', gender: 'female' } });
     expect(up).toMatchObject({ id: v.id, name: 'Fox 2', gender: 'female', slug: 'fox' });
 
-    const sample = await sdk.audio.voices.getSampleAudio({ voiceId: v.id });
+    const sample = await t.sdk.audio.voices.getSampleAudio({ voiceId: v.id });
     const wav = parseWav(new Uint8Array(await new Response(sample).arrayBuffer()));
     expect(wav.samples.length).toBeGreaterThan(24000);
 
-    const speech = await sdk.audio.speech.complete({ input: 'Hello there.', voiceId: v.id, responseFormat: 'wav' });
+    const speech = await t.sdk.audio.speech.complete({ input: 'Hello there.', voiceId: v.id, responseFormat: 'wav' });
     expect('audioData' in speech && speech.audioData.length).toBeGreaterThan(100);
 
-    expect((await sdk.audio.voices.delete({ voiceId: v.id })).id).toBe(v.id);
-    await expect(sdk.audio.voices.get({ voiceId: v.id })).rejects.toMatchObject({ statusCode: 404 });
-    const preset = (await sdk.audio.voices.list({ type: 'preset' })).items[0];
-    await expect(sdk.audio.voices.delete({ voiceId: preset.id })).rejects.toMatchObject({ statusCode: 403 });
+    expect((await t.sdk.audio.voices.delete({ voiceId: v.id })).id).toBe(v.id);
+    await expect(t.sdk.audio.voices.get({ voiceId: v.id })).rejects.toMatchObject({ statusCode: 404 });
+    const preset = (await t.sdk.audio.voices.list({ type: 'preset' })).items[0];
+    await expect(t.sdk.audio.voices.delete({ voiceId: preset.id })).rejects.toMatchObject({ statusCode: 403 });
   });
 
   it('surfaces a bad sample as a 422 validation error', async () => {
-    await expect(sdk.audio.voices.create({ name: 'Bad', sampleAudio: Buffer.from('no audio here').toString('base64') }))
+    await expect(t.sdk.audio.voices.create({ name: 'Bad', sampleAudio: Buffer.from('no audio here').toString('base64') }))
       .rejects.toMatchObject({ name: 'HTTPValidationError' });
   });
 });
