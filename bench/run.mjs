@@ -9,6 +9,7 @@ import { benchAudio } from './audio.mjs';
 import { benchTranscription } from './transcription.mjs';
 import { benchVoice } from './voice.mjs';
 import { benchOcr } from './ocr.mjs';
+import { benchApi } from './api.mjs';
 
 const only = process.argv[2];
 const benches = [
@@ -20,6 +21,7 @@ const benches = [
   ['transcription', 'speech-to-text in the local platform (pocketsphinx, HTTP and realtime WebSocket)', benchTranscription],
   ['voice', 'voice input in Chromium: end of speech to final text in <agent-chat>', benchVoice],
   ['ocr', 'OCR in the local platform (pdfjs text layers, tesseract.js pool)', benchOcr],
+  ['api', 'the rest of the local API: an MCP tool turn, moderation and embedding throughput', benchApi],
 ];
 for (const [key, name, run] of benches) {
   if (only && key !== only) continue;
