@@ -66,6 +66,8 @@ export function ocrRoutes(ctx: PlatformContext): Hono {
         usage_info: { pages_processed: result.length, doc_size_bytes: input.bytes.byteLength },
       } satisfies OcrResponse);
     } catch (err) {
+      // The caller went away: nothing to answer and nothing to report.
+      if (c.req.raw.signal.aborted) return c.body(null, 499 as never);
       throw documentError(err);
     }
   });

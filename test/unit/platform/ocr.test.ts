@@ -251,6 +251,23 @@ describe('POST /v1/ocr bad input', () => {
     expect((await detail({ model: 'mistral-ocr-latest', document: { type: 'file', file_id: text } }))[0]).toMatchObject({ loc: ['body', 'document', 'file_id'], msg: expect.stringMatching(/not a supported file/) });
   });
 
+  it('a caller that goes away mid-document stops the work quietly: no error reported, the engine free for the next', async () => {
+    const errors: unknown[] = [];
+    const own = await startPlatform({ onError: (e) => errors.push(e) });
+    try {
+      const abort = new AbortController();
+      const pending = call(own, PATH, { body: { model: 'mistral-ocr-latest', document: pdfDoc(await scannedPdf(4)) }, signal: abort.signal });
+      setTimeout(() => abort.abort(), 300);
+      // Called in-process, the answer still arrives: 499 (client closed request), as speech and transcription answer.
+      expect((await pending).status).toBe(499);
+      const next = await call(own, PATH, { body: { model: 'mistral-ocr-latest', document: pdfDoc(textPdf) } });
+      expect(next.status).toBe(200);
+      expect(errors).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
+
   it('413s a document over maxOcrBytes', async () => {
     const small = await startPlatform({ maxOcrBytes: 1000 });
     try {
