@@ -123,6 +123,65 @@ describe('<doc-ocr-viewer> showing a result', () => {
     expect(parts(el).page().textContent).to.contain('[image: img-1.jpeg]');
   });
 
+  it('copies the page shown or every page, says so, and says when the browser refuses', async () => {
+    const el = await fedViewer();
+    el.showPage(1);
+    await el.updateComplete;
+    const root = el.shadowRoot!;
+    const button = (part: string) => root.querySelector<HTMLButtonElement>(`[part~="${part}"]`)!;
+    const status = () => root.querySelector('[part~="copy-status"]')?.textContent?.trim() ?? '';
+    const written: string[] = [];
+    const clipboard = Object.getOwnPropertyDescriptor(navigator, 'clipboard');
+    const use = (writeText: (text: string) => Promise<void>) =>
+      Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText } });
+    try {
+      use(async (text) => { written.push(text); });
+      button('copy-page-button').click();
+      await waitUntil(() => status() === 'Copied', 'Copied after copying the page');
+      button('copy-all-button').click();
+      await waitUntil(() => written.length === 2, 'the second copy');
+      use(async () => { throw new DOMException('denied', 'NotAllowedError'); });
+      button('copy-all-button').click();
+      await waitUntil(() => status().startsWith('Could not copy'), 'the refusal is said');
+    } finally {
+      if (clipboard) Object.defineProperty(navigator, 'clipboard', clipboard);
+      else delete (navigator as { clipboard?: unknown }).clipboard;
+    }
+    expect(written[0]).to.equal(fed.pages[1].markdown);
+    expect(written[1]).to.equal(fed.pages.map((p) => p.markdown.trim()).join('\n\n'));
+  });
+
+  it('downloads every page as one .md file named after the document', async () => {
+    const el = await fedViewer();
+    el.documentName = 'https://example.test/files/annual-report.pdf?download=1';
+    await el.updateComplete;
+    const clicked: Array<{ name: string; body: Promise<string> }> = [];
+    const click = HTMLAnchorElement.prototype.click;
+    HTMLAnchorElement.prototype.click = function (this: HTMLAnchorElement) {
+      // Read the blob before the element revokes its URL.
+      clicked.push({ name: this.download, body: fetch(this.href).then((r) => r.text()) });
+    };
+    try {
+      el.shadowRoot!.querySelector<HTMLButtonElement>('[part~="download-button"]')!.click();
+    } finally {
+      HTMLAnchorElement.prototype.click = click;
+    }
+    expect(clicked).to.have.length(1);
+    expect(clicked[0].name).to.equal('annual-report.md');
+    expect(await clicked[0].body).to.equal(el.markdown);
+    expect(el.markdown).to.contain('# Annual report').and.to.contain('## Costs').and.to.contain('Outlook');
+
+    // A picked file keeps its own name, even with characters a URL would treat as query or fragment.
+    el.documentName = 'scan #2 (final).png';
+    HTMLAnchorElement.prototype.click = function (this: HTMLAnchorElement) { clicked.push({ name: this.download, body: Promise.resolve('') }); };
+    try {
+      el.download();
+    } finally {
+      HTMLAnchorElement.prototype.click = click;
+    }
+    expect(clicked[1].name).to.equal('scan #2 (final).md');
+  });
+
   it('navigates with the buttons and the page list (arrow keys move focus and page)', async () => {
     const el = await fedViewer();
     expect(parts(el).prev().disabled).to.equal(true);

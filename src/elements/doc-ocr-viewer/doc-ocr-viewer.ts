@@ -273,7 +273,10 @@ export class DocOcrViewer extends ParleyElement {
     const url = URL.createObjectURL(blob);
     const link = document.createElement('a');
     link.href = url;
-    link.download = `${(this.documentName.split(/[/\\?#]/).filter(Boolean).pop() || 'document').replace(/\.[A-Za-z0-9]+$/, '')}.md`;
+    // The file's name, or the last path segment of a URL (without its query and fragment); then no extension.
+    const path = /^[a-z][a-z0-9+.-]*:/i.test(this.documentName) ? this.documentName.replace(/[?#].*$/s, '') : this.documentName;
+    const base = path.split(/[/\\]/).filter(Boolean).pop() || 'document';
+    link.download = `${base.replace(/\.[A-Za-z0-9]+$/, '')}.md`;
     link.click();
     setTimeout(() => URL.revokeObjectURL(url), 0);
   }
