@@ -54,6 +54,16 @@ const MAX_HANDOFFS_PER_TURN = 5;
 const MAX_CONNECTOR_ROUNDS = 5;
 
 export async function runTurn(ctx: PlatformContext, req: TurnRequest): Promise<TurnResult> {
+  // Connector toolboxes hold MCP sessions for the turn: end them however the turn ends.
+  const toolboxes: ConnectorToolbox[] = [];
+  try {
+    return await turn(ctx, req, toolboxes);
+  } finally {
+    await Promise.all(toolboxes.map((t) => t.close()));
+  }
+}
+
+async function turn(ctx: PlatformContext, req: TurnRequest, toolboxes: ConnectorToolbox[]): Promise<TurnResult> {
   const outputs: OutputEntry[] = [];
   const usage: ConversationUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, connector_tokens: null, connectors: null };
   let speaker = req.speaker;
@@ -83,6 +93,7 @@ export async function runTurn(ctx: PlatformContext, req: TurnRequest): Promise<T
     let toolbox: ConnectorToolbox | null;
     try {
       toolbox = await openConnectorToolbox(ctx, declared, req.caller, req.signal);
+      if (toolbox) toolboxes.push(toolbox);
     } catch (err) {
       // Before anything was produced the request itself fails (404, 502…); after a handoff the turn ends with what it has.
       if (outputs.length === 0) throw err;
@@ -174,7 +185,7 @@ export async function runTurn(ctx: PlatformContext, req: TurnRequest): Promise<T
         outputs.push(exec);
         const outputIndex = outputs.length - 1;
         await emit({ type: 'tool.execution.started', id: exec.id, name: exec.name, arguments: exec.arguments, output_index: outputIndex, model: modelId, agent_id: agentId, created_at: exec.created_at });
-        const outcome = await toolbox.run(call.name, call.arguments, req.signal);
+        const outcome = await toolbox.run(call.name, call.arguments);
         if (req.signal.aborted) return finish({ message: 'The request was cancelled', aborted: true });
         exec.info = outcome.info;
         exec.completed_at = isoNow();

@@ -1,9 +1,9 @@
 /**
  * The platform as an MCP client of a connector's server (streamable HTTP, @modelcontextprotocol/sdk).
  *
- * Every operation opens its own session and closes it afterwards: connectors are called a few times
- * per turn at most, the server URL or credentials may change between calls, and nothing stays open
- * that the platform would have to close on shutdown. Connecting and each request are bounded by a
+ * A session lives no longer than what it serves: one API call (tools list or call), or one conversation
+ * turn (the toolbox lists the tools and runs the engine's calls in one session, closed when the turn
+ * ends), so URL or credential changes apply from the next call and nothing stays open at shutdown. Connecting and each request are bounded by a
  * timeout; failures become platform errors in the generic shape (502 unreachable or failing server,
  * 504 timeout, 422 for arguments the server rejects) — never a 500 or a hang.
  */
@@ -27,12 +27,24 @@ export const MCP_TIMEOUT_MS = 10_000;
 
 const CLIENT_INFO = { name: 'parley-local-platform', version: '1.0.0' };
 
-/** Opens a session to the target, runs `work`, and closes the session whatever happens. */
-export async function withMcpSession<T>(
-  target: McpTarget,
-  work: (client: Client, options: { timeout: number; signal?: AbortSignal }) => Promise<T>,
-  options: { timeoutMs?: number; signal?: AbortSignal } = {},
-): Promise<T> {
+/** An open session to one connector's server, for several operations (e.g. one conversation turn). */
+export interface McpSession {
+  /** All tools of the server (following `nextCursor` pages). */
+  listTools(): Promise<McpTool[]>;
+  /**
+   * Calls one tool; null when the server has no tool of that name. A tool that fails answers a result
+   * with `isError: true`, not an exception.
+   */
+  callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult | null>;
+  /** Ends the session; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a session to the target (connect bounded by the timeout; failures are platform errors). It follows
+ * `signal`: aborting it aborts what is in flight. Close it when done.
+ */
+export async function openMcpSession(target: McpTarget, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<McpSession> {
   const timeout = options.timeoutMs ?? MCP_TIMEOUT_MS;
   // The SDK leaves an abort listener on the signal of every request: give it a session-scoped signal
   // that follows the caller's, so a long-lived caller signal does not collect listeners.
@@ -43,24 +55,54 @@ export async function withMcpSession<T>(
   const requestOptions = { timeout, signal: session.signal };
   const transport = new StreamableHTTPClientTransport(new URL(target.url), { requestInit: { headers: target.headers } });
   const client = new Client(CLIENT_INFO);
-  try {
-    await client.connect(transport, requestOptions);
-    return await work(client, requestOptions);
-  } catch (err) {
-    throw mcpFailure(target, err);
-  } finally {
+  let closed: Promise<void> | undefined;
+  const close = () => (closed ??= (async () => {
     // Ending the session is a courtesy to the server: bounded, and close() aborts it if still pending.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([transport.terminateSession().catch(() => {}), new Promise((r) => { timer = setTimeout(r, timeout); })]);
     clearTimeout(timer);
     await client.close().catch(() => {});
     options.signal?.removeEventListener('abort', follow);
+  })());
+  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      throw mcpFailure(target, err);
+    }
+  };
+  try {
+    await guard(() => client.connect(transport, requestOptions));
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  let known: McpTool[] | undefined;
+  return {
+    listTools: () => guard(async () => (known = await allTools(client, requestOptions))),
+    callTool: (name, args) => guard(async () => {
+      // Servers report unknown tools in different ways (a JSON-RPC error or an error result); ask first.
+      known ??= await allTools(client, requestOptions);
+      if (!known.some((t) => t.name === name)) return null;
+      return (await client.callTool({ name, arguments: args }, undefined, requestOptions)) as CallToolResult;
+    }),
+    close,
+  };
+}
+
+/** Opens a session, runs `work` on it, and closes it whatever happens. */
+async function withMcpSession<T>(target: McpTarget, work: (session: McpSession) => Promise<T>, options: { timeoutMs?: number; signal?: AbortSignal }): Promise<T> {
+  const session = await openMcpSession(target, options);
+  try {
+    return await work(session);
+  } finally {
+    await session.close();
   }
 }
 
-/** All tools of the server (following `nextCursor` pages). */
+/** All tools of the server, in a session of their own. */
 export async function listMcpTools(target: McpTarget, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<McpTool[]> {
-  return withMcpSession(target, allTools, options);
+  return withMcpSession(target, (session) => session.listTools(), options);
 }
 
 async function allTools(client: Client, requestOptions: { timeout: number; signal?: AbortSignal }): Promise<McpTool[]> {
@@ -76,18 +118,11 @@ async function allTools(client: Client, requestOptions: { timeout: number; signa
   return tools;
 }
 
-/**
- * Calls one tool; null when the server has no tool of that name. A tool that fails answers a result
- * with `isError: true`, not an exception.
- */
+/** Calls one tool in a session of its own; null when the server has no tool of that name. */
 export async function callMcpTool(
   target: McpTarget, name: string, args: Record<string, unknown>, options: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<CallToolResult | null> {
-  return withMcpSession(target, async (client, requestOptions) => {
-    // Servers report unknown tools in different ways (a JSON-RPC error or an error result); ask first.
-    if (!(await allTools(client, requestOptions)).some((t) => t.name === name)) return null;
-    return (await client.callTool({ name, arguments: args }, undefined, requestOptions)) as CallToolResult;
-  }, options);
+  return withMcpSession(target, (session) => session.callTool(name, args), options);
 }
 
 /** The text a model is given for a tool result: its text parts, and a short note for anything else. */

@@ -14,7 +14,7 @@ import type { Caller } from '../caller.js';
 import type { PlatformContext } from '../context.js';
 import { PlatformHttpError, notFound } from '../errors.js';
 import { canSee, consumerOf, mcpTarget } from './access.js';
-import { callMcpTool, listMcpTools, toolResultText, type McpTarget } from './mcp-session.js';
+import { openMcpSession, toolResultText, type McpSession } from './mcp-session.js';
 import { createConnectorStore, type ConnectorRecord } from './store.js';
 
 /** What running one connector tool produced. */
@@ -32,7 +32,9 @@ export interface ConnectorToolbox {
   functions: Tool[];
   /** Whether the engine calling `name` means running a connector tool. */
   has(name: string): boolean;
-  run(name: string, argumentsJson: string, signal: AbortSignal): Promise<ConnectorToolOutcome>;
+  run(name: string, argumentsJson: string): Promise<ConnectorToolOutcome>;
+  /** Ends the MCP sessions the toolbox holds (one per connector, for the turn). */
+  close(): Promise<void>;
 }
 
 type ConnectorTool = Extract<Tool, { type: 'connector' }>;
@@ -43,8 +45,10 @@ function allowed(name: string, config: ToolConfiguration | null | undefined): bo
 }
 
 /**
- * The connector tools among `tools`, opened for `caller` (its visibility, activation switches and credentials).
- * Null when `tools` has no connector tool. Throws a PlatformHttpError (404, 502, 504) when a connector cannot be used.
+ * The connector tools among `tools`, opened for `caller` (its visibility, activation switches and credentials),
+ * with one MCP session per connector that lists its tools and runs the engine's calls until `close()`; the
+ * sessions follow `signal`. Null when `tools` has no connector tool. Throws a PlatformHttpError (404, 502, 504)
+ * when a connector cannot be used (the sessions already opened are closed first).
  */
 export async function openConnectorToolbox(
   ctx: PlatformContext, tools: readonly Tool[], caller: Caller, signal: AbortSignal,
@@ -53,29 +57,39 @@ export async function openConnectorToolbox(
   if (!declared.length) return null;
   const store = createConnectorStore(ctx.db);
   const taken = new Set(tools.flatMap((t) => (t.type === 'function' ? [t.function.name] : [])));
-  const routes = new Map<string, { record: ConnectorRecord; target: McpTarget }>();
+  const routes = new Map<string, { record: ConnectorRecord; session: McpSession }>();
+  const sessions: McpSession[] = [];
   const functions: Tool[] = [];
+  const close = async () => { await Promise.all(sessions.map((s) => s.close())); };
 
-  for (const tool of declared) {
-    const record = await store.find(tool.connector_id, caller.workspaceId);
-    if (!record || !canSee(record, caller)) throw notFound(`Connector '${tool.connector_id}' (a tool of this conversation) not found`);
-    if ((await store.blockedAt(record.id, consumerOf(caller))).length) continue;
-    const target = await mcpTarget(store, record, caller, { authorization: tool.authorization?.value ?? null });
-    for (const mcp of await listMcpTools(target, { signal })) {
-      if (taken.has(mcp.name) || !allowed(mcp.name, tool.tool_configuration)) continue;
-      taken.add(mcp.name);
-      routes.set(mcp.name, { record, target });
-      functions.push({
-        type: 'function',
-        function: { name: mcp.name, description: mcp.description ?? mcp.title ?? '', parameters: mcp.inputSchema as Record<string, unknown> },
-      });
+  try {
+    for (const tool of declared) {
+      const record = await store.find(tool.connector_id, caller.workspaceId);
+      if (!record || !canSee(record, caller)) throw notFound(`Connector '${tool.connector_id}' (a tool of this conversation) not found`);
+      if ((await store.blockedAt(record.id, consumerOf(caller))).length) continue;
+      const target = await mcpTarget(store, record, caller, { authorization: tool.authorization?.value ?? null });
+      const session = await openMcpSession(target, { signal });
+      sessions.push(session);
+      for (const mcp of await session.listTools()) {
+        if (taken.has(mcp.name) || !allowed(mcp.name, tool.tool_configuration)) continue;
+        taken.add(mcp.name);
+        routes.set(mcp.name, { record, session });
+        functions.push({
+          type: 'function',
+          function: { name: mcp.name, description: mcp.description ?? mcp.title ?? '', parameters: mcp.inputSchema as Record<string, unknown> },
+        });
+      }
     }
+  } catch (err) {
+    await close();
+    throw err;
   }
 
   return {
     functions,
     has: (name) => routes.has(name),
-    async run(name, argumentsJson, signal) {
+    close,
+    async run(name, argumentsJson) {
       const route = routes.get(name)!;
       const base = { connector_id: route.record.id, connector_name: route.record.name, tool: name };
       const failed = (message: string): ConnectorToolOutcome => ({ connector: route.record.name, text: message, info: { ...base, is_error: true, error: message } });
@@ -87,7 +101,7 @@ export async function openConnectorToolbox(
       }
       if (args === null || typeof args !== 'object' || Array.isArray(args)) return failed(`The arguments of ${name} must be a JSON object`);
       try {
-        const result = await callMcpTool(route.target, name, args as Record<string, unknown>, { signal });
+        const result = await route.session.callTool(name, args as Record<string, unknown>);
         if (!result) return failed(`Connector '${route.record.name}' no longer has a tool '${name}'`);
         const text = toolResultText(result);
         return { connector: route.record.name, text, info: { ...base, is_error: result.isError === true, content: result.content } };

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../../src/platform/app.js';
-import { startDemoMcpServer, type DemoMcpServer } from '../../../src/demo-mcp/server.js';
+import { DEMO_MCP_PATH, demoMcpHandler, startDemoMcpServer, type DemoMcpServer } from '../../../src/demo-mcp/server.js';
+import { serveFetch } from '../../../src/server/node-serve.js';
 import { ISO_Z, call, startPlatform } from './helpers.js';
 
 const MEMBER = 'member-key';
@@ -402,6 +403,31 @@ describe('durability', () => {
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('MCP sessions in a conversation turn', () => {
+  it('one session per connector serves the whole turn: initialize, list, call, and nothing after the turn', async () => {
+    const methods: string[] = [];
+    const handler = demoMcpHandler();
+    const server = await serveFetch(async (request) => {
+      if (request.method === 'POST') methods.push(((await request.clone().json()) as { method?: string }).method ?? '?');
+      else methods.push(request.method);
+      return handler(request);
+    }, { port: 0, hostname: '127.0.0.1' });
+    try {
+      const created = await call(platform, '/v1/connectors', { body: { name: 'counted_orders', description: 'Orders, counted', server: `${server.url}${DEMO_MCP_PATH}`, protocol: 'mcp' } });
+      expect(created.status).toBe(201);
+      const res = await call(platform, '/v1/conversations', {
+        body: { model: 'parley-local', inputs: 'What is the status of order 1042?', tools: [{ type: 'connector', connector_id: created.json.id }], store: false },
+      });
+      expect(res.status).toBe(200);
+      expect(res.json.outputs.map((o: { type: string }) => o.type)).toEqual(['tool.execution', 'message.output']);
+      // The GET is the client asking for the server's own event stream (this stateless server has none).
+      expect(methods).toEqual(['initialize', 'notifications/initialized', 'GET', 'tools/list', 'tools/call']);
+    } finally {
+      await server.close();
     }
   });
 });

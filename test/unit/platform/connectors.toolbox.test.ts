@@ -56,11 +56,11 @@ describe('openConnectorToolbox', () => {
   it('offers the MCP tools as functions, by connector id or name, and runs them', async () => {
     const box = (await openConnectorToolbox(ctx, [{ type: 'connector', connector_id: 'mine' }], owner, signal))!;
     expect(box.functions.map((t) => t.type === 'function' && t.function.name)).toEqual(['get_order_status', 'list_orders']);
-    const out = await box.run('get_order_status', '{"order_id":"1044"}', signal);
+    const out = await box.run('get_order_status', '{"order_id":"1044"}');
     expect(out.connector).toBe('mine');
     expect(JSON.parse(out.text)).toMatchObject({ status: 'cancelled' });
     expect(out.info).toMatchObject({ connector_id: PRIVATE, is_error: false });
-    const bad = await box.run('get_order_status', 'not json', signal);
+    const bad = await box.run('get_order_status', 'not json');
     expect(bad.info).toMatchObject({ is_error: true });
   });
 
