@@ -11,11 +11,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
-
-/** Bytes per stored chunk. */
-const CHUNK_BYTES = 1024 * 1024;
-// Chunks travel as base64 text converted by Postgres (encode/decode): about 10× faster in PGlite than
-// Uint8Array parameters and bytea results, which it converts byte by byte in JavaScript.
+import { writeChunks } from '../store/chunked-bytes.js';
 
 export type FileVisibility = 'workspace' | 'user';
 
@@ -120,10 +116,7 @@ export async function createFile(db: Db, owner: FileOwner, file: NewFile): Promi
        values ($1, $2, $3, $4, $5, $6, $7, 'upload', $8, $9, $10, $11, $12, $13)`,
       [id, owner.workspaceId, owner.userId, file.visibility, file.filename, file.purpose, file.sampleType, file.mimetype, file.bytes.byteLength, file.numLines, createHash('md5').update(file.bytes).digest('hex'), created, expires],
     );
-    for (let at = 0, position = 0; at < file.bytes.byteLength; at += CHUNK_BYTES, position++) {
-      const chunk = file.bytes.subarray(at, at + CHUNK_BYTES);
-      await tx.query(`insert into file_chunks (file_id, position, data) values ($1, $2, decode($3, 'base64'))`, [id, position, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('base64')]);
-    }
+    await writeChunks(tx, { table: 'file_chunks', key: 'file_id' }, id, file.bytes);
   });
   return (await getFile(db, owner, id))!;
 }

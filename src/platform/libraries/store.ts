@@ -12,9 +12,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
 import { isoNow } from '../ids.js';
+import { writeChunks } from '../store/chunked-bytes.js';
 
-/** Bytes per stored chunk (as the files store). */
-const CHUNK_BYTES = 1024 * 1024;
 
 export type Role = 'Owner' | 'Editor' | 'Viewer';
 export type EntityType = 'User' | 'Workspace' | 'Org';
@@ -293,11 +292,7 @@ export async function createDocument(db: Db, libraryId: string, doc: NewDocument
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'todo')`,
       [id, libraryId, doc.name, hash, doc.mimeType, doc.extension, doc.bytes.byteLength, doc.uploadedBy, now],
     );
-    for (let at = 0, position = 0; at < doc.bytes.byteLength; at += CHUNK_BYTES, position++) {
-      const chunk = doc.bytes.subarray(at, at + CHUNK_BYTES);
-      await tx.query(`insert into library_document_bytes (document_id, position, data) values ($1, $2, decode($3, 'base64'))`,
-        [id, position, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('base64')]);
-    }
+    await writeChunks(tx, { table: 'library_document_bytes', key: 'document_id' }, id, doc.bytes);
     return undefined;
   });
   return { document: (await getDocument(db, libraryId, existing ?? id))!, created: existing === undefined };
