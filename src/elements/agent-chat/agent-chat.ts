@@ -18,6 +18,7 @@ import type { AgentChatStrings } from '../internal/strings.js';
 import { agentChatStyles } from './agent-chat.styles.js';
 import type { ReplySpeaker } from '../internal/reply-speaker.js';
 import type { VoiceComposer, VoiceComposerHost, VoicePhase } from './voice-composer.js';
+import { nextAnnouncement } from '../internal/announce.js';
 
 export type { ParleyHandsFreeChangedDetail, ParleyVoiceFinalDetail, ParleyVoiceStartDetail } from './voice-events.js';
 
@@ -716,7 +717,7 @@ export class AgentChat extends ParleyElement {
 
   private announce(message: string): void {
     // Same words twice would not be read again: make the second differ invisibly.
-    this.announcement = message === this.announcement ? `${message}\u00a0` : message;
+    this.announcement = nextAnnouncement(this.announcement, message);
   }
 
   // ---------------------------------------------------------------- actions

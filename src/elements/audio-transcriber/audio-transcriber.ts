@@ -12,6 +12,7 @@ import { formatElapsed, formatSegmentTime, resolveAudioTranscriberStrings } from
 import type { AudioTranscriberStrings } from './strings.js';
 import { controlStyles } from '../internal/controls.styles.js';
 import { audioTranscriberStyles } from './audio-transcriber.styles.js';
+import { nextAnnouncement } from '../internal/announce.js';
 
 /** Languages offered by the picker (codes the platform's transcription models know); `''` is Auto. */
 const LANGUAGES: ReadonlyArray<readonly [code: string, name: string]> = [
@@ -413,7 +414,7 @@ export class AudioTranscriber extends ParleyElement {
   }
 
   private announce(message: string): void {
-    this.announcement = message === this.announcement ? `${message}\u00a0` : message;
+    this.announcement = nextAnnouncement(this.announcement, message);
   }
 
   private startTicker(): void {

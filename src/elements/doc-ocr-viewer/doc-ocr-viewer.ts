@@ -12,6 +12,7 @@ import type { OriginalPages } from './original-pages.js';
 import { resolveDocOcrViewerStrings } from './strings.js';
 import type { DocOcrViewerStrings } from './strings.js';
 import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
+import { nextAnnouncement } from '../internal/announce.js';
 
 const ACCEPT = 'application/pdf,image/png,image/jpeg,image/gif,image/webp,image/avif';
 /** Width, in CSS pixels, of a thumbnail in the page list. */
@@ -434,7 +435,7 @@ export class DocOcrViewer extends ParleyElement {
   }
 
   private announce(message: string): void {
-    this.announcement = message === this.announcement ? `${message}\u00a0` : message;
+    this.announcement = nextAnnouncement(this.announcement, message);
   }
 
   // ---------------------------------------------------------------- input handlers

@@ -10,6 +10,7 @@ import { resolveSpeechPlayerStrings } from './strings.js';
 import type { SpeechPlayerStrings } from './strings.js';
 import { controlStyles } from '../internal/controls.styles.js';
 import { speechPlayerStyles } from './speech-player.styles.js';
+import { nextAnnouncement } from '../internal/announce.js';
 
 /** Rates offered by the speed picker. */
 const RATES = [0.75, 1, 1.25, 1.5];
@@ -288,7 +289,7 @@ export class SpeechPlayer extends ParleyElement {
   }
 
   private announce(message: string): void {
-    this.announcement = message === this.announcement ? `${message}\u00a0` : message;
+    this.announcement = nextAnnouncement(this.announcement, message);
   }
 
   private startTicker(): void {
