@@ -132,18 +132,33 @@ describe('<agent-chat> with the real relay', () => {
     await typeAndSend(el, 'Show me everything you can do in markdown');
     await waitUntil(() => (v.replies()[0]?.textContent?.length ?? 0) > 20, 'the reply started', { timeout: 8000 });
     expect(v.q('[part~="stop-button"]')).to.not.equal(null);
-    await sendKeys({ press: 'Escape' });
-    await el.updateComplete;
-    expect(v.session()!.state.status).to.equal('ready');
-    expect(v.q('[part~="stop-button"]')).to.equal(null);
-    expect(v.q('[part~="send-button"]')).to.not.equal(null);
-    expect(v.q('[part~="interrupted"]')?.textContent).to.contain('This reply was interrupted');
-    // The session then shows the server's copy of the cut reply (a few more words may have been
-    // stored before the abort reached the engine), and nothing streams after that.
-    await new Promise((r) => setTimeout(r, 400));
-    const settled = v.replies()[0].textContent!.length;
-    await new Promise((r) => setTimeout(r, 400));
-    expect(v.replies()[0].textContent!.length).to.equal(settled);
+    // After the stop the session reconciles with the server's copy of the cut reply (a few more words may have
+    // been stored before the abort reached the engine): note when that history answer has come.
+    let historyAnswered = false;
+    const realFetch = window.fetch;
+    window.fetch = async (input, init) => {
+      const res = await realFetch(input, init);
+      if (String(input instanceof Request ? input.url : input).includes('/history')) historyAnswered = true;
+      return res;
+    };
+    try {
+      await sendKeys({ press: 'Escape' });
+      await el.updateComplete;
+      expect(v.session()!.state.status).to.equal('ready');
+      expect(v.q('[part~="stop-button"]')).to.equal(null);
+      expect(v.q('[part~="send-button"]')).to.not.equal(null);
+      expect(v.q('[part~="interrupted"]')?.textContent).to.contain('This reply was interrupted');
+      await waitUntil(() => historyAnswered, 'the server copy was asked for', { timeout: 10_000 });
+    } finally {
+      window.fetch = realFetch;
+    }
+    // Once the server's copy is shown, nothing streams any more.
+    const length = () => v.replies()[0].textContent!.length;
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    await pause(100);
+    const settled = length();
+    await pause(400);
+    expect(length()).to.equal(settled);
     expect(v.q('[part~="interrupted"]')?.textContent).to.contain('This reply was interrupted');
     expect(finishedEvents).to.equal(0);
 
