@@ -40,7 +40,7 @@ export async function processOcr(send: OcrSender, input: Blob | string, options:
 }
 
 /** The request body for one batch (`pages` null = the whole document or the caller's selection). */
-export function ocrRequest(document: OcrDocument, pages: number[] | null, options: OcrOptions): OcrRequest {
+function ocrRequest(document: OcrDocument, pages: number[] | null, options: OcrOptions): OcrRequest {
   const request: OcrRequest = { model: options.model ?? DEFAULT_OCR_MODEL, document };
   if (pages) request.pages = pages;
   if (options.includeImageBase64 !== undefined) request.include_image_base64 = options.includeImageBase64;
@@ -51,7 +51,7 @@ export function ocrRequest(document: OcrDocument, pages: number[] | null, option
 }
 
 /** The `document` of a request, plus the Blob's bytes when it is a PDF (to count its pages). */
-export async function ocrDocument(input: Blob | string, name?: string): Promise<{ document: OcrDocument; bytes: Uint8Array | null }> {
+async function ocrDocument(input: Blob | string, name?: string): Promise<{ document: OcrDocument; bytes: Uint8Array | null }> {
   if (typeof input === 'string') {
     let url: URL;
     try {
@@ -89,7 +89,7 @@ export function countPdfPages(bytes: Uint8Array): number | null {
 }
 
 /** Checks one answer: an object with a `pages` array. */
-export function ocrResult(body: unknown): OcrResponse {
+function ocrResult(body: unknown): OcrResponse {
   if (!body || typeof body !== 'object' || !Array.isArray((body as { pages?: unknown }).pages)) {
     throw new PlatformError({ status: 200, type: 'invalid_response', code: null, retryAfter: null, message: 'The OCR answer has no pages' });
   }
@@ -97,7 +97,7 @@ export function ocrResult(body: unknown): OcrResponse {
 }
 
 /** One answer from the answers of the batches: pages in page order, usage summed. */
-export function mergeOcr(answers: OcrResponse[]): OcrResponse {
+function mergeOcr(answers: OcrResponse[]): OcrResponse {
   if (answers.length === 1) return answers[0]!;
   const first = answers[0]!;
   return {

@@ -84,16 +84,32 @@ export interface RealtimeEndpoint {
 /** Creates the relay's realtime endpoint: takes exactly the realtime path, leaves every other upgrade. */
 export function createRealtimeEndpoint(runtime: RelayRuntime): RealtimeEndpoint {
   const path = runtime.basePath + REALTIME_PATH;
-  /** Open sessions by relay session id: each entry ends its socket as revoked. */
-  const open = new Map<string, Set<() => void>>();
+  /**
+   * Open sessions by relay session id: what ends each socket as revoked, and ONE poll of the store per
+   * session (not per socket) for revocations made by other instances.
+   */
+  const open = new Map<string, { ends: Set<() => void>; poll: ReturnType<typeof setInterval> }>();
+  const endSession = (sid: string) => {
+    for (const end of [...(open.get(sid)?.ends ?? [])]) end();
+  };
   const sessions: OpenSessions = {
     add(sid, end) {
-      const set = open.get(sid) ?? new Set();
-      set.add(end);
-      open.set(sid, set);
+      let entry = open.get(sid);
+      if (!entry) {
+        const poll = setInterval(() => {
+          runtime.store.isRevoked([sid]).then((yes) => { if (yes) endSession(sid); }, runtime.report);
+        }, runtime.realtime.revocationCheckMs);
+        entry = { ends: new Set(), poll };
+        open.set(sid, entry);
+      }
+      const { ends, poll } = entry;
+      ends.add(end);
       return () => {
-        set.delete(end);
-        if (!set.size) open.delete(sid);
+        ends.delete(end);
+        if (!ends.size && open.get(sid)?.ends === ends) {
+          clearInterval(poll);
+          open.delete(sid);
+        }
       };
     },
   };
@@ -115,15 +131,10 @@ export function createRealtimeEndpoint(runtime: RelayRuntime): RealtimeEndpoint 
     });
     return true;
   };
-  return {
-    handleUpgrade,
-    endSession(sessionId) {
-      for (const end of [...(open.get(sessionId) ?? [])]) end();
-    },
-  };
+  return { handleUpgrade, endSession };
 }
 
-/** Registry of open sockets by session: `add` returns the function that removes the entry. */
+/** Registry of open sockets by session (polling the store for the session's revocation while any is open): `add` returns the function that removes the entry. */
 interface OpenSessions {
   add(sessionId: string, endAsRevoked: () => void): () => void;
 }
@@ -259,16 +270,11 @@ function pipe(
     done = true;
     clearTimeout(idle);
     clearTimeout(longest);
-    clearInterval(revocation);
     unregister();
     slot.release();
     return true;
   };
-  const revoked = () => fail(401, 'The session was revoked', CLOSE.policy);
-  const unregister = sessions.add(sessionId, revoked);
-  const revocation = setInterval(() => {
-    runtime.store.isRevoked([sessionId]).then((yes) => { if (yes) revoked(); }, runtime.report);
-  }, limits.revocationCheckMs);
+  const unregister = sessions.add(sessionId, () => fail(401, 'The session was revoked', CLOSE.policy));
   /** Answers an error event, then closes both sides. */
   const fail = (code: number, message: string, closeCode: number) => {
     if (!finish()) return;

@@ -21,7 +21,6 @@ interface Drawing {
   page: number;
   /** Device pixels. */
   width: number;
-  signal: AbortSignal | undefined;
   resolve: (url: string) => void;
   reject: (error: unknown) => void;
   /** Aborts this drawing only (its own signal, or `dispose`). */
@@ -85,7 +84,7 @@ export class OriginalPages {
       return Promise.resolve(kept);
     }
     return new Promise<string>((resolve, reject) => {
-      const drawing: Drawing = { kind, page, width, signal, resolve, reject, stop: new AbortController() };
+      const drawing: Drawing = { kind, page, width, resolve, reject, stop: new AbortController() };
       signal?.addEventListener('abort', () => this.cancel(drawing), { once: true });
       // The page shown goes before thumbnails; otherwise first come, first drawn.
       const at = kind === 'original' ? this.waiting.findIndex((d) => d.kind === 'thumbnail') : -1;
