@@ -209,7 +209,7 @@ function buildApp(
     const caller = key ? await ctx.directory.authenticate(key) : null;
     if (!caller) throw unauthorized();
     c.set('caller' as never, caller as never);
-    await ctx.directory.admit(caller, c.req.raw);
+    await ctx.directory.admit(c.req.path);
     await next();
   };
   app.use('/v1/*', authenticate);

@@ -23,8 +23,8 @@ export interface Directory {
   authenticate(key: string): Promise<Caller | null>;
   /** Whether the caller holds a workspace permission (e.g. `ShareConnectorToWorkspace`) through its roles and groups. */
   hasWorkspacePermission(caller: Caller, permission: string): Promise<boolean>;
-  /** Called on every authenticated request before its route: throws a 429 PlatformHttpError over a rate or spend limit. */
-  admit(caller: Caller, request: Request): Promise<void>;
+  /** Called on every authenticated request (its path) before its route: throws a 429 PlatformHttpError over a rate or spend limit. */
+  admit(path: string): Promise<void>;
   /** The organization's members, invitations, groups, roles and limits (admin API) and the caller's identity. */
   readonly tenancy: Tenancy;
 }

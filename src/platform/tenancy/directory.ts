@@ -16,8 +16,6 @@ import { UserGroups } from './groups.js';
 import { OrganizationLimits } from './limits.js';
 import { builtinRoleId, stableUuid } from './roles.js';
 
-export { stableUuid } from './roles.js';
-
 export interface MemberKey {
   apiKey: string;
   email: string;
@@ -187,8 +185,8 @@ export async function createDirectory(db: Db, options: DirectoryOptions): Promis
       );
       return rows.length > 0;
     },
-    async admit(_caller, request) {
-      if (new URL(request.url).pathname.startsWith('/v1/admin/')) return;
+    async admit(path) {
+      if (path.startsWith('/v1/admin/')) return;
       await limits.admit();
     },
   };
