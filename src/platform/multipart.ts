@@ -3,6 +3,7 @@
  * body streams (readCapped), then parsed by the platform's own `Request.formData()`. One reader for every
  * multipart route; the messages name the caller's route, file field and what the file is.
  */
+import type { ValidationIssue } from '../client/types.js';
 import { BodyTooLargeError, readCapped } from '../server/read-capped.js';
 import { genericError, invalidField } from './errors.js';
 
@@ -23,6 +24,17 @@ export interface MultipartLimits {
 /** 413 for a file over the cap; `kind` names the file (`File`, `Audio file`). */
 export function fileTooLarge(limit: number, field: string, kind = 'File') {
   return genericError(413, `${kind} is larger than the limit of ${limit} bytes (${Math.round(limit / 1048576)} MB)`, 'invalid_request_error', 'request_too_large', field);
+}
+
+/**
+ * A present file part of a form, checked: the file, or the 422 issue of a text field or an empty file
+ * (returned, so a caller can gather every problem); over `maxBytes` → 413 (thrown, named `kind` as {@link fileTooLarge}).
+ */
+export function checkFilePart(entry: FormDataEntryValue, maxBytes: number, field: string, kind?: string): File | ValidationIssue {
+  if (typeof entry === 'string') return { loc: ['body', field], msg: `${field} should be an uploaded file (a multipart part with a filename), not a text field`, type: 'value_error' };
+  if (entry.size > maxBytes) throw fileTooLarge(maxBytes, field, kind);
+  if (entry.size === 0) return { loc: ['body', field], msg: 'The uploaded file is empty', type: 'value_error' };
+  return entry;
 }
 
 /** The form of a multipart request: 415 for another content type, 413 over the cap, 422 when malformed. */

@@ -11,7 +11,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
-import { writeChunks } from '../store/chunked-bytes.js';
+import { readChunks, writeChunks, type ChunkTable } from '../store/chunked-bytes.js';
 
 export type FileVisibility = 'workspace' | 'user';
 
@@ -77,6 +77,8 @@ interface FileRow {
   visibility: string;
 }
 
+const FILE_CHUNKS: ChunkTable = { table: 'file_chunks', key: 'file_id' };
+
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 function toRecord(r: FileRow): FileRecord {
@@ -116,7 +118,7 @@ export async function createFile(db: Db, owner: FileOwner, file: NewFile): Promi
        values ($1, $2, $3, $4, $5, $6, $7, 'upload', $8, $9, $10, $11, $12, $13)`,
       [id, owner.workspaceId, owner.userId, file.visibility, file.filename, file.purpose, file.sampleType, file.mimetype, file.bytes.byteLength, file.numLines, createHash('md5').update(file.bytes).digest('hex'), created, expires],
     );
-    await writeChunks(tx, { table: 'file_chunks', key: 'file_id' }, id, file.bytes);
+    await writeChunks(tx, FILE_CHUNKS, id, file.bytes);
   });
   return (await getFile(db, owner, id))!;
 }
@@ -181,17 +183,26 @@ export async function getFileById(db: Db, id: string): Promise<FileRecord | unde
 export async function readFileBytes(db: Db, workspaceId: string, fileId: string, userId = ''): Promise<{ file: FileRecord; bytes: Uint8Array } | undefined> {
   const file = await getFile(db, { workspaceId, userId }, fileId);
   if (!file) return undefined;
-  const out = new Uint8Array(file.bytes);
-  let at = 0;
-  for await (const chunk of fileChunks(db, fileId)) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return { file, bytes: out };
+  return { file, bytes: await readChunks(db, FILE_CHUNKS, fileId) };
 }
 
-/** The platform's secret for signing download URLs: made once, kept in the database (URLs survive a restart). */
-export async function urlSecret(db: Db): Promise<Uint8Array> {
+const secrets = new WeakMap<Db, Promise<Uint8Array>>();
+
+/**
+ * The platform's secret for signing download URLs: made once, kept in the database (URLs survive a restart),
+ * read once per open database (it never changes).
+ */
+export function urlSecret(db: Db): Promise<Uint8Array> {
+  let secret = secrets.get(db);
+  if (!secret) {
+    secret = loadUrlSecret(db);
+    secrets.set(db, secret);
+    secret.catch(() => secrets.delete(db));
+  }
+  return secret;
+}
+
+async function loadUrlSecret(db: Db): Promise<Uint8Array> {
   const fresh = crypto.getRandomValues(new Uint8Array(32));
   await db.query('insert into file_url_secret (id, secret) values (1, $1) on conflict (id) do nothing', [fresh]);
   const { rows } = await db.query<{ secret: Uint8Array }>('select secret from file_url_secret where id = 1');

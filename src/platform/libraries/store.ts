@@ -12,7 +12,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
 import { isoNow } from '../ids.js';
-import { writeChunks } from '../store/chunked-bytes.js';
+import { readChunks, writeChunks } from '../store/chunked-bytes.js';
 
 
 export type Role = 'Owner' | 'Editor' | 'Viewer';
@@ -362,8 +362,7 @@ export async function deleteDocument(db: Db, id: string): Promise<void> {
 
 /** The whole content of a document. */
 export async function documentBytes(db: Db, id: string): Promise<Uint8Array> {
-  const { rows } = await db.query<{ data: string }>(`select encode(data, 'base64') as data from library_document_bytes where document_id = $1 order by position`, [id]);
-  return new Uint8Array(Buffer.concat(rows.map((r) => Buffer.from(r.data, 'base64'))));
+  return readChunks(db, { table: 'library_document_bytes', key: 'document_id' }, id);
 }
 
 /** The extracted pages of a processed document (null before processing has succeeded) and why the last processing failed. */

@@ -21,7 +21,7 @@ import type { PlatformContext } from '../context.js';
 import { callerOf } from '../caller.js';
 import { forbidden, notFound, validationError } from '../errors.js';
 import { validate } from '../validation.js';
-import { readMultipart, fileTooLarge } from '../multipart.js';
+import { checkFilePart, readMultipart } from '../multipart.js';
 import { FILE_PURPOSES, describeUpload } from '../files/describe.js';
 import { checkSignedUrl, signFileUrl, signedContentPath } from '../files/signed-url.js';
 import { createFile, deleteFile, fileChunks, getFile, getFileById, listFiles, urlSecret, type FileOwner, type FileRecord, type FileVisibility } from '../files/store.js';
@@ -76,12 +76,11 @@ async function parseUpload(form: FormData, maxFileBytes: number) {
   const expiry = expiryRaw === undefined || expiryRaw === 'null' ? null : Number(expiryRaw);
   if (expiry !== null && !(Number.isInteger(expiry) && expiry >= 1)) issues.push({ loc: ['body', 'expiry'], msg: 'Input should be a whole number of hours, at least 1', type: 'int_parsing', input: expiryRaw });
 
-  const file = form.get('file');
-  if (file === null) issues.push({ loc: ['body', 'file'], msg: 'Field required', type: 'missing' });
-  else if (typeof file === 'string') issues.push({ loc: ['body', 'file'], msg: 'file should be an uploaded file (a multipart part with a filename), not a text field', type: 'value_error' });
-  else if (file.size > maxFileBytes) throw fileTooLarge(maxFileBytes, 'file');
-  else if (file.size === 0) issues.push({ loc: ['body', 'file'], msg: 'The uploaded file is empty', type: 'value_error' });
-  if (issues.length || !purpose || typeof file === 'string' || !file) throw validationError(issues);
+  const entry = form.get('file');
+  const file = entry === null ? undefined : checkFilePart(entry, maxFileBytes, 'file');
+  if (!file) issues.push({ loc: ['body', 'file'], msg: 'Field required', type: 'missing' });
+  else if ('loc' in file) issues.push(file);
+  if (issues.length || !purpose || !file || 'loc' in file) throw validationError(issues);
 
   const bytes = new Uint8Array(await file.arrayBuffer());
   const filename = file.name || 'upload';

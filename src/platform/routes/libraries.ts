@@ -27,7 +27,8 @@ import type { PlatformContext } from '../context.js';
 import { callerOf } from '../caller.js';
 import { PlatformHttpError, forbidden, genericError, invalidField, notFound, validationError } from '../errors.js';
 import { readJson, validate } from '../validation.js';
-import { readMultipart, fileTooLarge } from '../multipart.js';
+import { isUuid } from '../connectors/store.js';
+import { checkFilePart, readMultipart } from '../multipart.js';
 import { checkSignedUrl, signFileUrl } from '../files/signed-url.js';
 import { urlSecret } from '../files/store.js';
 import { documentType } from '../libraries/extract.js';
@@ -41,7 +42,6 @@ import {
 /** Lifetime of signed document URLs, in seconds (as the real service: 30 minutes). */
 const SIGNED_URL_SECONDS = 30 * 60;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const name = z.string().trim().min(1).max(512);
 
@@ -116,7 +116,7 @@ export function libraryRoutes(ctx: PlatformContext): Hono {
 
   const uuidParam = (c: Context, param: string): string => {
     const value = c.req.param(param) ?? '';
-    if (!UUID.test(value)) throw invalidField(['path', param], 'Input should be a valid UUID', 'uuid_parsing', value);
+    if (!isUuid(value)) throw invalidField(['path', param], 'Input should be a valid UUID', 'uuid_parsing', value);
     return value.toLowerCase();
   };
 
@@ -197,12 +197,11 @@ export function libraryRoutes(ctx: PlatformContext): Hono {
     const { library: lib } = await library(c, 'Editor');
     const maxFileBytes = ctx.ocrInput.maxBytes;
     const form = await readMultipart(c.req.raw, { maxFileBytes, route: 'POST /v1/libraries/{library_id}/documents (field file)', fileField: 'file' });
-    const file = form.get('file');
+    const entry = form.get('file');
     const issue = (msg: string, type = 'value_error'): ValidationIssue => ({ loc: ['body', 'file'], msg, type });
-    if (file === null) throw validationError([issue('Field required', 'missing')]);
-    if (typeof file === 'string') throw validationError([issue('file should be an uploaded file (a multipart part with a filename), not a text field')]);
-    if (file.size > maxFileBytes) throw fileTooLarge(maxFileBytes, 'file');
-    if (file.size === 0) throw validationError([issue('The uploaded file is empty')]);
+    if (entry === null) throw validationError([issue('Field required', 'missing')]);
+    const file = checkFilePart(entry, maxFileBytes, 'file');
+    if ('loc' in file) throw validationError([file]);
     const bytes = new Uint8Array(await file.arrayBuffer());
     const filename = file.name || 'document';
     const type = documentType(filename, file.type, bytes);

@@ -31,7 +31,7 @@ import { isoNow } from '../ids.js';
 import { sseEvent, sseResponse } from '../sse.js';
 import { engineBusy, engineUnavailable, genericError, invalidField, invalidModel, notFound, validationError } from '../errors.js';
 import { BodyTooLargeError } from '../../server/read-capped.js';
-import { fileTooLarge, readMultipart } from '../multipart.js';
+import { checkFilePart, fileTooLarge, readMultipart } from '../multipart.js';
 import { readFileBytes } from '../files/store.js';
 import { FetchFailedError, checkAllowlistedUrl, fetchCapped } from '../fetch-allowlisted.js';
 import { InvalidAudioError, SUPPORTED_AUDIO, UnsupportedAudioError, decodeAudio, toEnginePcm, type DecodedAudio } from '../engines/transcription/decode.js';
@@ -105,15 +105,9 @@ async function parseForm(form: FormData, maxAudioBytes: number, allowlist: reado
   if (sources.length > 1) {
     issues.push({ loc: loc(sources[1]), msg: `Give only one of file, file_id and file_url, not ${sources.join(' and ')}`, type: 'value_error' });
   } else if (fileEntry !== null) {
-    if (typeof fileEntry === 'string') {
-      issues.push({ loc: loc('file'), msg: 'file should be an uploaded file (a multipart part with a filename), not a text field', type: 'value_error' });
-    } else if (fileEntry.size > maxAudioBytes) {
-      throw audioTooLarge(maxAudioBytes);
-    } else if (fileEntry.size === 0) {
-      issues.push({ loc: loc('file'), msg: 'The uploaded file is empty', type: 'value_error' });
-    } else {
-      file = new Uint8Array(await fileEntry.arrayBuffer());
-    }
+    const checked = checkFilePart(fileEntry, maxAudioBytes, 'file', 'Audio file');
+    if ('loc' in checked) issues.push(checked);
+    else file = new Uint8Array(await checked.arrayBuffer());
   } else if (fileUrlRaw !== null) {
     const url = checkAllowlistedUrl(fileUrlRaw, allowlist, 'transcriptionUrlAllowlist');
     if (url instanceof URL) fileUrl = url;

@@ -22,3 +22,9 @@ export async function writeChunks(tx: Queryable, where: ChunkTable, id: string, 
       [id, position, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('base64')]);
   }
 }
+
+/** The whole content stored as the chunks of `id`, in one query (empty when there are none). */
+export async function readChunks(db: Queryable, where: ChunkTable, id: string): Promise<Uint8Array> {
+  const { rows } = await db.query<{ data: string }>(`select encode(data, 'base64') as data from ${where.table} where ${where.key} = $1 order by position`, [id]);
+  return new Uint8Array(Buffer.concat(rows.map((r) => Buffer.from(r.data, 'base64'))));
+}
