@@ -101,6 +101,14 @@ export interface CompletionFineTunedModel extends FineTunedModelRecord {
   model_type: 'completion';
 }
 
+/** Puts `job` in `status` with a `status-updated` event (extra event data merged in), stamped now; the caller saves it. */
+export function enterStatus(job: FineTuningJob, status: JobStatus, data: Record<string, unknown> = {}): void {
+  const at = Math.floor(Date.now() / 1000);
+  job.status = status;
+  job.modified_at = at;
+  job.events.push({ name: 'status-updated', data: { status, ...data }, created_at: at });
+}
+
 /** Epochs a job runs: `epochs` if given, else enough to cover `training_steps` over the samples, else 3 (1 to 100). */
 export function epochsOf(hyper: Pick<CompletionHyperparameters, 'epochs' | 'training_steps'>, samples: number): number {
   const wanted = hyper.epochs ?? (hyper.training_steps ? hyper.training_steps / Math.max(samples, 1) : 3);

@@ -12,7 +12,7 @@ import { readFileBytes } from '../files/store.js';
 import type { Db } from '../store/db.js';
 import { ExampleMemory, trainEpoch } from './example-memory.js';
 import type { FineTunedModels } from './fine-tuned-models.js';
-import { epochsOf, fineTunedModelId, type FineTuningJob, type JobMetadata, type JobStatus } from './jobs.js';
+import { enterStatus, epochsOf, fineTunedModelId, type FineTuningJob, type JobMetadata, type JobStatus } from './jobs.js';
 import { saveJob, unfinishedJobs, type StoredJob } from './store.js';
 import { TrainingDataError, parseTrainingFile, type TrainingExample } from './training-data.js';
 
@@ -104,19 +104,18 @@ export class FineTuningTrainer {
 
   /** Saves the job in `status` with a `status-updated` event (extra event data merged in). */
   private async enter(job: FineTuningJob, status: JobStatus, data: Record<string, unknown> = {}): Promise<void> {
-    const at = nowSeconds();
-    job.status = status;
-    job.modified_at = at;
-    job.events.push({ name: 'status-updated', data: { status, ...data }, created_at: at });
+    enterStatus(job, status, data);
     if (!(await saveJob(this.db, job))) throw new JobCancelled();
   }
 
   private async steps({ job, workspaceId, userId }: StoredJob): Promise<void> {
     const files = { training: job.training_files, validation: job.validation_files ?? [] };
     await new Promise((resolve) => setImmediate(resolve));
+    // Read once: a job that validates and goes straight on trains on the data it just validated.
+    let data: JobData | undefined;
     if (job.status === 'QUEUED' || job.status === 'VALIDATING') {
       await this.enter(job, 'VALIDATING');
-      const data = await readJobData(this.db, { workspaceId, userId }, files);
+      data = await readJobData(this.db, { workspaceId, userId }, files);
       const plan = jobPlan(job, data);
       job.metadata = plan.metadata;
       job.hyperparameters = { ...job.hyperparameters, epochs: plan.epochs, training_steps: plan.steps };
@@ -125,7 +124,7 @@ export class FineTuningTrainer {
     }
     const rootVersion = this.models.baseOf(job.model);
     if (!rootVersion) throw new Error(`The base model ${job.model} is not served by this platform any more`);
-    const data = await readJobData(this.db, { workspaceId, userId }, files);
+    data ??= await readJobData(this.db, { workspaceId, userId }, files);
     const { epochs } = jobPlan(job, data);
     job.checkpoints = [];
     await this.enter(job, 'RUNNING');

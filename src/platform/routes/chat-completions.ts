@@ -31,9 +31,8 @@ const SAFE_PROMPT =
 
 type Endpoint = 'chat.completions' | 'fim.completions' | 'agents.completions';
 
-/** The completion routes; `fim` is the FIM model catalog (the platform context's, once it carries one). */
+/** The completion routes: chat and agent completions on `ctx.chat`, FIM on `ctx.fim`. */
 export function chatCompletionRoutes(ctx: PlatformContext): Hono {
-  const fim = ctx.fim;
   const app = new Hono();
 
   /** Answers a job as JSON or as a stream; the engines stop when the caller goes away. */
@@ -127,7 +126,7 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono {
 
   app.post('/v1/fim/completions', async (c) => {
     const body = await readJson(c, FimCompletionRequestSchema, ctx.limits.maxJsonBytes);
-    const resolved = fim.resolve(body.model);
+    const resolved = ctx.fim.resolve(body.model);
     if (!resolved) {
       const chat = ctx.chat.resolve(body.model);
       throw invalidModel(body.model, {

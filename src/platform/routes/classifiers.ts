@@ -19,12 +19,12 @@
  *   the whole body at most the platform's JSON limit (413).
  * - Usage: prompt tokens = tokens of every text read, recorded per request for the admin usage report.
  */
-import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { ModelCard } from '../../client/types.js';
 import { callerOf } from '../caller.js';
 import type { PlatformContext } from '../context.js';
+import { completionId } from '../completions/respond.js';
 import { countTokens } from '../engines/chat/local.js';
 import {
   FLAG_THRESHOLD,
@@ -138,8 +138,6 @@ export function classifierRoutes(ctx: PlatformContext): Hono {
     return { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens, request_count: 1 };
   };
 
-  const id = () => randomUUID().replace(/-/g, '');
-
   app.post('/v1/moderations', async (c) => {
     const body = await readJson(c, TextRequestSchema, limit);
     const { engine, card } = resolve(body.model, 'moderation');
@@ -147,7 +145,7 @@ export function classifierRoutes(ctx: PlatformContext): Hono {
     const tokens = measure(card, texts.map((t) => [t]));
     const results = texts.map((t) => flags(engine.scoreText(t)));
     const usage = await account(c, card, 'moderations', tokens);
-    return c.json({ id: id(), model: body.model, results, usage } satisfies ModerationResponse);
+    return c.json({ id: completionId(), model: body.model, results, usage } satisfies ModerationResponse);
   });
 
   app.post('/v1/chat/moderations', async (c) => {
@@ -158,7 +156,7 @@ export function classifierRoutes(ctx: PlatformContext): Hono {
     const tokens = measure(card, turns);
     const results = turns.map((t) => flags(engine.scoreConversation(t)));
     const usage = await account(c, card, 'chat.moderations', tokens);
-    return c.json({ id: id(), model: body.model, results, usage } satisfies ModerationResponse);
+    return c.json({ id: completionId(), model: body.model, results, usage } satisfies ModerationResponse);
   });
 
   app.post('/v1/classifications', async (c) => {
@@ -168,7 +166,7 @@ export function classifierRoutes(ctx: PlatformContext): Hono {
     const tokens = measure(card, texts.map((t) => [t]));
     const results = texts.map((t) => targets(engine.scoreText(t)));
     const usage = await account(c, card, 'classifications', tokens);
-    return c.json({ id: id(), model: body.model, results, usage } satisfies ClassificationResponse);
+    return c.json({ id: completionId(), model: body.model, results, usage } satisfies ClassificationResponse);
   });
 
   app.post('/v1/chat/classifications', async (c) => {
@@ -179,7 +177,7 @@ export function classifierRoutes(ctx: PlatformContext): Hono {
     const tokens = measure(card, turns);
     const results = turns.map((t) => targets(engine.scoreConversation(t)));
     const usage = await account(c, card, 'chat.classifications', tokens);
-    return c.json({ id: id(), model: body.model, results, usage } satisfies ClassificationResponse);
+    return c.json({ id: completionId(), model: body.model, results, usage } satisfies ClassificationResponse);
   });
 
   return app;

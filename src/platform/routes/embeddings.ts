@@ -31,14 +31,13 @@ const EmbeddingRequestSchema = z.object({
 });
 
 
-/** The embeddings route; `catalog` is the embedding model catalog (the platform context's, once it carries one). */
+/** The embeddings route, on the platform's embedding model catalog (`ctx.embeddings`). */
 export function embeddingRoutes(ctx: PlatformContext): Hono {
-  const catalog = ctx.embeddings;
   const app = new Hono();
 
   app.post('/v1/embeddings', async (c) => {
     const body = await readJson(c, EmbeddingRequestSchema, ctx.limits.maxJsonBytes);
-    const resolved = catalog.resolve(body.model);
+    const resolved = ctx.embeddings.resolve(body.model);
     if (!resolved) throw invalidModel(body.model, { kind: 'an embedding model' });
     const { engine, card } = resolved;
     const texts = typeof body.input === 'string' ? [body.input] : body.input;

@@ -34,7 +34,7 @@ import type { PlatformContext } from '../context.js';
 import { genericError, invalidField, invalidModel, notFound } from '../errors.js';
 import { getFile } from '../files/store.js';
 import { FineTunedModels } from '../fine-tuning/fine-tuned-models.js';
-import { FINAL_STATUSES, JOB_STATUSES, type DryRunAnswer, type FineTuningJob } from '../fine-tuning/jobs.js';
+import { FINAL_STATUSES, JOB_STATUSES, enterStatus, type DryRunAnswer, type FineTuningJob } from '../fine-tuning/jobs.js';
 import { getJob, insertJob, listJobs, saveJob, type StoredJob } from '../fine-tuning/store.js';
 import { FineTuningTrainer, jobPlan, readJobData } from '../fine-tuning/trainer.js';
 import { TrainingDataError } from '../fine-tuning/training-data.js';
@@ -199,10 +199,7 @@ export function fineTuningRoutes(ctx: PlatformContext): Hono {
   app.post('/v1/fine_tuning/jobs/:job_id/cancel', async (c) => {
     const { job } = await jobOf(c);
     if (FINAL_STATUSES.has(job.status)) throw conflict(`Fine-tuning job '${job.id}' is ${job.status}; only a job in progress can be cancelled`);
-    const now = Math.floor(Date.now() / 1000);
-    job.status = 'CANCELLED';
-    job.modified_at = now;
-    job.events.push({ name: 'status-updated', data: { status: 'CANCELLED' }, created_at: now });
+    enterStatus(job, 'CANCELLED');
     await saveJob(ctx.db, job, true);
     return c.json(job);
   });
@@ -211,10 +208,7 @@ export function fineTuningRoutes(ctx: PlatformContext): Hono {
     const stored = await jobOf(c);
     const { job } = stored;
     if (job.status !== 'VALIDATED') throw conflict(`Fine-tuning job '${job.id}' is ${job.status}; only a VALIDATED job can be started`);
-    const now = Math.floor(Date.now() / 1000);
-    job.status = 'STARTED';
-    job.modified_at = now;
-    job.events.push({ name: 'status-updated', data: { status: 'STARTED' }, created_at: now });
+    enterStatus(job, 'STARTED');
     if (!(await saveJob(ctx.db, job))) throw conflict(`Fine-tuning job '${job.id}' was cancelled`);
     trainer.schedule(structuredClone(stored));
     return c.json(job);
