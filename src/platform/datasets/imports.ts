@@ -15,6 +15,9 @@ import type { ConversationStore } from '../store/conversations.js';
 import type { DatasetImportTask, DatasetStore, ImportRequest, NewRecord } from './store.js';
 import { decodeDataUrl, parseJsonlRecords } from './jsonl.js';
 
+/** `1 record`, `2 records`. */
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 /** Why an import could not complete, as the task's message. */
 class ImportFailure extends Error {}
 
@@ -37,7 +40,7 @@ export class DatasetImports {
   /** Writes a RUNNING task for the import and queues it; answers the task as written. */
   async start(input: { datasetId: string; workspaceId: string; creatorId: string; request: ImportRequest }): Promise<DatasetImportTask> {
     const task = await this.store.createTask(input);
-    this.enqueue({ id: task.id, datasetId: input.datasetId, workspaceId: input.workspaceId, creatorId: input.creatorId, request: input.request });
+    this.enqueue({ id: task.id, ...input });
     return task;
   }
 
@@ -88,7 +91,7 @@ export class DatasetImports {
           records.push({ payload: { messages }, properties: { conversation_id: id }, source: 'PLAYGROUND' });
           await this.store.setProgress(task.id, Math.min(99, Math.floor((100 * (i + 1)) / request.conversation_ids.length)));
         }
-        return { records, message: `Imported ${records.length} record${records.length === 1 ? '' : 's'} from ${records.length} conversation${records.length === 1 ? '' : 's'}` };
+        return { records, message: `Imported ${plural(records.length, 'record')} from ${plural(records.length, 'conversation')}` };
       }
       case 'dataset': {
         const found = await this.store.getRecords(task.workspaceId, request.dataset_record_ids);
@@ -98,7 +101,7 @@ export class DatasetImports {
           throw new ImportFailure(`Dataset record '${gone}' not found (it was deleted after the import was accepted)`);
         }
         const records = found.map((r) => ({ payload: r.payload, properties: r.properties, source: r.source }));
-        return { records, message: `Copied ${records.length} record${records.length === 1 ? '' : 's'}` };
+        return { records, message: `Copied ${plural(records.length, 'record')}` };
       }
       case 'file': {
         const text = await this.fileText(task, request.file_id);
@@ -108,7 +111,7 @@ export class DatasetImports {
         } catch (err) {
           throw new ImportFailure(`The file is not valid JSONL: ${(err as Error).message}`);
         }
-        return { records, message: `Imported ${records.length} record${records.length === 1 ? '' : 's'} from the file` };
+        return { records, message: `Imported ${plural(records.length, 'record')} from the file` };
       }
     }
   }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
 import { isoNow } from '../ids.js';
 import type { JudgeDefinition } from './judging.js';
-import type { Page, PageRequest } from './store.js';
+import { offset, type Page, type PageRequest } from './store.js';
 
 /** Judge as answered. */
 export interface Judge extends JudgeDefinition {
@@ -92,7 +92,7 @@ export class JudgeStore {
     const sql = where.join(' and ');
     const count = await this.db.query<{ n: number }>(`select count(*)::integer as n from judges where ${sql}`, params);
     const { rows } = await this.db.query<Row>(
-      `select ${COLUMNS} from judges where ${sql} order by seq desc limit ${page.pageSize} offset ${(page.page - 1) * page.pageSize}`, params);
+      `select ${COLUMNS} from judges where ${sql} order by seq desc limit ${page.pageSize} offset ${offset(page)}`, params);
     return { results: rows.map(toJudge), count: count.rows[0].n };
   }
 

@@ -68,15 +68,18 @@ type Queryable = Pick<Db, 'query'>;
 const DATASET_COLUMNS = 'id, created_at, updated_at, name, description, owner_id, workspace_id';
 const RECORD_COLUMNS = 'id, created_at, updated_at, dataset_id, payload, properties, source';
 const TASK_COLUMNS = 'id, created_at, updated_at, creator_id, dataset_id, workspace_id, status, progress, message';
+/** RECORD_COLUMNS of `dataset_records r` (for queries joining `datasets d`). */
+const R_RECORD_COLUMNS = RECORD_COLUMNS.split(', ').map((c) => `r.${c}`).join(', ');
 
 const toDataset = (row: Omit<Dataset, 'deleted_at'>): Dataset => ({ ...row, deleted_at: null });
 const toRecord = (row: Omit<DatasetRecord, 'deleted_at'>): DatasetRecord => ({ ...row, deleted_at: null });
 const toTask = (row: Omit<DatasetImportTask, 'deleted_at'>): DatasetImportTask => ({ ...row, deleted_at: null });
 
-const offset = ({ page, pageSize }: PageRequest) => (page - 1) * pageSize;
+/** The SQL offset of a page. */
+export const offset = ({ page, pageSize }: PageRequest) => (page - 1) * pageSize;
 
 /** Inserts records into a dataset inside a transaction (or any queryable). */
-export async function insertRecords(q: Queryable, datasetId: string, records: readonly NewRecord[]): Promise<DatasetRecord[]> {
+async function insertRecords(q: Queryable, datasetId: string, records: readonly NewRecord[]): Promise<DatasetRecord[]> {
   const out: DatasetRecord[] = [];
   for (const r of records) {
     const now = isoNow();
@@ -92,7 +95,7 @@ export async function insertRecords(q: Queryable, datasetId: string, records: re
 
 /** Datasets, records and tasks of a workspace. */
 export class DatasetStore {
-  constructor(readonly db: Db) {}
+  constructor(private readonly db: Db) {}
 
   async createDataset(input: { workspaceId: string; ownerId: string; name: string; description: string }): Promise<Dataset> {
     const now = isoNow();
@@ -152,7 +155,7 @@ export class DatasetStore {
 
   async getRecord(workspaceId: string, id: string): Promise<DatasetRecord | null> {
     const { rows } = await this.db.query<Omit<DatasetRecord, 'deleted_at'>>(
-      `select ${RECORD_COLUMNS.split(', ').map((c) => `r.${c}`).join(', ')}
+      `select ${R_RECORD_COLUMNS}
          from dataset_records r join datasets d on d.id = r.dataset_id
         where r.id = $1 and d.workspace_id = $2`, [id, workspaceId]);
     return rows[0] ? toRecord(rows[0]) : null;
@@ -161,7 +164,7 @@ export class DatasetStore {
   /** The records among `ids` the workspace can see, in the order of `ids` (unknown ids are left out). */
   async getRecords(workspaceId: string, ids: readonly string[]): Promise<DatasetRecord[]> {
     const { rows } = await this.db.query<Omit<DatasetRecord, 'deleted_at'>>(
-      `select ${RECORD_COLUMNS.split(', ').map((c) => `r.${c}`).join(', ')}
+      `select ${R_RECORD_COLUMNS}
          from dataset_records r join datasets d on d.id = r.dataset_id
         where r.id = any($1::text[]) and d.workspace_id = $2`, [ids, workspaceId]);
     const byId = new Map(rows.map((r) => [r.id, toRecord(r)]));

@@ -16,7 +16,8 @@ import type { ListCursor, SortDirection, SortField } from './store.js';
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 1000;
 
-const FIELDS: readonly SortField[] = ['created_at', 'last_modified_at', 'name', 'title'];
+/** Every sort field; a kind without titles cannot sort by `title`. */
+export const SORT_FIELDS: readonly SortField[] = ['created_at', 'last_modified_at', 'name', 'title'];
 const DIRECTIONS: readonly SortDirection[] = ['asc', 'desc'];
 const TIMESTAMPS: readonly SortField[] = ['created_at', 'last_modified_at'];
 
@@ -56,7 +57,7 @@ function readEnum<T extends string>(given: QueryValue[], prefix: string, allowed
  * `sort.direction` and `sort_direction` (those present). `sortable` are the fields the kind has.
  */
 export function readSort(fieldParams: QueryValue[], directionParams: QueryValue[], sortable: readonly SortField[], issues: ValidationIssue[]): ListSort {
-  const field = readEnum(fieldParams, 'list_sort_field_', FIELDS, issues);
+  const field = readEnum(fieldParams, 'list_sort_field_', SORT_FIELDS, issues);
   const direction = readEnum(directionParams, 'list_sort_direction_', DIRECTIONS, issues);
   let resolved: SortField = field ?? 'created_at';
   if (field && !sortable.includes(field)) {

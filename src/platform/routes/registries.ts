@@ -32,10 +32,10 @@ import { isoNow } from '../ids.js';
 import { applyFieldMask, readFieldMask } from '../registries/field-mask.js';
 import { PROMPTS, SKILLS, objectJson, versionJson } from '../registries/kinds.js';
 import type { RegistryKindSpec, SharingScope, WorkspaceRelation } from '../registries/kinds.js';
-import { decodePageToken, encodePageToken, pageSizeOf, readSort } from '../registries/list-query.js';
+import { SORT_FIELDS, decodePageToken, encodePageToken, pageSizeOf, readSort } from '../registries/list-query.js';
 import type { QueryValue } from '../registries/list-query.js';
 import { RegistryError, RegistryStore } from '../registries/store.js';
-import type { Actor, ListCursor, SortField, VersionSelector } from '../registries/store.js';
+import type { ListCursor, VersionSelector } from '../registries/store.js';
 import { issuesToDetail, readJson, validate } from '../validation.js';
 
 // ---------------------------------------------------------------- request schemas
@@ -108,11 +108,11 @@ const given = (c: Context, names: string[]): QueryValue[] =>
   names.flatMap((name) => (c.req.queries(name) ?? []).map((value) => ({ name, value })));
 
 /** Validates a query object against `schema`, collecting its issues with `issues`; throws 422 when any. */
-function checkQuery<S extends z.ZodType>(schema: S, value: Record<string, string | undefined>, issues: ValidationIssue[]): z.output<S> | undefined {
+function checkQuery<S extends z.ZodType>(schema: S, value: Record<string, string | undefined>, issues: ValidationIssue[]): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) issues.push(...issuesToDetail(result.error.issues, value, ['query']));
-  if (issues.length) throw validationError(issues);
-  return result.success ? result.data : undefined;
+  if (issues.length || !result.success) throw validationError(issues);
+  return result.data;
 }
 
 function pathVersion(c: Context): number {
@@ -153,12 +153,8 @@ function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono {
   const store = new RegistryStore(ctx.db, spec.kind);
   const col = `/v2/${spec.collection}`;
   const one = `${col}/:${spec.idParam}`;
-  const actorOf = (c: Context): Actor => {
-    const caller = callerOf(c);
-    return { workspaceId: caller.workspaceId, userId: caller.userId };
-  };
   const idOf = (c: Context) => c.req.param(spec.idParam)!;
-  const sortable = (['created_at', 'last_modified_at', 'name', 'title'] as const).filter((f) => f !== 'title' || spec.fields.includes('title')) as SortField[];
+  const sortable = SORT_FIELDS.filter((f) => f !== 'title' || spec.fields.includes('title'));
   const create = createSchema(spec);
   const metadata = metadataSchema(spec);
   const createVersion = createVersionSchema(spec);
@@ -171,8 +167,8 @@ function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono {
     const token = lastQuery(c, 'pageToken');
     let after: ListCursor | undefined;
     if (token) after = decodePageToken(token, sort, alias, issues);
-    const q = checkQuery(z.object({ pageSize: int32.pipe(z.number().min(0)).optional() }), { pageSize: lastQuery(c, 'pageSize') }, issues)!;
-    const { items, next } = await store.list(actorOf(c), { alias, sort, limit: pageSizeOf(q.pageSize), after });
+    const q = checkQuery(z.object({ pageSize: int32.pipe(z.number().min(0)).optional() }), { pageSize: lastQuery(c, 'pageSize') }, issues);
+    const { items, next } = await store.list(callerOf(c), { alias, sort, limit: pageSizeOf(q.pageSize), after });
     return c.json({
       data: items.map((item) => applyFieldMask(objectJson(spec, item), mask)),
       nextPageToken: next ? encodePageToken(next, sort, alias) : '',
@@ -182,7 +178,7 @@ function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono {
   app.post(col, async (c) => {
     const body = await readJson(c, create, ctx.limits.maxJsonBytes);
     const now = isoNow();
-    const created = await run(() => store.create(actorOf(c), {
+    const created = await run(() => store.create(callerOf(c), {
       id: randomUUID(),
       now,
       name: body.name,
@@ -200,12 +196,12 @@ function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono {
   app.get(one, async (c) => {
     const issues: ValidationIssue[] = [];
     const mask = readFieldMask(c.req.queries('fields') ?? [], spec, issues);
-    const q = checkQuery(z.object({ version: int32.optional(), alias: z.string().optional() }), { version: lastQuery(c, 'version'), alias: lastQuery(c, 'alias') || undefined }, issues)!;
+    const q = checkQuery(z.object({ version: int32.optional(), alias: z.string().optional() }), { version: lastQuery(c, 'version'), alias: lastQuery(c, 'alias') || undefined }, issues);
     if (q.version !== undefined && q.alias !== undefined) {
       throw validationError([{ loc: ['query', 'alias'], msg: 'Give either version or alias, not both', type: 'value_error', input: q.alias }]);
     }
     const selector: VersionSelector = q.version !== undefined ? { version: q.version } : q.alias !== undefined ? { alias: q.alias } : null;
-    const found = await run(() => store.get(actorOf(c), idOf(c), selector));
+    const found = await run(() => store.get(callerOf(c), idOf(c), selector));
     return c.json(applyFieldMask(objectJson(spec, found), mask), 200);
   });
 
@@ -213,7 +209,7 @@ function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono {
     const raw = await readJson(c, z.unknown(), ctx.limits.maxJsonBytes);
     checkMetadataKeys(spec, raw);
     const body = validate(metadata, raw, ['body']);
-    const updated = await run(() => store.updateMetadata(actorOf(c), idOf(c), {
+    const updated = await run(() => store.updateMetadata(callerOf(c), idOf(c), {
       title: body.title,
       description: body.description,
       sharingScope: scopeOf(body.sharingScope),
@@ -223,18 +219,18 @@ function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono {
   });
 
   app.delete(one, async (c) => {
-    await run(() => store.delete(actorOf(c), idOf(c)));
+    await run(() => store.delete(callerOf(c), idOf(c)));
     return c.json({}, 200);
   });
 
   app.get(`${one}/versions`, async (c) => {
-    const versions = await run(() => store.listVersions(actorOf(c), idOf(c)));
+    const versions = await run(() => store.listVersions(callerOf(c), idOf(c)));
     return c.json({ data: versions.map(versionJson) }, 200);
   });
 
   app.post(`${one}/versions`, async (c) => {
     const body = await readJson(c, createVersion, ctx.limits.maxJsonBytes);
-    const result = await run(() => store.createVersion(actorOf(c), idOf(c), { definition: body.definition, notes: body.notes, aliases: body.aliases ?? [], now: isoNow() }));
+    const result = await run(() => store.createVersion(callerOf(c), idOf(c), { definition: body.definition, notes: body.notes, aliases: body.aliases ?? [], now: isoNow() }));
     return c.json(result, 200);
   });
 
@@ -243,14 +239,14 @@ function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono {
     const mask = readFieldMask(c.req.queries('fields') ?? [], spec, issues);
     if (issues.length) throw validationError(issues);
     const version = pathVersion(c);
-    const found = await run(() => store.get(actorOf(c), idOf(c), { version }));
+    const found = await run(() => store.get(callerOf(c), idOf(c), { version }));
     return c.json(applyFieldMask(objectJson(spec, found), mask), 200);
   });
 
   app.patch(`${one}/versions/:version`, async (c) => {
     const version = pathVersion(c);
     const body = await readJson(c, updateVersionSchema, ctx.limits.maxJsonBytes);
-    const updated = await run(() => store.updateVersion(actorOf(c), idOf(c), version, {
+    const updated = await run(() => store.updateVersion(callerOf(c), idOf(c), version, {
       notes: body.notes,
       aliases: body.aliases ? body.aliases.values ?? [] : undefined,
       now: isoNow(),
