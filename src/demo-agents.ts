@@ -41,23 +41,23 @@ const ORDER_STATUS_TOOL = {
 
 export async function ensureDemoAgents(fetch: Fetch, apiKey: string, origin = 'http://platform.internal'): Promise<DemoAgents> {
   const request = platformClient(fetch, apiKey, origin);
-  const call = (path: string, body?: unknown) => request(body === undefined ? 'GET' : 'POST', path, body);
-  const find = (role: string) => findDemoAgent(request, role);
-  const billingAgentId = (await find('billing')) ?? (await call('/v1/agents', {
+  const billingAgentId = await ensureDemoAgent(request, 'billing', {
     model: 'parley-local', name: 'Billing', description: 'Invoices, payments and refunds',
-    instructions: 'You handle invoices, payments and refunds for Lumen Lamps.', metadata: { parley_demo: 'billing' },
-  })).id;
-  const shopAgentId = (await find('shop')) ?? (await call('/v1/agents', {
+    instructions: 'You handle invoices, payments and refunds for Lumen Lamps.',
+  });
+  const shopAgentId = await ensureDemoAgent(request, 'shop', {
     model: 'parley-local', name: 'Lumen assistant', description: 'Answers questions about lamps and orders',
     instructions: 'You help visitors of the Lumen Lamps shop with products and orders.',
-    tools: [ORDER_STATUS_TOOL], handoffs: [billingAgentId], metadata: { parley_demo: 'shop' },
-  })).id;
+    tools: [ORDER_STATUS_TOOL], handoffs: [billingAgentId],
+  });
   return { shopAgentId, billingAgentId };
 }
 
-async function findDemoAgent(request: ReturnType<typeof platformClient>, role: string): Promise<string | undefined> {
-  const list = await request('GET', `/v1/agents?page_size=5&metadata=${encodeURIComponent(JSON.stringify({ parley_demo: role }))}`);
-  return list[0]?.id;
+/** The id of the demo agent tagged `parley_demo: role`, created from `agent` when there is none. */
+async function ensureDemoAgent(request: ReturnType<typeof platformClient>, role: string, agent: Record<string, unknown>): Promise<string> {
+  const metadata = { parley_demo: role };
+  const list = await request('GET', `/v1/agents?page_size=5&metadata=${encodeURIComponent(JSON.stringify(metadata))}`);
+  return list[0]?.id ?? (await request('POST', '/v1/agents', { ...agent, metadata })).id;
 }
 
 /**
@@ -74,10 +74,10 @@ export async function ensureDemoConnector(fetch: Fetch, apiKey: string, mcpUrl: 
       protocol: 'mcp', name: DEMO_CONNECTOR_NAME, title: 'Lumen orders', visibility: 'shared_workspace', server: mcpUrl,
       description: 'Order status of the Lumen Lamps shop (the demo MCP server started by parley start)',
     })).id;
-  const ordersAgentId = (await findDemoAgent(request, 'orders')) ?? (await request('POST', '/v1/agents', {
+  const ordersAgentId = await ensureDemoAgent(request, 'orders', {
     model: 'parley-local', name: 'Order tracker', description: 'Looks up Lumen Lamps orders through the lumen_orders connector',
     instructions: 'You answer questions about Lumen Lamps orders; look them up with the order tools.',
-    tools: [{ type: 'connector', connector_id: connectorId }], metadata: { parley_demo: 'orders' },
-  })).id;
+    tools: [{ type: 'connector', connector_id: connectorId }],
+  });
   return { connectorId, ordersAgentId };
 }

@@ -349,7 +349,6 @@ function modelSpeaker(m: ModelConversation): Speaker {
   return { kind: 'model', model: m.model, instructions: m.instructions ?? null, tools: m.tools ?? [], completionArgs: m.completion_args ?? {} };
 }
 
-
 function conflict(id: string) {
   return genericError(409, `Conversation '${id}' has a turn in progress; wait for it to finish`, 'invalid_request_error', 'conversation_busy');
 }
