@@ -2,8 +2,11 @@ import { defineConfig } from 'vite';
 
 /**
  * Browser build: one ES module per element (registering its tag) plus shared chunks, into dist/browser/.
- * `parley start` serves these to the demo pages under /assets/. Everything is bundled (lit, marked,
- * DOMPurify, idb, fetch-event-source): a page needs nothing else. Server code is compiled by tsc only.
+ * `parley start` serves these to the demo pages under /assets/, and CDN users load them as they are.
+ * Everything is bundled (lit, marked, DOMPurify, idb, fetch-event-source): a page needs nothing else.
+ * The vendor entries are the two browser libraries parley-kit bundles rather than depends on (pdf.js,
+ * standardized-audio-context): dist/vendor/ (the npm ESM build, compiled by tsc) re-exports these same
+ * files, so the package holds one copy of each (scripts/vendor.mjs). Server code is compiled by tsc only.
  */
 export default defineConfig({
   publicDir: false,
@@ -21,6 +24,9 @@ export default defineConfig({
         'speech-player': 'src/elements/speech-player/define.ts',
         'audio-transcriber': 'src/elements/audio-transcriber/define.ts',
         'doc-ocr-viewer': 'src/elements/doc-ocr-viewer/define.ts',
+        'vendor/pdfjs': 'src/vendor/pdfjs.ts',
+        'vendor/pdf-worker': 'src/vendor/pdf-worker.ts',
+        'vendor/audio-context': 'src/vendor/audio-context.ts',
       },
       formats: ['es'],
       fileName: (_format, name) => `${name}.js`,

@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDemoMcpServer } from '../dist/demo-mcp/server.js';
-import { findDemoOrder } from '../dist/demo-mcp/orders.js';
+import { startDemoMcpServer } from '@parley-kit/platform/demo-mcp';
+import { findDemoOrder } from '@parley-kit/platform/demo-mcp/orders';
 import { headers, percentile, startPlatform } from './platform.mjs';
 
 const QUESTION = 'What is the status of order 1042?';

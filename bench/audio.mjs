@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { createPlatform } from '../dist/platform/app.js';
+import { createPlatform } from '@parley-kit/platform';
 import { createRelay } from '../dist/relay/index.js';
 import { ASSETS, servePage } from './page-server.mjs';
 

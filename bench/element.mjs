@@ -5,7 +5,7 @@ import { readFileSync, existsSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { createLocalChatEngine, tokenize } from '../dist/platform/engines/chat/local.js';
+import { createLocalChatEngine, tokenize } from '@parley-kit/platform';
 
 const ROOT = join(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist/browser');

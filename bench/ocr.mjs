@@ -24,8 +24,8 @@ async function secondsPerPage(platform, pdf, runs) {
 }
 
 export async function benchOcr() {
-  const { createPlatform } = await import('../dist/platform/index.js');
-  const { createLocalOcrEngine } = await import('../dist/platform/index.js');
+  const { createPlatform } = await import('@parley-kit/platform');
+  const { createLocalOcrEngine } = await import('@parley-kit/platform');
   const textPdf = await textLayerPdf(PAGES);
   const scanPdf = await scannedPdf(PAGES);
   const warm = await scannedPdf(2);

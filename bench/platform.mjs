@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const KEY = 'bench-key';
-const CLI = join(import.meta.dirname, '../bin/parley.js');
+const CLI = join(import.meta.dirname, '../platform/bin/parley.js');
 
 /** `parley platform` in its own process on a free port (zero token pacing); resolves once it listens. */
 export function startPlatform(dataDir) {

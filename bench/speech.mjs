@@ -42,7 +42,7 @@ async function firstAudioJsonMp3(url) {
 }
 
 async function realTimeFactor() {
-  const { createEspeakSpeechEngine } = await import('../dist/platform/index.js');
+  const { createEspeakSpeechEngine } = await import('@parley-kit/platform');
   const engine = createEspeakSpeechEngine();
   const voice = engine.voices()[0];
   try {

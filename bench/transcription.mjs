@@ -89,7 +89,7 @@ async function speechEndToText(wsUrl, speech, flush) {
 }
 
 export async function benchTranscription() {
-  const { createPlatform, servePlatform } = await import('../dist/platform/index.js');
+  const { createPlatform, servePlatform } = await import('@parley-kit/platform');
   const platform = createPlatform({ apiKey: KEY, onError: (e) => console.error(e) });
   await platform.ready();
   const server = await servePlatform(platform.fetch, { upgrade: [platform.handleUpgrade] });

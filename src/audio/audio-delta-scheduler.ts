@@ -4,7 +4,7 @@
  * buffer). A chunk that arrives after its slot is an underrun: it is counted and the timeline restarts
  * with a longer lead. `stop()` silences everything scheduled at once.
  */
-import type { IAudioBufferSourceNode, IAudioContext, IAudioNode, IOfflineAudioContext } from 'standardized-audio-context';
+import type { IAudioBufferSourceNode, IAudioContext, IAudioNode, IOfflineAudioContext } from '../vendor/audio-context.js';
 import {
   DEFAULT_SCHEDULE, contentPlayed, initialSchedule, placeChunk,
   type ScheduleOptions, type ScheduleState, type ScheduledSpan,

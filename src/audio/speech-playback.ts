@@ -4,7 +4,7 @@
  * {@link AudioDeltaScheduler} that plays decoded stream chunks gaplessly. Feed it the byte streams of
  * `client.speech.stream()` one after another; `stop()` flushes everything and cancels the stream being read.
  */
-import { AudioContext, type IAnalyserNode, type IAudioContext, type IGainNode } from 'standardized-audio-context';
+import { AudioContext, type IAnalyserNode, type IAudioContext, type IGainNode } from '../vendor/audio-context.js';
 import type { SpeechFormat } from '../client/contracts.js';
 import { AudioDeltaScheduler, type ScheduledChunk } from './audio-delta-scheduler.js';
 import { PCM_SAMPLE_RATE } from './pcm-decoder.js';

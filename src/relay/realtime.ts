@@ -14,7 +14,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
-import { z } from 'zod';
+import * as v from 'valibot';
 import type { RealtimeErrorEvent } from '../client/types.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
 import { RelayError, badRequest, forbidden, internalError, unauthorized, upstreamError } from './errors.js';
@@ -55,21 +55,24 @@ export const REALTIME_PATH = '/v1/audio/transcriptions/realtime';
 /** The subprotocol the page asks for next to its ticket, and that the relay accepts. */
 export const REALTIME_PROTOCOL = 'realtime';
 
-const AudioFormat = z.object({
-  encoding: z.enum(['pcm_s16le', 'pcm_s32le', 'pcm_f16le', 'pcm_f32le', 'pcm_mulaw', 'pcm_alaw']),
-  sample_rate: z.number().int().min(1000).max(384_000),
+const AudioFormat = v.object({
+  encoding: v.picklist(['pcm_s16le', 'pcm_s32le', 'pcm_f16le', 'pcm_f32le', 'pcm_mulaw', 'pcm_alaw']),
+  sample_rate: v.pipe(v.number(), v.integer(), v.minValue(1000), v.maxValue(384_000)),
 });
-/** The four client messages; unknown fields are dropped before forwarding. */
-const ClientMessage = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('session.update'),
-    session: z.object({ audio_format: AudioFormat.optional(), target_streaming_delay_ms: z.number().int().min(0).max(60_000).nullable().optional() }),
+/** The four client messages; unknown fields are dropped before forwarding (valibot's object strips them). */
+const ClientMessage = v.variant('type', [
+  v.object({
+    type: v.literal('session.update'),
+    session: v.object({
+      audio_format: v.optional(AudioFormat),
+      target_streaming_delay_ms: v.nullish(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000))),
+    }),
   }),
-  z.object({ type: z.literal('input_audio.append'), audio: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64') }),
-  z.object({ type: z.literal('input_audio.flush') }),
-  z.object({ type: z.literal('input_audio.end') }),
+  v.object({ type: v.literal('input_audio.append'), audio: v.pipe(v.string(), v.regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')) }),
+  v.object({ type: v.literal('input_audio.flush') }),
+  v.object({ type: v.literal('input_audio.end') }),
 ]);
-const CLIENT_TYPES = new Set<string>(ClientMessage.options.map((o) => o.shape.type.value));
+const CLIENT_TYPES = new Set<string>(ClientMessage.options.map((o) => o.entries.type.literal));
 
 /** Close codes the relay sends. */
 const CLOSE = { normal: 1000, policy: 1008, tooBig: 1009, upstream: 1011 } as const;
@@ -314,13 +317,13 @@ function pipe(
     }
     const type = (value as { type?: unknown } | null)?.type;
     if (typeof type !== 'string' || !CLIENT_TYPES.has(type)) return sendError(page, 400, `Unknown message type '${String(type).slice(0, 60)}'`);
-    const parsed = ClientMessage.safeParse(value);
-    if (!parsed.success) return sendError(page, 422, `Invalid ${type}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'message'} ${i.message}`).join('; ')}`);
-    if (parsed.data.type === 'input_audio.append') {
-      audioBytes += Math.floor(parsed.data.audio.length * 3 / 4);
+    const parsed = v.safeParse(ClientMessage, value);
+    if (!parsed.success) return sendError(page, 422, `Invalid ${type}: ${parsed.issues.map((i) => `${v.getDotPath(i) || 'message'} ${i.message}`).join('; ')}`);
+    if (parsed.output.type === 'input_audio.append') {
+      audioBytes += Math.floor(parsed.output.audio.length * 3 / 4);
       if (audioBytes > limits.maxAudioBytes) return fail(413, `A session may send at most ${limits.maxAudioBytes} bytes of audio`, CLOSE.policy);
     }
-    upstream.send(JSON.stringify(parsed.data));
+    upstream.send(JSON.stringify(parsed.output));
   });
 
   page.on('close', () => {

@@ -6,7 +6,7 @@
  * Verification pins the algorithm, the token type, issuer and audience, and allows a small clock skew.
  */
 import { SignJWT, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
-import { z } from 'zod';
+import * as v from 'valibot';
 import { ALL_SCOPES, type RelayPolicy, type RelayScope } from './policy.js';
 
 /** A signing secret with its key id; the first of a list signs, all verify. */
@@ -112,31 +112,31 @@ const TICKET_TYPE = 'parley-realtime+jwt';
 const ALGORITHM = 'HS256';
 const MIN_SECRET_BYTES = 32;
 
-const ClaimsSchema = z.object({
-  sub: z.string().min(1),
-  sid: z.string().min(1),
-  jti: z.string().min(1),
-  iat: z.number(),
-  nbf: z.number(),
-  exp: z.number(),
-  scopes: z.array(z.enum(ALL_SCOPES as [RelayScope, ...RelayScope[]])),
-  agents: z.array(z.string()),
-  models: z.array(z.string()),
-  origin: z.string().nullable(),
-  limits: z.object({
-    requestsPerMinute: z.number().positive(),
-    burst: z.number().positive(),
-    concurrentStreams: z.number().int().nonnegative(),
-  }),
+const Id = v.pipe(v.string(), v.minLength(1));
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const Positive = v.pipe(v.number(), v.gtValue(0));
+
+const ClaimsSchema = v.object({
+  sub: Id,
+  sid: Id,
+  jti: Id,
+  iat: v.number(),
+  nbf: v.number(),
+  exp: v.number(),
+  scopes: v.array(v.picklist(ALL_SCOPES as RelayScope[])),
+  agents: v.array(v.string()),
+  models: v.array(v.string()),
+  origin: v.nullable(v.string()),
+  limits: v.object({ requestsPerMinute: Positive, burst: Positive, concurrentStreams: Count }),
 });
 
-const TicketSchema = z.object({
-  sid: z.string().min(1),
-  jti: z.string().min(1),
-  exp: z.number(),
-  model: z.string().min(1),
-  origin: z.string().nullable(),
-  streams: z.number().int().nonnegative(),
+const TicketSchema = v.object({
+  sid: Id,
+  jti: Id,
+  exp: v.number(),
+  model: Id,
+  origin: v.nullable(v.string()),
+  streams: Count,
 });
 
 /** Creates the token signer/verifier; throws when no key or a too-short secret is given. */
@@ -181,9 +181,9 @@ export function createSessionTokens(options: SessionTokenOptions): SessionTokens
 
   async function verify(token: string, typ: string, audience: string): Promise<SessionClaims | null> {
     const payload = await verifyPayload(token, typ, audience);
-    const parsed = payload && ClaimsSchema.safeParse(payload);
+    const parsed = payload && v.safeParse(ClaimsSchema, payload);
     if (!parsed?.success) return null;
-    return { ...parsed.data, iss: options.issuer, aud: audience };
+    return { ...parsed.output, iss: options.issuer, aud: audience };
   }
 
   /** The payload of a valid JWT of this type and audience, or null. */
@@ -230,9 +230,9 @@ export function createSessionTokens(options: SessionTokenOptions): SessionTokens
     if (typeof ticket !== 'string' || !ticket.startsWith(TICKET_PREFIX)) return null;
     // No skew allowance: a ticket's 60 s are its whole life.
     const payload = await verifyPayload(ticket.slice(TICKET_PREFIX.length), TICKET_TYPE, ticketAudience, 0);
-    const parsed = payload && TicketSchema.safeParse(payload);
+    const parsed = payload && v.safeParse(TicketSchema, payload);
     if (!parsed?.success) return null;
-    const { streams, ...rest } = parsed.data;
+    const { streams, ...rest } = parsed.output;
     return { ...rest, concurrentStreams: streams };
   }
 

@@ -6,7 +6,7 @@
  * Each call checks the Origin, the per-address mint limit and the `authorize` hook, and answers a
  * `SessionResponse` with a fresh token and resume token.
  */
-import { z } from 'zod';
+import * as v from 'valibot';
 import type { SessionResponse } from '../client/contracts.js';
 import { badRequest, forbidden, unauthorized, unsupportedMediaType } from './errors.js';
 import { limitSessionMint } from './limits.js';
@@ -17,9 +17,9 @@ import { randomId, type SessionClaims } from './session-tokens.js';
 
 const SESSION_BODY_LIMIT = 16 * 1024;
 
-const SessionBody = z.object({
-  resume_token: z.string().min(1).optional(),
-  token: z.string().min(1).optional(),
+const SessionBody = v.object({
+  resume_token: v.optional(v.pipe(v.string(), v.minLength(1))),
+  token: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
 
 /** Answers `POST {base}/session`. */
@@ -84,8 +84,8 @@ async function readSessionBody(request: Request): Promise<{ token?: string; resu
   if (!bytes.length) return { raw: {} };
   if (type === null) throw unsupportedMediaType('application/json');
   const raw = parseJsonObject(bytes);
-  const parsed = SessionBody.safeParse(raw);
+  const parsed = v.safeParse(SessionBody, raw);
   if (!parsed.success) throw badRequest('Session body fields resume_token and token must be non-empty strings');
-  if (parsed.data.token && parsed.data.resume_token) throw badRequest('Send either token or resume_token, not both');
-  return { ...parsed.data, raw };
+  if (parsed.output.token && parsed.output.resume_token) throw badRequest('Send either token or resume_token, not both');
+  return { ...parsed.output, raw };
 }

@@ -19,7 +19,7 @@ beforeAll(async () => {
   if (!existsSync(join(ROOT, 'dist/browser/agent-chat.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium`);
   dataDir = mkdtempSync(join(tmpdir(), 'parley-e2e-'));
-  child = spawn(process.execPath, [join(ROOT, 'bin/parley.js'), 'start', '--port', '0', '--data', dataDir, '--token-delay', '2'], {
+  child = spawn(process.execPath, [join(ROOT, 'platform/bin/parley.js'), 'start', '--port', '0', '--data', dataDir, '--token-delay', '2'], {
     cwd: ROOT, env: { ...process.env, PLATFORM_API_KEY: '', PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   url = await new Promise<string>((resolve, reject) => {

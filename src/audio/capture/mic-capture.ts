@@ -4,7 +4,7 @@
  * the main thread. `stop()` hands over the last partial chunk, stops the tracks (the browser's recording
  * indicator goes off) and closes the context. Failures are {@link VoiceInputFailure}s with a kind.
  */
-import { AudioContext, AudioWorkletNode, type IAudioContext, type IAudioWorkletNode, type IMediaStreamAudioSourceNode } from 'standardized-audio-context';
+import { AudioContext, AudioWorkletNode, type IAudioContext, type IAudioWorkletNode, type IMediaStreamAudioSourceNode } from '../../vendor/audio-context.js';
 import { CAPTURE_PROCESSOR_NAME, captureWorkletSource, type CaptureChunkMessage, type CaptureProcessorOptions } from './capture-worklet.js';
 import { VoiceInputFailure, microphoneFailure } from './voice-input-error.js';
 

@@ -8,7 +8,7 @@
  * canvas shared between renders, and drawings that outlive their document cannot happen.
  * Loaded by the element only once it has a document to picture.
  */
-import type { PDFDocumentProxy } from 'pdfjs-dist';
+import type { PDFDocumentProxy } from '../../vendor/pdfjs.js';
 
 /** Originals kept drawn (least recently asked for go first); thumbnails are small and all kept. */
 const ORIGINALS_KEPT = 8;

@@ -5,18 +5,17 @@
  * `globalThis.pdfjsWorker`): the kit then needs no separate worker file, at the cost of parsing on
  * the main thread, which is why drawings go one at a time through `OriginalPages`' queue.
  */
-import type { PDFDocumentProxy } from 'pdfjs-dist';
+import type { PDFDocumentProxy } from '../../vendor/pdfjs.js';
 
-type PdfJs = typeof import('pdfjs-dist');
+type PdfJs = typeof import('../../vendor/pdfjs.js');
 
 let loading: Promise<PdfJs> | null = null;
 
 function loadPdfJs(): Promise<PdfJs> {
   loading ??= (async () => {
-    // @ts-expect-error -- the worker build ships no type declarations; only its module object is needed.
-    const worker: unknown = await import('pdfjs-dist/build/pdf.worker.min.mjs');
+    const worker: unknown = await import('../../vendor/pdf-worker.js');
     (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
-    return import('pdfjs-dist');
+    return import('../../vendor/pdfjs.js');
   })();
   loading.catch(() => { loading = null; });
   return loading;

@@ -1,7 +1,7 @@
 // The real relay in front of the local platform, mounted in the dev server at `/api` so the browser
 // tests talk to them same-origin, SSE and the realtime WebSocket included. The platform listens on a
 // loopback port of its own and the relay reaches it over real HTTP and WebSocket, as in production.
-// Both come from dist/ (this file runs in Node as is).
+// Both come from their packages' dist/ (this file runs in Node as is).
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -11,11 +11,11 @@ import { pathToFileURL } from 'node:url';
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 
 async function loadDist(rootDir, path) {
-  const file = join(rootDir, 'dist', path);
+  const file = join(rootDir, path);
   if (!existsSync(file)) {
     throw new Error(
       `Browser tests need the compiled relay and platform: ${file} is missing.\n` +
-      'Run `npx tsc -p tsconfig.json` first (`npm test` builds before the browser tests).',
+      'Run `npm run build` first (`npm test` builds before the browser tests).',
     );
   }
   return import(pathToFileURL(file).href);
@@ -119,9 +119,9 @@ async function sendWebResponse(res, response, abort) {
  * path to the relay (the dev server keeps its own path; other upgrades are left alone).
  */
 export async function createRelayServer({ rootDir, origin, tokenDelayMs = 5 }) {
-  const { createPlatform } = await loadDist(rootDir, 'platform/index.js');
-  const { createRelay } = await loadDist(rootDir, 'relay/index.js');
-  const { serveFetch } = await loadDist(rootDir, 'server/node-serve.js');
+  const { createPlatform } = await loadDist(rootDir, 'platform/dist/index.js');
+  const { createRelay } = await loadDist(rootDir, 'dist/relay/index.js');
+  const { serveFetch } = await loadDist(rootDir, 'dist/server/node-serve.js');
   const apiKey = `test-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
   const platform = createPlatform({ apiKey, tokenDelayMs, onError: () => {} });
   await platform.ready();

@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import type { Platform } from '../../../src/platform/app.js';
+import type { Platform } from '@parley-kit/platform';
 import { ChatSession, EVICTED_NOTICE } from '../../../src/client/chat-session.js';
 import { isLocalId } from '../../../src/client/chat-entries.js';
 import { ParleyClient } from '../../../src/client/client.js';

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { Platform } from '../../../src/platform/app.js';
+import type { Platform } from '@parley-kit/platform';
 import { collect, platformClient, startPlatform } from './helpers.js';
 
 // fetchEventSource behaves differently when window/document exist; the stream must work the same.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Platform } from '../../../src/platform/app.js';
+import type { Platform } from '@parley-kit/platform';
 import type { ParleyClient } from '../../../src/client/client.js';
 import { PlatformError } from '../../../src/client/errors.js';
 import type { ConversationEvent } from '../../../src/client/types.js';

@@ -1,4 +1,4 @@
-import { createPlatform, type Platform, type PlatformOptions } from '../../../src/platform/app.js';
+import { createPlatform, type Platform, type PlatformOptions } from '@parley-kit/platform';
 import { ParleyClient, type ParleyClientOptions } from '../../../src/client/client.js';
 
 export const API_KEY = 'k';

@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createPlatform, type Platform } from '../../../src/platform/app.js';
+import { createPlatform, type Platform } from '@parley-kit/platform';
 import { createRelay, type Relay } from '../../../src/relay/index.js';
 import { ChatSession } from '../../../src/client/chat-session.js';
 import { ParleyClient } from '../../../src/client/client.js';

@@ -8,7 +8,7 @@ import { ParleyClient } from '../../../src/client/client.js';
 import { PlatformError } from '../../../src/client/errors.js';
 import { RelaySession } from '../../../src/client/session.js';
 import type { RealtimeServerEvent, TranscriptionStreamEvent } from '../../../src/client/types.js';
-import { createPlatform, type Platform } from '../../../src/platform/app.js';
+import { createPlatform, type Platform } from '@parley-kit/platform';
 import { createRelay, serveRelay, type RelayOptions, type ServedRelay } from '../../../src/relay/index.js';
 import { serveFetch, type ServedFetch } from '../../../src/server/node-serve.js';
 import { wavS16 } from '../../browser/helpers/wav.js';

@@ -2,7 +2,7 @@ import { Mistral } from '@mistralai/mistralai';
 import { HTTPClient } from '@mistralai/mistralai/lib/http.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionResponse } from '../../../src/client/contracts.js';
-import { createPlatform, type Platform } from '../../../src/platform/app.js';
+import { createPlatform, type Platform } from '@parley-kit/platform';
 import { createRelay, type Relay } from '../../../src/relay/index.js';
 import { drain } from '../platform/sdk.js';
 import { ORIGIN, RELAY, SECRET, api, everyByte, openSession } from './helpers.js';

@@ -2,7 +2,7 @@
 // ports: a page socket streams fox.wav and reads the words; the platform's own refusals pass through.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlatform, type Platform } from '../../../src/platform/app.js';
+import { createPlatform, type Platform } from '@parley-kit/platform';
 import { createRelay, serveRelay, type Relay, type ServedRelay } from '../../../src/relay/index.js';
 import { serveFetch, type ServedFetch } from '../../../src/server/node-serve.js';
 import { wavS16 } from '../../browser/helpers/wav.js';

@@ -1,0 +1,262 @@
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { PlatformHttpError, genericError, unauthorized } from './errors.js';
+import { openDb } from './store/db.js';
+import { createConversationStore } from './store/conversations.js';
+import { createAgentStore } from './store/agents.js';
+import { ChatModelRegistry } from './engines/chat/registry.js';
+import type { ChatEngine } from './engines/chat/types.js';
+import { createLocalChatEngine } from './engines/chat/local.js';
+import { createOpenAICompatibleChatEngine } from './engines/chat/openai-compatible.js';
+import { SpeechCatalog } from './engines/speech/catalog.js';
+import type { SpeechEngine } from './engines/speech/types.js';
+import { createEspeakSpeechEngine } from './engines/speech/espeak.js';
+import type { PlatformContext } from './context.js';
+import type { Caller } from './caller.js';
+import { modelRoutes } from './routes/models.js';
+import { agentRoutes } from './routes/agents.js';
+import { conversationRoutes } from './routes/conversations.js';
+import { speechRoutes } from './routes/speech.js';
+import { DEFAULT_MAX_AUDIO_BYTES, transcriptionRoutes } from './routes/transcription.js';
+import { TranscriptionCatalog } from './engines/transcription/catalog.js';
+import type { TranscriptionEngine } from './engines/transcription/types.js';
+import { createPocketsphinxEngine } from './engines/transcription/pocketsphinx.js';
+import { DEFAULT_JSON_LIMIT } from './validation.js';
+import type { UpgradeHandler } from 'parley-kit/server';
+import { ClientSecretStore } from './realtime/client-secrets.js';
+import { clientSessionRoutes } from './routes/client-sessions.js';
+import { realtimeTranscriptionEndpoint } from './routes/realtime-transcription.js';
+import { OcrCatalog } from './engines/ocr/catalog.js';
+import type { OcrEngine } from './engines/ocr/types.js';
+import { createLocalOcrEngine } from './engines/ocr/local.js';
+import { DEFAULT_MAX_OCR_BYTES } from './engines/ocr/document-input.js';
+import { ocrRoutes } from './routes/ocr.js';
+import { connectorRoutes } from './routes/connectors.js';
+import { datasetRoutes } from './routes/datasets.js';
+import { registryRoutes } from './routes/registries.js';
+import { adminRoutes } from './routes/admin.js';
+import { identityRoutes } from './routes/identity.js';
+import { classifierRoutes } from './routes/classifiers.js';
+import { chatCompletionRoutes } from './routes/chat-completions.js';
+import { embeddingRoutes } from './routes/embeddings.js';
+import { fileRoutes } from './routes/files.js';
+import { voiceRoutes } from './routes/voices.js';
+import { batchRoutes } from './routes/batch.js';
+import { fineTuningRoutes } from './routes/fine-tuning.js';
+import { libraryRoutes } from './routes/libraries.js';
+import { ClassifierCatalog } from './engines/classifier/catalog.js';
+import { createLexiconClassifier } from './engines/classifier/lexicon-engine.js';
+import { createEmbeddingCatalog } from './engines/embeddings/catalog.js';
+import { createFimCatalog } from './completions/infill.js';
+import { createDirectory, type MemberKey } from './tenancy/directory.js';
+import { createUsageLedger } from './tenancy/usage.js';
+
+export interface PlatformOptions {
+  /** Key callers send as `Authorization: Bearer <key>` (or `x-api-key`). */
+  apiKey: string;
+  /** Key for `/v1/admin/*`; it is accepted on every other route too. */
+  adminKey?: string;
+  /** More users of the default workspace, each with its own key (plain members: no workspace admin permissions). */
+  members?: MemberKey[];
+  /** Directory of the durable database; omit to keep everything in memory (tests). */
+  dataDir?: string;
+  /** Chat engines; default: the local deterministic model, plus an OpenAI-compatible server when `chatUrl` is set. */
+  chatEngines?: ChatEngine[];
+  /** Delay between streamed tokens of the local chat model (visible streaming in demos; 0 in tests). */
+  tokenDelayMs?: number;
+  /** An OpenAI-compatible chat-completions server (Ollama, llama.cpp server), e.g. `http://127.0.0.1:11434/v1`. */
+  chatUrl?: string;
+  chatModel?: string;
+  chatApiKey?: string;
+  /** Text-to-speech engines; default: espeak-ng in a worker thread (started on first use). */
+  speechEngines?: SpeechEngine[];
+  /** Speech-to-text engines; default: Debian's pocketsphinx as a child process per request. */
+  transcriptionEngines?: TranscriptionEngine[];
+  /** Cap on transcription audio (upload or `file_url`) in bytes; default 25 MB (413 above it). */
+  maxAudioBytes?: number;
+  /** Hosts (`host` or `host:port`) that transcription `file_url` may fetch from; default none (422). */
+  transcriptionUrlAllowlist?: string[];
+  /** OCR engines; default: pdfjs text layers + a tesseract.js worker pool (started on first use). */
+  ocrEngines?: OcrEngine[];
+  /** Cap on an OCR document (decoded `data:` URL or fetched) in bytes; default 50 MB (413 above it). */
+  maxOcrBytes?: number;
+  /** Hosts (`host` or `host:port`) that OCR `document_url`/`image_url` may fetch from; default none (422). */
+  ocrUrlAllowlist?: string[];
+  /** Cap on JSON request bodies in bytes (413 above it). */
+  maxJsonBytes?: number;
+  /** Cap on an uploaded file (POST /v1/files) in bytes; default 512 MB (413 above it). */
+  maxFileBytes?: number;
+  /** Realtime transcription WebSocket: a session with no client message for this long gets error 408 and is closed (default 30 s). */
+  realtimeIdleTimeoutMs?: number;
+  /** Realtime transcription WebSocket: longest session, then error 408 and close (default 15 min). */
+  realtimeMaxSessionMs?: number;
+  /** Realtime transcription WebSocket: larger frames get error 413 and are dropped (default 1 MiB; above 4× ws closes with 1009). */
+  realtimeMaxMessageBytes?: number;
+  /** Where unexpected errors are reported (default: console.error). */
+  onError?: (error: unknown) => void;
+}
+
+/** The local platform as a Web-standard fetch handler, plus the upgrade handler of its WebSocket route. */
+export interface Platform {
+  fetch(request: Request): Promise<Response>;
+  /**
+   * Takes HTTP upgrades of `/v1/audio/transcriptions/realtime` (realtime transcription WebSocket) and returns
+   * false for any other path; pass it to the Node adapter: `serveFetch(platform.fetch, { upgrade: [platform.handleUpgrade] })`.
+   */
+  handleUpgrade: UpgradeHandler;
+  /** Resolves once the database is open and migrated. */
+  ready(): Promise<void>;
+  /** Closes open realtime sockets, stops the engines and closes the database. */
+  close(): Promise<void>;
+}
+
+export function defaultChatEngines(options: Pick<PlatformOptions, 'tokenDelayMs' | 'chatUrl' | 'chatModel' | 'chatApiKey'>): ChatEngine[] {
+  const engines: ChatEngine[] = [createLocalChatEngine({ tokenDelayMs: options.tokenDelayMs ?? 0 })];
+  if (options.chatUrl) {
+    engines.push(createOpenAICompatibleChatEngine({ baseUrl: options.chatUrl, model: options.chatModel, apiKey: options.chatApiKey }));
+  }
+  return engines;
+}
+
+export function createPlatform(options: PlatformOptions): Platform {
+  const report = options.onError ?? ((e: unknown) => console.error('[parley platform]', e));
+  const chat = new ChatModelRegistry(options.chatEngines ?? defaultChatEngines(options));
+  const speech = new SpeechCatalog(options.speechEngines ?? [createEspeakSpeechEngine()]);
+  const transcription = new TranscriptionCatalog(options.transcriptionEngines ?? [createPocketsphinxEngine()]);
+  const ocr = new OcrCatalog(options.ocrEngines ?? [createLocalOcrEngine()]);
+  const secrets = new ClientSecretStore();
+  const realtime = realtimeTranscriptionEndpoint({
+    keys: apiKeys(options),
+    secrets,
+    transcription,
+    limits: {
+      idleTimeoutMs: options.realtimeIdleTimeoutMs ?? 30_000,
+      maxSessionMs: options.realtimeMaxSessionMs ?? 15 * 60_000,
+      maxMessageBytes: options.realtimeMaxMessageBytes ?? 1024 * 1024,
+    },
+    report,
+  });
+  const opened = openDb(options.dataDir).then(async (db) => {
+    const ctx: PlatformContext = {
+      directory: await createDirectory(db, { apiKey: options.apiKey, adminKey: options.adminKey, members: options.members }),
+      usage: createUsageLedger(db),
+      db,
+      conversations: createConversationStore(db),
+      agents: createAgentStore(db),
+      chat,
+      speech,
+      transcription,
+      ocr,
+      classifiers: new ClassifierCatalog([createLexiconClassifier()]),
+      embeddings: createEmbeddingCatalog(),
+      fim: createFimCatalog(),
+      ocrInput: { maxBytes: options.maxOcrBytes ?? DEFAULT_MAX_OCR_BYTES, urlAllowlist: options.ocrUrlAllowlist ?? [] },
+      audioInput: { maxAudioBytes: options.maxAudioBytes ?? DEFAULT_MAX_AUDIO_BYTES, urlAllowlist: options.transcriptionUrlAllowlist ?? [] },
+      limits: { maxJsonBytes: options.maxJsonBytes ?? DEFAULT_JSON_LIMIT },
+    };
+    const stoppers: Array<() => Promise<void>> = [];
+    return { db, stoppers, app: buildApp(ctx, options, secrets, report, stoppers) };
+  });
+  opened.catch(report);
+
+  return {
+    async fetch(request) {
+      const { app } = await opened;
+      return app.fetch(request);
+    },
+    handleUpgrade: realtime.handleUpgrade,
+    async ready() {
+      await opened;
+    },
+    async close() {
+      await realtime.close();
+      const { db, stoppers } = await opened;
+      await Promise.all(stoppers.map((stop) => stop()));
+      await chat.close();
+      await speech.close();
+      await transcription.close();
+      await ocr.close();
+      await db.close();
+    },
+  };
+}
+
+/** The keys accepted on every route. */
+const apiKeys = (options: PlatformOptions) =>
+  new Set([options.apiKey, options.adminKey, ...(options.members ?? []).map((m) => m.apiKey)].filter((k): k is string => !!k));
+
+/** `stoppers` collects what the app starts in the background, to be stopped on close before the engines. */
+function buildApp(
+  ctx: PlatformContext, options: PlatformOptions, secrets: ClientSecretStore, report: (e: unknown) => void, stoppers: Array<() => Promise<void>>,
+): Hono {
+  const app = new Hono();
+
+  app.onError((err, c) => errorResponse(err, c, report));
+  app.notFound((c) => c.json(genericError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, 'invalid_request_error', 'not_found').body, 404));
+
+  // Requests the platform makes to itself for a caller (batch lines): the caller is preset, no key is read.
+  // Only Request objects made inside this process are in the map, so no outside request can claim it.
+  const internalCallers = new WeakMap<Request, Caller>();
+  const authenticate = async (c: Context, next: () => Promise<void>) => {
+    const preset = internalCallers.get(c.req.raw);
+    if (preset) {
+      c.set('caller' as never, preset as never);
+      return next();
+    }
+    const header = c.req.header('authorization');
+    const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+    const key = bearer ?? c.req.header('x-api-key');
+    const caller = key ? await ctx.directory.authenticate(key) : null;
+    if (!caller) throw unauthorized();
+    c.set('caller' as never, caller as never);
+    await ctx.directory.admit(c.req.path);
+    await next();
+  };
+  app.use('/v1/*', authenticate);
+  app.use('/v2/*', authenticate);
+  // The admin API is documented under `/api/admin` (key in `x-api-key`); it is the same API as `/v1/admin`.
+  app.all('/api/admin/*', (c) => {
+    const url = new URL(c.req.url);
+    url.pathname = `/v1/admin${url.pathname.slice('/api/admin'.length)}`;
+    const { method, headers, body } = c.req.raw;
+    return app.fetch(new Request(url, { method, headers, body, duplex: 'half' } as RequestInit));
+  });
+
+  app.route('/', modelRoutes(ctx));
+  app.route('/', agentRoutes(ctx));
+  app.route('/', conversationRoutes(ctx));
+  app.route('/', speechRoutes(ctx));
+  app.route('/', transcriptionRoutes(ctx));
+  app.route('/', clientSessionRoutes(ctx, secrets));
+  app.route('/', ocrRoutes(ctx));
+  app.route('/', connectorRoutes(ctx));
+  app.route('/', datasetRoutes(ctx));
+  app.route('/', registryRoutes(ctx));
+  app.route('/', adminRoutes(ctx));
+  app.route('/', identityRoutes(ctx));
+  app.route('/', classifierRoutes(ctx));
+  app.route('/', chatCompletionRoutes(ctx));
+  app.route('/', embeddingRoutes(ctx));
+  app.route('/', fileRoutes(ctx, { maxFileBytes: options.maxFileBytes }));
+  app.route('/', voiceRoutes(ctx));
+  app.route('/', batchRoutes(ctx, {
+    report,
+    dispatch: async (caller, request) => {
+      internalCallers.set(request, caller);
+      return app.fetch(request);
+    },
+    onStop: (stop) => stoppers.push(stop),
+  }));
+  app.route('/', fineTuningRoutes(ctx));
+  app.route('/', libraryRoutes(ctx));
+  return app;
+}
+
+export function errorResponse(err: unknown, c: Context, report: (e: unknown) => void): Response {
+  if (err instanceof PlatformHttpError) {
+    return c.json(err.body, err.status as 400, err.headers);
+  }
+  report(err);
+  const body = genericError(500, 'Internal server error', 'server_error', 'internal_error').body;
+  return c.json(body, 500);
+}

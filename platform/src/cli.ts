@@ -1,0 +1,231 @@
+/**
+ * The `parley` command (what `npm start` runs):
+ *   parley start     local platform + relay + demo pages on one port
+ *   parley platform  the local platform only (offline development, SDK tests)
+ *   parley relay     the token relay only (the same as parley-kit's `parley-relay`)
+ */
+import { parseArgs } from 'node:util';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { Hono } from 'hono';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { createPlatform, type Platform } from './app.js';
+import { REALTIME_TRANSCRIPTION_PATH } from './routes/realtime-transcription.js';
+import { serveFetch, type NodeIncoming } from 'parley-kit/server';
+import { createRelay, nodeRelayEnv, type Relay, type RelayPolicy } from 'parley-kit/relay';
+import { ensureDemoAgents, ensureDemoConnector } from './demo-agents.js';
+import { startDemoMcpServer, type DemoMcpServer } from './demo-mcp/server.js';
+
+const DEV_API_KEY = 'parley-dev-key';
+const DEV_ADMIN_KEY = 'parley-dev-admin-key';
+/** The realtime transcription model the demo's voice input asks for (the local platform serves it with pocketsphinx). */
+const REALTIME_MODEL = 'voxtral-mini-transcribe-realtime-2602';
+/** The OCR model the document viewer asks for by default. */
+const OCR_MODEL = 'mistral-ocr-latest';
+/** parley-kit's package folder: its browser bundle (dist/browser) and demo pages are what `start` serves. */
+const KIT_ROOT = dirname(createRequire(import.meta.url).resolve('parley-kit/package.json'));
+
+const HELP = `Usage: parley <command> [options]
+
+Commands:
+  start      local platform, relay (/api), demo pages on one port, and the demo MCP server (what npm start runs)
+  platform   the local platform only: the platform HTTP API under /v1
+  relay      the token relay only, in front of a platform (parley-kit's parley-relay; see parley relay --help)
+
+Options:
+  --port <n>            port (start: PORT or 8787, platform: 8788; 0 picks a free one)
+  --host <addr>         address to bind (default 127.0.0.1)
+  --data <dir>          local platform database directory (default .parley/)
+  --token-delay <ms>    pause between streamed tokens of the local model (start: 25, platform: 0)
+  -h, --help            this text
+
+Environment:
+  PLATFORM_API_KEY      the real platform's key: start and relay use the real platform instead of the local one
+  PLATFORM_BASE_URL     the real platform's base URL (default https://api.mistral.ai)
+  PARLEY_API_KEY        key of the local platform (default ${DEV_API_KEY})
+  PARLEY_ADMIN_KEY      admin key of the local platform (default ${DEV_ADMIN_KEY})
+  PARLEY_RELAY_SECRET   relay token signing secret, 32+ bytes (start keeps one in the data dir; relay makes one per process)
+  PARLEY_AGENT_ID       start with a real platform: the agent the demo talks to (else PARLEY_MODEL or mistral-small-latest)
+  PARLEY_CHAT_URL       an OpenAI-compatible server (Ollama, llama.cpp) served as an extra local chat model
+  PARLEY_CHAT_MODEL     that server's model name; PARLEY_CHAT_API_KEY its key
+`;
+
+type Values = { port?: string; host: string; data: string; 'token-delay'?: string; help?: boolean };
+
+async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'relay') {
+    const { runRelayCli } = await import('parley-kit/relay-cli');
+    return runRelayCli(argv.slice(1), 'parley relay');
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string', default: '127.0.0.1' },
+      data: { type: 'string', default: '.parley' },
+      'token-delay': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    });
+  } catch (err) {
+    fail(`${(err as Error).message}\n\n${HELP}`);
+  }
+  const { values, positionals } = parsed;
+  const command = positionals[0];
+  if (values.help || !command) {
+    process.stdout.write(HELP);
+    process.exitCode = command || values.help ? 0 : 1;
+    return;
+  }
+  if (command === 'platform') return runPlatform(values);
+  if (command === 'start') return runStart(values);
+  process.stderr.write(`parley: unknown command '${command}'\n\n${HELP}`);
+  process.exitCode = 2;
+}
+
+function localPlatform(values: Values, defaultDelay: number): { platform: Platform; apiKey: string; notes: string[]; dataDir: string } {
+  const apiKey = process.env.PARLEY_API_KEY || DEV_API_KEY;
+  const adminKey = process.env.PARLEY_ADMIN_KEY || DEV_ADMIN_KEY;
+  const dataDir = resolve(values.data);
+  const platform = createPlatform({
+    apiKey, adminKey, dataDir,
+    tokenDelayMs: parseNumber('--token-delay', values['token-delay'] ?? String(defaultDelay)),
+    chatUrl: process.env.PARLEY_CHAT_URL || undefined,
+    chatModel: process.env.PARLEY_CHAT_MODEL || undefined,
+    chatApiKey: process.env.PARLEY_CHAT_API_KEY || undefined,
+  });
+  const notes = [`  data           ${dataDir}`];
+  if (!process.env.PARLEY_API_KEY) notes.push(`  API key        ${apiKey}   (dev default; set PARLEY_API_KEY to change)`);
+  if (!process.env.PARLEY_ADMIN_KEY) notes.push(`  admin key      ${adminKey}   (dev default; set PARLEY_ADMIN_KEY to change)`);
+  return { platform, apiKey, notes, dataDir };
+}
+
+async function runPlatform(values: Values): Promise<void> {
+  const { platform, notes } = localPlatform(values, 0);
+  await platform.ready();
+  const server = await serveFetch(platform.fetch, { port: parseNumber('--port', values.port ?? '8788'), hostname: values.host, upgrade: [platform.handleUpgrade] });
+  process.stdout.write([
+    `Parley local platform: ${server.url}/v1`,
+    `  realtime       ${server.url.replace(/^http/, 'ws')}${REALTIME_TRANSCRIPTION_PATH}?model=${REALTIME_MODEL}`,
+    `  API base URL   ${server.url}   (SDK: new Mistral({ serverURL: '${server.url}', apiKey }))`,
+    ...notes,
+  ].join('\n') + '\n');
+  onStop(async () => { await server.close(); await platform.close(); });
+}
+
+async function runStart(values: Values): Promise<void> {
+  const port = parseNumber('--port', values.port ?? process.env.PORT ?? '8787');
+  const browserDir = join(KIT_ROOT, 'dist/browser');
+  if (!existsSync(join(browserDir, 'agent-chat.js'))) fail(`the browser bundle is missing (${browserDir}); run \`npm run build\` first`);
+
+  const realKey = process.env.PLATFORM_API_KEY;
+  // The relay reaches the local platform's WebSocket over loopback, at this server's own URL (known once listening).
+  let ownUrl = '';
+  let platform: Platform | undefined;
+  let demoMcp: DemoMcpServer | undefined;
+  let relay: Relay;
+  let demo: { agentId?: string; model?: string; ordersAgentId?: string };
+  const lines: string[] = [];
+  if (realKey) {
+    const baseUrl = process.env.PLATFORM_BASE_URL || 'https://api.mistral.ai';
+    const agentId = process.env.PARLEY_AGENT_ID || undefined;
+    demo = agentId ? { agentId } : { model: process.env.PARLEY_MODEL || 'mistral-small-latest' };
+    relay = createRelay({
+      upstream: { baseUrl, apiKey: realKey }, basePath: '/api', secret: relaySecret(resolve(values.data)),
+      policy: demoPolicy(demo.agentId ? [demo.agentId] : [], [...(demo.model ? [demo.model] : []), REALTIME_MODEL, OCR_MODEL]),
+    });
+    lines.push(`  upstream       ${baseUrl} (PLATFORM_API_KEY is set; the key stays in this process)`);
+  } else {
+    const local = localPlatform(values, 25);
+    platform = local.platform;
+    await platform.ready();
+    const agents = await ensureDemoAgents(platform.fetch, local.apiKey);
+    // The order-status MCP server behind the demo connector: loopback, a free port each start.
+    demoMcp = await startDemoMcpServer({ port: 0, hostname: '127.0.0.1' });
+    const orders = await ensureDemoConnector(platform.fetch, local.apiKey, demoMcp.url);
+    demo = { agentId: agents.shopAgentId, ordersAgentId: orders.ordersAgentId };
+    relay = createRelay({
+      upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch, webSocketBaseUrl: () => ownUrl.replace(/^http/, 'ws') },
+      basePath: '/api', secret: relaySecret(local.dataDir),
+      policy: demoPolicy([agents.shopAgentId, agents.billingAgentId, orders.ordersAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx', REALTIME_MODEL, 'parley-ocr', OCR_MODEL]),
+    });
+    lines.push('  upstream       the local platform (in this process)', ...local.notes,
+      `  platform API   http://${values.host}:<port>/v1 (for the SDK, with the API key above)`,
+      `  demo MCP       ${demoMcp.url}   (connector lumen_orders ${orders.connectorId}; agent "Order tracker" ${orders.ordersAgentId})`);
+  }
+
+  const app = new Hono<{ Bindings: { incoming: NodeIncoming } }>();
+  app.all('/api/*', (c) => relay.fetch(c.req.raw, nodeRelayEnv(c.env.incoming)));
+  if (platform) {
+    const p = platform;
+    app.all('/v1/*', (c) => p.fetch(c.req.raw));
+  }
+  app.get('/demo-config.json', (c) => c.json(demo));
+  app.use('/assets/*', serveStatic({ root: relativeToCwd(browserDir), rewriteRequestPath: (path) => path.replace(/^\/assets/, '') }));
+  app.use('/*', serveStatic({ root: relativeToCwd(join(KIT_ROOT, 'demo')) }));
+
+  const server = await serveFetch(app.fetch, { port, hostname: values.host, upgrade: platform ? [relay.handleUpgrade, platform.handleUpgrade] : [relay.handleUpgrade] });
+  ownUrl = server.url;
+  process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  documents      ${server.url}/documents.html`, ...(demo.ordersAgentId ? [`  order tracker  ${server.url}/orders.html   (tools over MCP)`] : []), `  relay          ${server.url}/api`,
+    ...lines.map((l) => l.replace('<port>', String(server.port)))].join('\n') + '\n');
+  onStop(async () => { await server.close(); await platform?.close(); await demoMcp?.close(); });
+}
+
+function demoPolicy(agents: string[], models: string[]): Partial<RelayPolicy> {
+  // A chat turn costs several requests (stream, history sync, page tools, speech), so the demo's
+  // per-session bucket is wider than the relay's default of 30 a minute.
+  return {
+    agents, models, scopes: ['conversations', 'agents:read', 'models:read', 'speech', 'transcription', 'ocr'],
+    limits: { requestsPerMinute: 120, burst: 40, concurrentStreams: 4 },
+  };
+}
+
+/** The relay secret of `parley start`: from the environment, else kept in the data dir so sessions survive a restart. */
+function relaySecret(dataDir: string): string {
+  if (process.env.PARLEY_RELAY_SECRET) return process.env.PARLEY_RELAY_SECRET;
+  const file = join(dataDir, 'relay-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+/** serveStatic resolves `root` against the working directory. */
+function relativeToCwd(path: string): string {
+  const rel = path.startsWith(process.cwd()) ? path.slice(process.cwd().length + 1) : path;
+  return rel || '.';
+}
+
+function onStop(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = async () => {
+    if (stopping) return;
+    stopping = true;
+    await stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
+function parseNumber(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) fail(`${flag} needs a whole number, got '${value}'`);
+  return n;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`parley: ${message}\n`);
+  process.exit(2);
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  process.stderr.write(`parley: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exit(1);
+});

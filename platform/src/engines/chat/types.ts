@@ -1,0 +1,42 @@
+import type { CompletionArgs, ConversationEntry, ModelCard, Tool } from 'parley-kit/types';
+
+/** An agent the current speaker may hand the conversation to. */
+export interface HandoffTarget { id: string; name: string; description: string | null }
+
+/** Everything a chat engine needs to produce one assistant turn. */
+export interface ChatTurnRequest {
+  /** Model id as the caller named it (already known to be served by this engine). */
+  model: string;
+  instructions: string | null;
+  /** The whole conversation so far, oldest first, including this turn's inputs. */
+  history: ConversationEntry[];
+  tools: Tool[];
+  completionArgs: CompletionArgs;
+  /** Agents the current agent may hand off to (empty for model conversations). */
+  handoffs: HandoffTarget[];
+  /** The agent speaking, or null for a model conversation. */
+  agent: { id: string; name: string } | null;
+  signal: AbortSignal;
+}
+
+/**
+ * What an engine yields while it produces a turn, in order.
+ * - `text`: a piece of the assistant message.
+ * - `function_call`: a piece of a call's JSON arguments; pieces sharing a `toolCallId` form one call.
+ * - `handoff`: the turn passes to the agent with this id (one of `handoffs`); the engine stops after it.
+ * - `usage`: token counts for the turn, yielded once at the end.
+ */
+export type ChatEngineEvent =
+  | { kind: 'text'; delta: string }
+  | { kind: 'function_call'; toolCallId: string; name: string; argumentsDelta: string }
+  | { kind: 'handoff'; agentId: string }
+  | { kind: 'usage'; promptTokens: number; completionTokens: number };
+
+/** A chat model behind the conversations API. */
+export interface ChatEngine {
+  /** Model cards this engine serves (ids and aliases are how callers name it). */
+  models(): ModelCard[];
+  /** Produce one turn. Throwing (or a rejected iteration) ends the turn with an error. */
+  run(request: ChatTurnRequest): AsyncIterable<ChatEngineEvent>;
+  close?(): Promise<void>;
+}

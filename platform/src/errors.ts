@@ -1,0 +1,76 @@
+import type { GenericErrorBody, ValidationIssue } from 'parley-kit/types';
+
+/**
+ * An HTTP answer that is an error, carried as a value until the app's error handler writes it.
+ * Bodies are the platform's real shapes: 422 `{detail:[…]}` or `{object:"error", …}`.
+ */
+export class PlatformHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: GenericErrorBody | { detail: ValidationIssue[] },
+    readonly headers: Record<string, string> = {},
+  ) {
+    super('message' in body ? body.message : body.detail.map((d) => d.msg).join('; '));
+  }
+}
+
+export function genericError(
+  status: number,
+  message: string,
+  type: GenericErrorBody['type'] = 'invalid_request_error',
+  code: string | null = null,
+  param: string | null = null,
+): PlatformHttpError {
+  return new PlatformHttpError(status, { object: 'error', message, type, param, code });
+}
+
+export const notFound = (message: string) => genericError(404, message, 'invalid_request_error', 'not_found');
+export const badRequest = (message: string, param: string | null = null) =>
+  genericError(400, message, 'invalid_request_error', 'bad_request', param);
+export const unauthorized = (message = 'Unauthorized: a valid API key is required in the Authorization header') =>
+  genericError(401, message, 'authentication_error', 'unauthorized');
+export const forbidden = (message: string) => genericError(403, message, 'invalid_request_error', 'forbidden');
+export const payloadTooLarge = (limit: number) =>
+  genericError(413, `Request body is larger than the limit of ${limit} bytes`, 'invalid_request_error', 'request_too_large');
+
+/** 503 for an engine that cannot run on this install (e.g. an optional dependency is missing). */
+export const engineUnavailable = (message: string) => genericError(503, message, 'server_error', 'engine_unavailable');
+/** 503 with `Retry-After: 1` for an engine with too many requests waiting. */
+export const engineBusy = (message: string) =>
+  new PlatformHttpError(503, genericError(503, message, 'server_error', 'engine_busy').body, { 'retry-after': '1' });
+
+/** 422 with a FastAPI-style detail list. */
+export function validationError(detail: ValidationIssue[]): PlatformHttpError {
+  return new PlatformHttpError(422, { detail });
+}
+
+/** 422 for one field, e.g. `invalidField(['body','from_entry_id'], 'Entry not found in conversation', 'value_error')`. */
+export function invalidField(loc: Array<string | number>, msg: string, type = 'value_error', input?: unknown): PlatformHttpError {
+  const issue: ValidationIssue = { loc, msg, type };
+  if (input !== undefined) issue.input = input;
+  return validationError([issue]);
+}
+
+/** What a model-taking route expected, for {@link invalidModel}. */
+export interface ModelExpectation {
+  /** What the route takes, e.g. `an OCR model`; omitted: any model the platform serves. */
+  kind?: string;
+  /** The `capabilities` flag of `GET /v1/models` cards that marks the right models, e.g. `ocr`. */
+  capability?: string;
+  /** A more precise reason, one sentence without a final period (replaces "It is not <kind> of this platform"). */
+  why?: string;
+  /** The request field that named the model (default `model`). */
+  param?: string;
+}
+
+/** The message of {@link invalidModel}, also sent by the realtime WebSocket's `error` event. */
+export function invalidModelMessage(model: string, expected: ModelExpectation = {}): string {
+  const why = expected.why ?? (expected.kind ? `It is not ${expected.kind} of this platform` : undefined);
+  const listed = expected.capability ? `the models with capabilities.${expected.capability}` : 'the models this platform serves';
+  return `Invalid model: ${model}. ${why ? `${why}; ` : ''}GET /v1/models lists ${listed}`;
+}
+
+/** 400 `invalid_model` (code `1500`, as the real service) for a model the route cannot serve: unknown or of another kind. */
+export function invalidModel(model: string, expected: ModelExpectation = {}): PlatformHttpError {
+  return genericError(400, invalidModelMessage(model, expected), 'invalid_model', '1500', expected.param ?? 'model');
+}

@@ -1,0 +1,81 @@
+// The local platform as users run it (`parley platform`, the compiled CLI), killed with SIGKILL after
+// 2xx answers: a new process on the same data directory must find everything.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const CLI = join(import.meta.dirname, '../../bin/parley.js');
+const KEY = 'durable-key';
+let dataDir: string;
+
+function startCli(): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'platform', '--port', '0', '--data', dataDir], {
+      env: { ...process.env, PARLEY_API_KEY: KEY, PARLEY_ADMIN_KEY: 'durable-admin' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`platform did not start: ${out}`)), 30_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = out.match(/API base URL\s+(http:\/\/\S+)/);
+      if (m) { clearTimeout(timer); resolve({ child, url: m[1] }); }
+    });
+    child.stderr!.on('data', (d) => { out += d; });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`platform exited (${code}): ${out}`)); });
+  });
+}
+
+async function api(url: string, path: string, body?: unknown) {
+  const res = await fetch(url + path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() as any };
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => { child.once('exit', () => resolve()); child.kill('SIGKILL'); });
+}
+
+beforeAll(() => {
+  if (!existsSync(join(import.meta.dirname, '../../dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does) first');
+  dataDir = mkdtempSync(join(tmpdir(), 'parley-durable-'));
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('durability', () => {
+  it('a conversation, its entries and an agent survive SIGKILL right after the 2xx answers', async () => {
+    const first = await startCli();
+    const agent = await api(first.url, '/v1/agents', { model: 'parley-local', name: 'Durable' });
+    expect(agent.status).toBe(200);
+    const started = await api(first.url, '/v1/conversations', { model: 'parley-local', inputs: 'remember me' });
+    expect(started.status).toBe(200);
+    const appended = await api(first.url, `/v1/conversations/${started.json.conversation_id}`, { inputs: 'and this' });
+    expect(appended.status).toBe(200);
+    // A streamed turn: once the done event has arrived, it is on disk.
+    const res = await fetch(`${first.url}/v1/conversations/${started.json.conversation_id}`, {
+      method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ inputs: 'streamed', stream: true }),
+    });
+    const text = await res.text();
+    expect(text).toContain('event: conversation.response.done');
+    await kill(first.child);
+
+    const second = await startCli();
+    try {
+      const history = await api(second.url, `/v1/conversations/${started.json.conversation_id}/history`);
+      expect(history.status).toBe(200);
+      expect(history.json.entries.map((e: any) => e.type)).toEqual(Array(3).fill(['message.input', 'message.output']).flat());
+      expect(history.json.entries[1].content).toBe(started.json.outputs[0].content);
+      const got = await api(second.url, `/v1/agents/${agent.json.id}`);
+      expect(got.status).toBe(200);
+      expect(got.json.name).toBe('Durable');
+    } finally {
+      await kill(second.child);
+    }
+  }, 90_000);
+});

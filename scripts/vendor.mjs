@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// After `tsc` and `vite build`: points the npm ESM build's vendor modules (dist/vendor/*.js, which tsc
+// emits as re-exports of pdfjs-dist and standardized-audio-context, packages parley-kit does not
+// depend on) at the bundles vite made of them in dist/browser/vendor/, so bundlers and Node resolve
+// them inside the package and it holds one copy of each. Their declarations become self-contained:
+// pdf.js's are the few types the viewer names; the audio context's are the DOM's Web Audio types.
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const vendor = join(root, 'dist/vendor');
+const bundles = join(root, 'dist/browser/vendor');
+
+const declarations = {
+  'pdfjs': `// pdf.js (pdfjs-dist, Apache-2.0), bundled in dist/browser/vendor/pdfjs.js: the types parley-kit uses.
+export interface PDFDocumentProxy { readonly numPages: number; getPage(pageNumber: number): Promise<unknown>; destroy(): Promise<void>; }
+export declare const VerbosityLevel: { readonly ERRORS: number; readonly WARNINGS: number; readonly INFOS: number };
+export declare function getDocument(source: { data: Uint8Array; isEvalSupported?: boolean; enableXfa?: boolean; verbosity?: number }): { promise: Promise<PDFDocumentProxy> };
+`,
+  'pdf-worker': `// pdf.js's worker code (pdfjs-dist, Apache-2.0), bundled in dist/browser/vendor/pdf-worker.js.
+export declare const WorkerMessageHandler: unknown;
+`,
+  'audio-context': `// standardized-audio-context (MIT), bundled in dist/browser/vendor/audio-context.js. Declared with the
+// DOM's Web Audio types, which its classes implement.
+export declare const AudioContext: typeof globalThis.AudioContext;
+export declare const AudioWorkletNode: typeof globalThis.AudioWorkletNode;
+export type IAudioContext = globalThis.AudioContext;
+export type IOfflineAudioContext = globalThis.OfflineAudioContext;
+export type IAudioNode<T = unknown> = globalThis.AudioNode;
+export type IAudioBufferSourceNode<T = unknown> = globalThis.AudioBufferSourceNode;
+export type IAnalyserNode<T = unknown> = globalThis.AnalyserNode;
+export type IGainNode<T = unknown> = globalThis.GainNode;
+export type IAudioWorkletNode<T = unknown> = globalThis.AudioWorkletNode;
+export type IMediaStreamAudioSourceNode<T = unknown> = globalThis.MediaStreamAudioSourceNode;
+`,
+};
+
+const names = readdirSync(join(root, 'src/vendor')).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
+for (const name of names) {
+  if (!existsSync(join(bundles, `${name}.js`))) throw new Error(`vendor: dist/browser/vendor/${name}.js is missing; run vite build first`);
+  if (!declarations[name]) throw new Error(`vendor: no declarations written for ${name}`);
+  writeFileSync(join(vendor, `${name}.js`), `export * from '../browser/vendor/${name}.js';\n`);
+  writeFileSync(join(vendor, `${name}.d.ts`), declarations[name]);
+}

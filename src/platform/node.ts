@@ -1,2 +1,0 @@
-/** Node adapter of the local platform: `servePlatform(platform.fetch, { port })`. */
-export { serveFetch, serveFetch as servePlatform, type NodeIncoming, type ServedFetch } from '../server/node-serve.js';

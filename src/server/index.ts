@@ -1,0 +1,7 @@
+/**
+ * What the relay and the local platform share on Node without importing each other: serving a
+ * Web-standard fetch handler (WebSocket upgrades included) and reading a body with a byte cap.
+ * Exported as `parley-kit/server`.
+ */
+export { serveFetch, type NodeIncoming, type ServedFetch, type UpgradeHandler } from './node-serve.js';
+export { BodyTooLargeError, readCapped } from './read-capped.js';
