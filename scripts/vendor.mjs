@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// After `tsc` and `vite build`: points the npm ESM build's vendor modules (dist/vendor/*.js, which tsc
-// emits as re-exports of pdfjs-dist and standardized-audio-context, packages parley-kit does not
-// depend on) at the bundles vite made of them in dist/browser/vendor/, so bundlers and Node resolve
-// them inside the package and it holds one copy of each. Their declarations become self-contained:
-// pdf.js's are the few types the viewer names; the audio context's are the DOM's Web Audio types.
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+// After `vite build`: writes the npm ESM build's vendor modules (dist/vendor/*.js; src/vendor/ holds
+// plain JavaScript re-exports of pdfjs-dist and standardized-audio-context, packages parley-kit does not
+// depend on, which tsc does not emit) as re-exports of the bundles vite made of them in
+// dist/browser/vendor/, so bundlers and Node resolve them inside the package, which holds one copy of
+// each. Their declarations are self-contained: pdf.js's are the few types the viewer names; the audio
+// context's are the DOM's Web Audio types.
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -35,7 +36,8 @@ export type IMediaStreamAudioSourceNode<T = unknown> = globalThis.MediaStreamAud
 `,
 };
 
-const names = readdirSync(join(root, 'src/vendor')).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
+const names = readdirSync(join(root, 'src/vendor')).filter((f) => f.endsWith('.js')).map((f) => f.slice(0, -3));
+mkdirSync(vendor, { recursive: true });
 for (const name of names) {
   if (!existsSync(join(bundles, `${name}.js`))) throw new Error(`vendor: dist/browser/vendor/${name}.js is missing; run vite build first`);
   if (!declarations[name]) throw new Error(`vendor: no declarations written for ${name}`);

@@ -2,10 +2,6 @@
  * standardized-audio-context (MIT): one Web Audio API across browsers (Safari included). parley-kit
  * bundles the parts it uses into dist/browser/vendor/ at build time instead of depending on the
  * package (3,000 files, 3.8 MB installed with its helpers); scripts/vendor.mjs points dist/vendor/ at
- * the bundle and gives it declarations in terms of the DOM's Web Audio types.
+ * the bundle and declares it with the DOM's Web Audio types.
  */
 export { AudioContext, AudioWorkletNode } from 'standardized-audio-context';
-export type {
-  IAnalyserNode, IAudioBufferSourceNode, IAudioContext, IAudioNode, IAudioWorkletNode, IGainNode,
-  IMediaStreamAudioSourceNode, IOfflineAudioContext,
-} from 'standardized-audio-context';
