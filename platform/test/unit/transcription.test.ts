@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../src/app.js';
 import { createPocketsphinxEngine } from '../../src/engines/transcription/pocketsphinx.js';
+import type { TranscriptionEngine } from '../../src/engines/transcription/types.js';
 import { PocketsphinxOutputParser } from '../../src/engines/transcription/pocketsphinx.js';
 import { API_KEY, BASE, call, parseSse, startPlatform } from './helpers.js';
 import { drain, sdkFor } from './sdk.js';
@@ -33,6 +34,34 @@ const wavFile = (name: keyof typeof SENTENCES) => ({ bytes: fixtureWav(name), na
 function threeSentences(): Uint8Array {
   const silence = new Float32Array(16000);
   return writeWav(concat(fixtureSamples('fox').samples, silence, fixtureSamples('call').samples, silence, fixtureSamples('weather').samples), 16000);
+}
+
+/**
+ * The real pocketsphinx engine fed through a gate: every chunk of audio but the last goes straight to it; the
+ * last is held until `open()` (or, as a safety net against a hang, until `deadlineMs` passes). A delta that
+ * arrives while the gate is shut was cut before the engine had all the audio.
+ */
+function gatedPocketsphinx(deadlineMs: number) {
+  const inner = createPocketsphinxEngine();
+  let open!: () => void;
+  const opened = new Promise<void>((r) => { open = r; });
+  const state = { fed: 0, lastFed: false, gaveUp: false };
+  async function* gate(audio: AsyncIterable<Int16Array> | Iterable<Int16Array>): AsyncGenerator<Int16Array> {
+    let previous: Int16Array | undefined;
+    for await (const chunk of audio) {
+      if (previous) { state.fed++; yield previous; }
+      previous = chunk;
+    }
+    if (!previous) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([opened, new Promise<void>((r) => { timer = setTimeout(() => { state.gaveUp = true; r(); }, deadlineMs); })]);
+    clearTimeout(timer);
+    state.fed++;
+    state.lastFed = true;
+    yield previous;
+  }
+  const engine: TranscriptionEngine = { ...inner, transcribe: (job) => inner.transcribe({ ...job, audio: gate(job.audio) }) };
+  return { engine, state, open };
 }
 
 let platform: Platform;
@@ -100,22 +129,38 @@ describe('transcription round trip (Flite slt → pocketsphinx)', () => {
     for (const s of segs) { expect(s.speaker_id).toBeNull(); expect(s.score === null || (s.score >= 0 && s.score <= 1)).toBe(true); }
   });
 
-  it('streams language, deltas, segments and done', async () => {
-    const response = await platform.fetch(new Request(BASE + PATH, {
-      method: 'POST', headers: { authorization: `Bearer ${API_KEY}` },
-      body: form({ model: 'voxtral-mini-latest', file: { bytes: threeSentences(), name: 'three.wav' }, stream: 'true', timestamp_granularities: 'segment' }),
-    }));
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    // Deltas arrive while pocketsphinx is still listening, not all at the end.
-    const reader = response.body!.getReader();
-    const arrivals: Array<{ at: number; text: string }> = [];
-    const decoder = new TextDecoder();
-    for (let r = await reader.read(); !r.done; r = await reader.read()) arrivals.push({ at: performance.now(), text: decoder.decode(r.value, { stream: true }) });
-    const firstDelta = arrivals.find((a) => a.text.includes('transcription.text.delta'))!.at;
-    const doneAt = arrivals.find((a) => a.text.includes('transcription.done'))!.at;
-    expect(doneAt - firstDelta).toBeGreaterThan(500);
-    const events = parseSse(arrivals.map((a) => a.text).join(''));
+  it('streams language, deltas, segments and done; the first delta comes before the engine has the last of the audio', async () => {
+    // Incremental delivery, shown by order rather than by clock: the engine's last chunk of audio is held back
+    // until the test has read a delta, so a delta only arrives if pocketsphinx cut an utterance (and the route sent
+    // it) while still being fed. If either waited for the end of the audio, the gate's safety net opens it instead.
+    const gated = gatedPocketsphinx(30_000);
+    const p2 = await startPlatform({ transcriptionEngines: [gated.engine] });
+    const chunks: string[] = [];
+    let lastFedAtFirstDelta: boolean | undefined;
+    let chunksFedAtFirstDelta = 0;
+    try {
+      const response = await p2.fetch(new Request(BASE + PATH, {
+        method: 'POST', headers: { authorization: `Bearer ${API_KEY}` },
+        body: form({ model: 'voxtral-mini-latest', file: { bytes: threeSentences(), name: 'three.wav' }, stream: 'true', timestamp_granularities: 'segment' }),
+      }));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        chunks.push(decoder.decode(r.value, { stream: true }));
+        if (lastFedAtFirstDelta === undefined && chunks.join('').includes('transcription.text.delta')) {
+          lastFedAtFirstDelta = gated.state.lastFed;
+          chunksFedAtFirstDelta = gated.state.fed;
+          gated.open();
+        }
+      }
+    } finally { gated.open(); await p2.close(); }
+    expect(gated.state.gaveUp, 'no delta came while the last audio chunk was held back').toBe(false);
+    expect(lastFedAtFirstDelta, 'the first delta came before the engine was given the last audio chunk').toBe(false);
+    expect(chunksFedAtFirstDelta).toBeGreaterThan(0);
+    expect(gated.state.lastFed, 'the whole audio reached the engine in the end').toBe(true);
+    const events = parseSse(chunks.join(''));
     for (const e of events) expect(e.data.type).toBe(e.event);
     expect(events[0]).toEqual({ event: 'transcription.language', data: { type: 'transcription.language', audio_language: 'en' } });
     const done = events[events.length - 1];
@@ -129,7 +174,7 @@ describe('transcription round trip (Flite slt → pocketsphinx)', () => {
     for (const s of segs) expect(Object.keys(s).sort()).toEqual(['end', 'speaker_id', 'start', 'text', 'type']);
     expect(Object.keys(done.data).sort()).toEqual(['language', 'model', 'segments', 'text', 'type', 'usage']);
     expect(wer(`${SENTENCES.fox} ${SENTENCES.call} ${SENTENCES.weather}`, done.data.text)).toBeLessThan(0.25);
-  });
+  }, 60_000);
 
   it('decodes MP3 and Ogg Opus made by the platform’s own speech encoders', async () => {
     const call16 = fixtureSamples('call').samples;
