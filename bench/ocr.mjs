@@ -5,7 +5,7 @@
 //     (min(2, cpus) workers) and with one worker, and their ratio (one worker / pool; >1 = the pool is faster).
 // Workers are warmed up with one page first, so start-up is not counted.
 import { KEY, percentile } from './platform.mjs';
-import { dataUrl, scannedPdf, textLayerPdf } from '../test/unit/platform/ocr-fixtures.mjs';
+import { dataUrl, scannedPdf, textLayerPdf } from '../platform/test/unit/ocr-fixtures.mjs';
 
 const PAGES = 10;
 const median = (xs) => percentile([...xs].sort((a, b) => a - b), 50);

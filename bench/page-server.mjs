@@ -3,7 +3,7 @@
 // allows this server's origin, which is why the relay is made here once the origin is known.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, normalize } from 'node:path';
-import { serveFetch } from '@parley-kit/platform';
+import { serveFetch } from 'parley-kit/server';
 import { nodeRelayEnv } from '../dist/relay/index.js';
 
 export const ASSETS = join(import.meta.dirname, '../dist/browser');

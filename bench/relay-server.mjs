@@ -1,7 +1,7 @@
 // Bench fixture (a child process of bench/relay.mjs): the local platform served at /v1 directly and
 // through the relay at /api, in one process, so both paths are measured in the same run.
 import { createPlatform } from '@parley-kit/platform';
-import { serveFetch } from '@parley-kit/platform';
+import { serveFetch } from 'parley-kit/server';
 import { createRelay, nodeRelayEnv } from '../dist/relay/index.js';
 import { KEY as apiKey } from './platform.mjs';
 

@@ -10,9 +10,11 @@ import { benchTranscription } from './transcription.mjs';
 import { benchVoice } from './voice.mjs';
 import { benchOcr } from './ocr.mjs';
 import { benchApi } from './api.mjs';
+import { benchInstall } from './install.mjs';
 
 const only = process.argv[2];
 const benches = [
+  ['install', 'what npm install parley-kit adds to an empty project', benchInstall],
   ['platform', 'local platform on loopback', benchPlatform],
   ['relay', 'relay overhead against the platform directly', benchRelay],
   ['element', '<agent-chat> rendering and size (Chromium)', benchElement],

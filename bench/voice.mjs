@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createPlatform } from '@parley-kit/platform';
-import { serveFetch } from '@parley-kit/platform';
+import { serveFetch } from 'parley-kit/server';
 import { createRelay } from '../dist/relay/index.js';
 import { writeFakeMicWav } from '../test/browser/server/fake-mic.mjs';
 import { ASSETS, servePage } from './page-server.mjs';
