@@ -5,6 +5,7 @@ export type { UpgradeHandler } from 'parley-kit/server';
 export { REALTIME_TRANSCRIPTION_PATH } from './routes/realtime-transcription.js';
 export type { ChatEngine, ChatEngineEvent, ChatTurnRequest, HandoffTarget } from './engines/chat/types.js';
 export { createLocalChatEngine } from './engines/chat/local.js';
+export { tokenize } from './engines/text/tokenizer.js';
 export { createOpenAICompatibleChatEngine } from './engines/chat/openai-compatible.js';
 export { SpeechCatalog, createEspeakSpeechEngine, SpeechEngineUnavailableError, SpeechEngineBusyError, SPEECH_FORMATS, SPEECH_SAMPLE_RATE } from './engines/speech/index.js';
 export type { SpeechEngine, SpeechFormat, PresetVoice, SynthesisRequest, EspeakEngineOptions } from './engines/speech/index.js';

@@ -16,7 +16,7 @@ import type {
 import type { Caller } from './caller.js';
 import type { PlatformContext } from './context.js';
 import { openConnectorToolbox, type ConnectorToolbox } from './connectors/toolbox.js';
-import { countTokens } from './engines/chat/local.js';
+import { countTokens } from './engines/text/tokenizer.js';
 import type { ChatEngine, HandoffTarget } from './engines/chat/types.js';
 import { isoNow, newId } from './ids.js';
 

@@ -5,7 +5,7 @@
  * ends with `length` and a reply that happens to be exactly `max_tokens` long ends with `stop`.
  */
 import type { CompletionArgs, Tool } from 'parley-kit/types';
-import { countPromptTokens, countTokens } from '../engines/chat/local.js';
+import { countPromptTokens, countTokens } from '../engines/text/tokenizer.js';
 import type { ChatEngine } from '../engines/chat/types.js';
 import { ToolCallCollector, type CompletionToolCall, type EngineInput } from './messages.js';
 

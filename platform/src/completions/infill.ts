@@ -15,7 +15,7 @@
  */
 import { modelCard } from '../engines/model-card.js';
 import { ModelRegistry, type ModelEngine } from '../engines/model-registry.js';
-import { countTokens, tokenize } from '../engines/chat/local.js';
+import { countTokens, tokenize } from '../engines/text/tokenizer.js';
 import type { ModelCard } from 'parley-kit/types';
 import type { ChoiceEvent } from './choice.js';
 

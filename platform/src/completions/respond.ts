@@ -4,7 +4,7 @@
  * SDK's `CompletionEvent` stream expects). Shared by chat, FIM and agent completions.
  */
 import { randomUUID } from 'node:crypto';
-import { countTokens } from '../engines/chat/local.js';
+import { countTokens } from '../engines/text/tokenizer.js';
 import { genericError } from '../errors.js';
 import { sseResponse } from '../sse.js';
 import type { ChoiceEvent, FinishReason } from './choice.js';

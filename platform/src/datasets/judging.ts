@@ -47,7 +47,8 @@ export type JudgedMessage = z.output<typeof JudgedMessageSchema>;
 
 export interface JudgeVerdict { analysis: string; answer: string | number }
 
-function contentText(content: JudgedMessage['content']): string {
+/** Content as the judge reads it: unlike `contentText`, a chunk without text stays visible as `[its type]`. */
+function judgedContent(content: JudgedMessage['content']): string {
   if (content == null) return '';
   if (typeof content === 'string') return content;
   return content.map((chunk) => (typeof chunk.text === 'string' ? chunk.text : `[${String(chunk.type ?? 'content')}]`)).join('');
@@ -55,7 +56,7 @@ function contentText(content: JudgedMessage['content']): string {
 
 /** The conversation as the judge reads it: one `[role] text` block per message, then the properties. */
 export function transcript(messages: readonly JudgedMessage[], properties: Record<string, unknown> | null | undefined): string {
-  const lines = messages.map((m) => `[${m.role}] ${contentText(m.content)}`);
+  const lines = messages.map((m) => `[${m.role}] ${judgedContent(m.content)}`);
   if (properties && Object.keys(properties).length) lines.push('', `Properties: ${JSON.stringify(properties)}`);
   return lines.join('\n');
 }

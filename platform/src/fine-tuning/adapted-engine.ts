@@ -5,7 +5,8 @@
  * reply cannot satisfy) the turn is the base model's.
  */
 import type { ModelCard } from 'parley-kit/types';
-import { contentText, countPromptTokens, tokenize } from '../engines/chat/local.js';
+import { contentText } from '../engines/text/message-content.js';
+import { countPromptTokens, tokenize } from '../engines/text/tokenizer.js';
 import type { ChatEngine, ChatEngineEvent, ChatTurnRequest } from '../engines/chat/types.js';
 import type { ExampleMemory } from './example-memory.js';
 

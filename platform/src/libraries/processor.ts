@@ -7,7 +7,7 @@
  * when the platform stopped are picked up again when it starts.
  */
 import type { PlatformContext } from '../context.js';
-import { countTokens } from '../engines/chat/local.js';
+import { countTokens } from '../engines/text/tokenizer.js';
 import { ExtractionError, documentType, extractPages } from './extract.js';
 import { chunkSizeOf, documentBytes, getDocumentById, markDone, markFailed, markInProgress, unfinishedDocuments } from './store.js';
 

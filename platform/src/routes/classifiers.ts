@@ -25,7 +25,8 @@ import type { ModelCard } from 'parley-kit/types';
 import { callerOf } from '../caller.js';
 import type { PlatformContext } from '../context.js';
 import { completionId } from '../completions/respond.js';
-import { countTokens } from '../engines/chat/local.js';
+import { textChunks } from '../engines/text/message-content.js';
+import { countTokens } from '../engines/text/tokenizer.js';
 import {
   FLAG_THRESHOLD,
   MODERATION_CATEGORIES,
@@ -82,10 +83,7 @@ type Capability = 'moderation' | 'classification';
 
 /** The text of a message: its string content or its text chunks, one per line. */
 function messageText(message: Message): string {
-  const { content } = message;
-  if (content == null) return '';
-  if (typeof content === 'string') return content;
-  return content.flatMap((c) => (c.type === 'text' && typeof c.text === 'string' ? [c.text] : [])).join('\n');
+  return message.content == null ? '' : textChunks(message.content).join('\n');
 }
 
 const flags = (scores: CategoryScores): ModerationResult => ({

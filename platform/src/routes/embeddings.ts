@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { callerOf } from '../caller.js';
 import type { PlatformContext } from '../context.js';
 import { completionId } from '../completions/respond.js';
-import { countTokens } from '../engines/chat/local.js';
+import { countTokens } from '../engines/text/tokenizer.js';
 import { words } from '../engines/embeddings/hashed.js';
 import { quantize, toBase64 } from '../engines/embeddings/output.js';
 import { badRequest, invalidField, invalidModel } from '../errors.js';

@@ -26,11 +26,11 @@ import { modelCard } from '../model-card.js';
 import type {
   ConversationEntry,
   FunctionDefinition,
-  InputContentChunk,
   ModelCard,
-  OutputContentChunk,
   ResponseFormat,
 } from 'parley-kit/types';
+import { contentText } from '../text/message-content.js';
+import { countPromptTokens, countTokens, tokenize } from '../text/tokenizer.js';
 import type { ChatEngine, ChatEngineEvent, ChatTurnRequest, HandoffTarget } from './types.js';
 
 /** Model id served by {@link createLocalChatEngine}. */
@@ -43,64 +43,6 @@ export const LOCAL_FAIL_TRIGGER = '/fail';
 export interface LocalChatEngineOptions {
   /** Milliseconds to wait between streamed tokens (default 0). The wait stops as soon as the request is aborted. */
   tokenDelayMs?: number;
-}
-
-// ---------------------------------------------------------------- tokenizer
-
-// A token is a run of letters/digits/underscore or one other non-space character, with the whitespace
-// before it attached; trailing whitespace at the end of the text is a token of its own. Tokens
-// concatenate back to the exact input.
-const TOKEN_RE = /\s*[\p{L}\p{N}\p{M}_]+|\s*[^\s\p{L}\p{N}\p{M}_]|\s+/gu;
-
-/** Split text into `parley-local` tokens (words and single punctuation marks, leading whitespace attached). `tokenize(t).join('') === t`. */
-export function tokenize(text: string): string[] {
-  return text.match(TOKEN_RE) ?? [];
-}
-
-/** Number of `parley-local` tokens in `text` (see {@link tokenize}). */
-export function countTokens(text: string): number {
-  if (!text) return 0;
-  TOKEN_RE.lastIndex = 0;
-  let n = 0;
-  while (TOKEN_RE.exec(text) !== null) n++;
-  TOKEN_RE.lastIndex = 0;
-  return n;
-}
-
-/** The text of message content: text chunks (and the text inside thinking chunks when `withThinking`). */
-export function contentText(content: string | ReadonlyArray<InputContentChunk | OutputContentChunk>, withThinking = false): string {
-  if (typeof content === 'string') return content;
-  const parts: string[] = [];
-  for (const chunk of content) {
-    if (chunk.type === 'text') parts.push(chunk.text);
-    else if (withThinking && chunk.type === 'thinking') {
-      for (const t of chunk.thinking) if (t.type === 'text') parts.push(t.text);
-    }
-  }
-  return parts.join('');
-}
-
-/** The text of a history entry that counts as prompt: message text, a call's name and arguments, a result. */
-export function entryText(entry: ConversationEntry): string {
-  switch (entry.type) {
-    case 'message.input':
-    case 'message.output':
-      return contentText(entry.content, true);
-    case 'function.call':
-    case 'tool.execution':
-      return `${entry.name} ${typeof entry.arguments === 'string' ? entry.arguments : JSON.stringify(entry.arguments)}`;
-    case 'function.result':
-      return entry.result;
-    default:
-      return '';
-  }
-}
-
-/** Prompt tokens of a turn: tokens of the instructions plus the tokens of every history entry's text. */
-export function countPromptTokens(instructions: string | null | undefined, history: readonly ConversationEntry[]): number {
-  let n = countTokens(instructions ?? '');
-  for (const entry of history) n += countTokens(entryText(entry));
-  return n;
 }
 
 // ---------------------------------------------------------------- small helpers

@@ -5,7 +5,8 @@
 import { modelCard } from '../model-card.js';
 import { createParser } from 'eventsource-parser';
 import type { ConversationEntry, ModelCard, ResponseFormat } from 'parley-kit/types';
-import { contentText, countTokens } from './local.js';
+import { contentText } from '../text/message-content.js';
+import { countTokens } from '../text/tokenizer.js';
 import type { ChatEngine, ChatEngineEvent, ChatTurnRequest, HandoffTarget } from './types.js';
 
 export interface OpenAICompatibleChatEngineOptions {

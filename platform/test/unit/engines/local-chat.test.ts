@@ -2,12 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   LOCAL_CHAT_MODEL_ALIASES,
-  countPromptTokens,
-  countTokens,
   createLocalChatEngine,
   fillJsonSchema,
-  tokenize,
 } from '../../../src/engines/chat/local.js';
+import { countPromptTokens, countTokens, tokenize } from '../../../src/engines/text/tokenizer.js';
 import type { Tool } from 'parley-kit/types';
 import type { HandoffTarget } from '../../../src/engines/chat/types.js';
 import {

@@ -5,7 +5,7 @@ import {
   UpstreamHttpError,
   createOpenAICompatibleChatEngine,
 } from '../../../src/engines/chat/openai-compatible.js';
-import { countTokens } from '../../../src/engines/chat/local.js';
+import { countTokens } from '../../../src/engines/text/tokenizer.js';
 import type { HandoffTarget } from '../../../src/engines/chat/types.js';
 import {
   assistantEntry, callEntry, collect, fnTool, handoffEntry, request, resultEntry, userEntry,
