@@ -3,13 +3,9 @@ import type { PropertyValues, TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { live } from 'lit/directives/live.js';
 import { repeat } from 'lit/directives/repeat.js';
-import { ChatSession } from '../../client/index.js';
-import { openSharedStore, sharedClient } from '../internal/shared-client.js';
-import type {
-  CachedConversation, CachedEntry, ChatSessionApi, ChatState, ClientTool, PlatformErrorShape, VoiceInputApi, VoiceInputError, VoiceInputOptions,
-} from '../../client/contracts.js';
+import type { CachedEntry, ChatSessionApi, ClientTool, VoiceInputOptions } from '../../client/contracts.js';
 import { contentText } from '../../client/chat-entries.js';
-import type { FunctionResultEntry, Tool } from '../../client/types.js';
+import type { Tool } from '../../client/types.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { markdown } from '../internal/markdown-directive.js';
 import { parseHostList, renderMarkdown, spoofedLinkHost } from '../internal/markdown.js';
@@ -17,8 +13,13 @@ import { resolveStrings } from '../internal/strings.js';
 import type { AgentChatStrings } from '../internal/strings.js';
 import { agentChatStyles } from './agent-chat.styles.js';
 import type { ReplySpeaker } from '../internal/reply-speaker.js';
-import type { VoiceComposer, VoiceComposerHost, VoicePhase } from './voice-composer.js';
 import { nextAnnouncement } from '../internal/announce.js';
+import { ChatSessionController } from './controllers/chat-session-controller.js';
+import { TranscriptScrollController } from './controllers/transcript-scroll-controller.js';
+import { VoiceInController } from './controllers/voice-in-controller.js';
+import { VoiceOutController } from './controllers/voice-out-controller.js';
+import { lastReply } from './transcript.js';
+import type { TranscriptItem } from './transcript.js';
 
 export type { ParleyHandsFreeChangedDetail, ParleyVoiceFinalDetail, ParleyVoiceStartDetail } from './voice-events.js';
 
@@ -26,81 +27,13 @@ export type { ParleyHandsFreeChangedDetail, ParleyVoiceFinalDetail, ParleyVoiceS
 const PAGE_SIZE = 100;
 /** Longest text read out by the live region for one reply. */
 const ANNOUNCE_LIMIT = 600;
-
-// One history store per page, opened on first use and shared by every chat (and by the shared clients,
-// which keep their relay resume tokens in it).
-const EMPTY_STATE: ChatState = {
-  conversationId: null, entries: [], streamingEntryId: null, status: 'ready', error: null, agentName: null, notice: null,
-};
-
-/**
- * One row of the transcript. `key` is stable for the row's lifetime: user messages are keyed by their
- * position, because the session renames their temporary ids once the server has stored them.
- */
-type TranscriptItem = { key: string } & (
-  | { kind: 'user'; entry: CachedEntry & { type: 'message.input' }; text: string }
-  | { kind: 'assistant'; entry: CachedEntry & { type: 'message.output' | 'message.input' }; text: string }
-  | { kind: 'call'; entry: CachedEntry & { type: 'function.call' | 'tool.execution' }; result: FunctionResultEntry | null }
-  | { kind: 'result'; entry: FunctionResultEntry }
-  | { kind: 'handoff'; entry: CachedEntry & { type: 'agent.handoff' } });
-
-function buildTranscriptItems(entries: readonly CachedEntry[]): TranscriptItem[] {
-  const results = new Map<string, FunctionResultEntry>();
-  const calls = new Set<string>();
-  for (const entry of entries) {
-    if (entry.type === 'function.result') results.set(entry.tool_call_id, entry);
-    else if (entry.type === 'function.call') calls.add(entry.tool_call_id);
-  }
-  const items: TranscriptItem[] = [];
-  let users = 0;
-  for (const entry of entries) {
-    const key = entry.id;
-    switch (entry.type) {
-      case 'message.input':
-        items.push(entry.role === 'user'
-          ? { key: `user-${users++}`, kind: 'user', entry, text: contentText(entry.content) }
-          : { key, kind: 'assistant', entry, text: contentText(entry.content) });
-        break;
-      case 'message.output':
-        items.push({ key, kind: 'assistant', entry, text: contentText(entry.content) });
-        break;
-      case 'function.call':
-        items.push({ key, kind: 'call', entry, result: results.get(entry.tool_call_id) ?? null });
-        break;
-      case 'tool.execution':
-        items.push({ key, kind: 'call', entry, result: null });
-        break;
-      case 'function.result':
-        if (!calls.has(entry.tool_call_id)) items.push({ key: `result-${entry.tool_call_id}`, kind: 'result', entry });
-        break;
-      case 'agent.handoff':
-        items.push({ key, kind: 'handoff', entry });
-        break;
-    }
-  }
-  return items;
-}
-
-function prettyJson(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
-}
+/** The properties a session is created from: a change creates a new one. */
+const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handoffExecution', 'instructions', 'toolDefinitions', 'resume'];
 
 function plainText(markdownText: string): string {
   const template = document.createElement('template');
   template.innerHTML = renderMarkdown(markdownText);
   return (template.content.textContent ?? '').replace(/\s+/g, ' ').trim();
-}
-
-function asErrorShape(error: unknown): PlatformErrorShape {
-  if (error && typeof error === 'object' && 'status' in error && 'message' in error) {
-    const e = error as Partial<PlatformErrorShape>;
-    return { status: e.status ?? 0, type: e.type ?? null, code: e.code ?? null, message: String(e.message), retryAfter: e.retryAfter ?? null };
-  }
-  return { status: 0, type: 'client_error', code: null, message: error instanceof Error ? error.message : String(error), retryAfter: null };
 }
 
 /**
@@ -297,25 +230,58 @@ export class AgentChat extends ParleyElement {
     VoiceInputOptions, 'deviceId' | 'echoCancellation' | 'noiseSuppression' | 'autoGainControl' | 'endOfUtteranceMs' | 'model'
   > | null = null;
 
-  /** Id of the reply being read aloud. */
-  @state() private speakingId: string | null = null;
-
-  @state() private voicePhase: VoicePhase = 'off';
-  @state() private voiceError: VoiceInputError | null = null;
-
-  @state() private chat: ChatState = EMPTY_STATE;
   @state() private draft = '';
   @state() private showList = false;
-  @state() private conversations: CachedConversation[] | null = null;
   /** Key of the user message being edited (see TranscriptItem). */
   @state() private editingKey: string | null = null;
   @state() private editDraft = '';
   @state() private visibleCount = PAGE_SIZE;
   @state() private announcement = '';
   @state() private pendingLink: { href: string; shown: string; real: string } | null = null;
-  @state() private localError: PlatformErrorShape | null = null;
-  /** Replies the user stopped (their text stays, marked as interrupted). */
-  @state() private stoppedIds: ReadonlySet<string> = new Set();
+
+  private readonly chat = new ChatSessionController(this, {
+    listShown: () => this.showList,
+    conversationChanged: () => {
+      this.visibleCount = PAGE_SIZE;
+      if (!this.busy) this.editingKey = null;
+      this.transcriptScroll.stickToBottom = true;
+    },
+    replyFinished: (reply) => this.replyFinished(reply),
+    replyGrew: () => {
+      const reply = this.voiceOut.speaksReplies ? this.chat.streamingReply : null;
+      if (reply) this.voiceOut.follow(reply.id, reply.text, false);
+    },
+    turnEnded: () => this.voiceIn.replyEnded(!!this.speaker?.speakingId),
+  });
+
+  private readonly transcriptScroll = new TranscriptScrollController(this, () => this.renderRoot.querySelector('.transcript'));
+
+  private readonly voiceOut = new VoiceOutController(this, {
+    replyText: (id) => contentText((this.chat.state.entries.find((e) => e.id === id) as { content?: string } | undefined)?.content ?? ''),
+    speakingChanged: (speaking) => this.voiceIn.replySpeaking(speaking),
+  });
+
+  private readonly voiceIn = new VoiceInController(this, {
+    draft: () => this.draft,
+    setDraft: (text) => {
+      this.draft = text;
+    },
+    said: (text) => this.voiceSaid(text),
+    bargeIn: () => this.stop(), // silences the voice, and stops the reply if it still streams
+  });
+
+  // The session, the reply speaker and the reply being read, by the names the browser tests look them up by.
+  private get activeSession(): ChatSessionApi | null {
+    return this.chat.session;
+  }
+
+  private get speaker(): ReplySpeaker | null {
+    return this.voiceOut.speaker;
+  }
+
+  private get speakingId(): string | null {
+    return this.voiceOut.speakingId;
+  }
 
   // Plain lookups rather than `@query`: the decorator would be one more shared chunk to load.
   private get input(): HTMLTextAreaElement | null {
@@ -326,359 +292,56 @@ export class AgentChat extends ParleyElement {
     return this.renderRoot.querySelector('.launcher');
   }
 
-  private get transcript(): HTMLElement | null {
-    return this.renderRoot.querySelector('.transcript');
-  }
-
   private get linkDialog(): HTMLDialogElement | null {
     return this.renderRoot.querySelector('dialog');
   }
-
-  private activeSession: ChatSessionApi | null = null;
-  private ownedSession: ChatSessionApi | null = null;
-  private unsubscribe: (() => void) | null = null;
-  private sessionGeneration = 0;
-  private sessionConfigChanged = true;
-  private stopRequested = false;
-  /** The conversation shown when the element was disconnected: shown again if it is reconnected (moved in the page). */
-  private resumeConversationId: string | null = null;
-  private stickToBottom = true;
-  private scrollFrame = 0;
-  /** The transcript items of the last entries seen: a render that is not a new delta (typing, focus) does not rebuild them. */
-  private transcriptCache: { entries: readonly CachedEntry[]; items: TranscriptItem[] } | null = null;
-  /** Voice out, loaded on first use (its audio code is a separate chunk). */
-  private speaker: ReplySpeaker | null = null;
-  private speakerLoad: Promise<ReplySpeaker | null> | null = null;
-  /** Voice in, loaded on first use (it and the microphone code it opens are separate chunks). */
-  private voiceComposer: VoiceComposer | null = null;
-  private voiceLoad: Promise<VoiceComposer> | null = null;
-  /** Bumped by each voice action and by stopping: an action waiting for the code to load is dropped when stale. */
-  private voiceRequest = 0;
-
-  // The session sees the page's tools through this view, so `tools` may change after it was created.
-  private readonly toolView: Record<string, ClientTool> = new Proxy({} as Record<string, ClientTool>, {
-    get: (_target, name) => (typeof name === 'string' ? this.tools?.[name] : undefined),
-    has: (_target, name) => typeof name === 'string' && !!this.tools && Object.hasOwn(this.tools, name),
-    ownKeys: () => Object.keys(this.tools ?? {}),
-    getOwnPropertyDescriptor: (_target, name) =>
-      typeof name === 'string' && this.tools && Object.hasOwn(this.tools, name)
-        ? { value: this.tools[name], enumerable: true, configurable: true, writable: false }
-        : undefined,
-  });
 
   private get text(): AgentChatStrings {
     return resolveStrings(this.strings);
   }
 
   private get busy(): boolean {
-    return this.chat.status === 'submitted' || this.chat.status === 'streaming';
+    return this.chat.busy;
   }
 
   private get hostList(): string[] {
     return parseHostList(this.allowImageHosts);
   }
 
-  /** Whether the voice controls are shown (they need a relay to transcribe and speak through). */
-  private get voiceEnabled(): boolean {
-    return (this.voiceInput || this.handsFree) && !!this.relayUrl;
-  }
-
-  /** Replies are read aloud: asked for, or hands-free. */
-  private get speaksReplies(): boolean {
-    return this.speakReplies || this.handsFree;
-  }
-
-  // ---------------------------------------------------------------- lifecycle
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    if (this.session) this.attach(this.session);
-    else this.sessionConfigChanged = true;
-    if (this.hasUpdated) this.requestUpdate();
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    if (this.ownedSession) this.resumeConversationId = this.chat.conversationId;
-    this.sessionGeneration++;
-    this.detach();
-    this.disposeOwned();
-    cancelAnimationFrame(this.scrollFrame);
-    this.scrollFrame = 0;
-    void this.speaker?.dispose();
-    this.speaker = null;
-    this.speakerLoad = null;
-    this.voiceRequest++;
-    this.voiceComposer?.dispose();
-    this.voiceComposer = null;
-    this.voiceLoad = null;
-    this.voicePhase = 'off';
-    this.handsFree = false;
-  }
+  // ---------------------------------------------------------------- lifecycle (the controllers connect and clean up themselves)
 
   protected override willUpdate(changed: PropertyValues): void {
-    if (changed.has('session')) {
-      if (this.session) {
-        this.sessionGeneration++;
-        this.disposeOwned();
-        this.attach(this.session);
-      } else if (changed.get('session')) {
-        this.detach();
-        this.sessionConfigChanged = true;
-      }
-    }
-    if (['relayUrl', 'agentId', 'model', 'agentVersion', 'handoffExecution', 'instructions', 'toolDefinitions', 'resume'].some((k) => changed.has(k))) {
-      this.sessionConfigChanged = true;
-      this.resumeConversationId = null; // another relay, agent or model: the old conversation is not theirs
-    }
+    if (changed.has('session')) this.chat.sessionPropertyChanged(!!changed.get('session'));
+    if (SESSION_OPTIONS.some((k) => changed.has(k))) this.chat.optionsChanged();
     // Before rendering, so the toggle and the state line render once, together.
     if (changed.has('handsFree')) this.handsFreeChanged(changed.get('handsFree') === undefined);
   }
 
   protected override updated(changed: PropertyValues): void {
-    if (this.sessionConfigChanged && !this.session && this.isConnected) {
-      this.sessionConfigChanged = false;
-      void this.createSession();
-    }
     if (changed.has('open') && this.mode === 'launcher' && changed.get('open') !== undefined) {
       this.emit('parley-open-changed', { open: this.open });
       if (this.open) this.input?.focus();
       else if (this.shadowRoot?.activeElement || this.matches(':focus-within')) this.launcherButton?.focus();
     }
-    if (changed.has('speakReplies') && this.speakReplies) void this.loadSpeaker();
-    if (changed.has('voice') && this.speaker) this.speaker.voice = this.voice;
+    if (changed.has('speakReplies') && this.speakReplies) void this.voiceOut.load();
     if (changed.has('pendingLink')) {
       if (this.pendingLink && !this.linkDialog?.open) this.linkDialog?.showModal();
       if (!this.pendingLink && this.linkDialog?.open) this.linkDialog.close();
     }
   }
 
-  private async createSession(): Promise<void> {
-    const generation = ++this.sessionGeneration;
-    this.detach();
-    this.disposeOwned();
-    if (!this.relayUrl || (!this.agentId && !this.model)) return;
-    const relayUrl = new URL(this.relayUrl, document.baseURI).href.replace(/\/+$/, '');
-    const store = await openSharedStore();
-    const client = await sharedClient(relayUrl);
-    if (generation !== this.sessionGeneration || !this.isConnected || this.session) return;
-    try {
-      const version = this.agentVersion.trim();
-      const session = new ChatSession({
-        client,
-        store,
-        ...(this.agentId ? { agentId: this.agentId } : { model: this.model }),
-        ...(this.agentId && version ? { agentVersion: /^\d+$/.test(version) ? Number(version) : version } : {}),
-        ...(!this.agentId && this.instructions ? { instructions: this.instructions } : {}),
-        ...(!this.agentId && this.toolDefinitions?.length ? { toolDefinitions: this.toolDefinitions } : {}),
-        ...(this.handoffExecution ? { handoffExecution: this.handoffExecution } : {}),
-        tools: this.toolView,
-      });
-      this.ownedSession = session;
-      this.attach(session);
-      const resume = this.resumeConversationId ?? (this.resume === 'none' ? null : await this.latestConversationId(session));
-      this.resumeConversationId = null;
-      if (resume && generation === this.sessionGeneration && !session.state.conversationId) await this.run(() => session.load(resume));
-    } catch (error) {
-      this.localError = asErrorShape(error);
-      this.emit('parley-error', { error: this.localError });
-    }
-  }
-
-  /** The most recent cached conversation with this element's agent (or model), if any. */
-  private async latestConversationId(session: ChatSessionApi): Promise<string | null> {
-    const conversations = await session.listConversations().catch(() => []);
-    const mine = conversations.find((c) => (this.agentId ? c.agentId === this.agentId : c.model === this.model));
-    return mine?.id ?? null;
-  }
-
-  private attach(session: ChatSessionApi): void {
-    if (this.activeSession === session && this.unsubscribe) return;
-    this.detach();
-    this.activeSession = session;
-    this.chat = session.state;
-    this.unsubscribe = session.subscribe((next) => this.onState(next));
-    if (this.showList) void this.refreshConversations();
-  }
-
-  private detach(): void {
-    this.unsubscribe?.();
-    this.unsubscribe = null;
-    this.activeSession = null;
-  }
-
-  private disposeOwned(): void {
-    const owned = this.ownedSession;
-    this.ownedSession = null;
-    if (owned) {
-      if (this.activeSession === owned) this.detach();
-      owned.dispose();
-    }
-  }
-
-  private onState(next: ChatState): void {
-    const previous = this.chat;
-    this.chat = next;
-    if (next.conversationId !== previous.conversationId) {
-      this.visibleCount = PAGE_SIZE;
-      if (!this.busy) this.editingKey = null;
-      this.stickToBottom = true;
-      this.emit('parley-conversation-changed', { conversationId: next.conversationId });
-      if (this.showList) void this.refreshConversations();
-    }
-    const wasBusy = previous.status === 'submitted' || previous.status === 'streaming';
-    if (wasBusy && next.status === 'ready') {
-      if (this.stopRequested) {
-        this.stopRequested = false;
-      } else {
-        this.replyFinished(next);
-      }
-    }
-    if (this.speaksReplies && next.streamingEntryId && next.status === 'streaming') this.followReply(next, false);
-    if (next.error && next.error !== previous.error) {
-      this.stopRequested = false; // the error box is role="alert": it is announced without the live region
-      this.emit('parley-error', { error: next.error });
-    }
-    if (wasBusy && !this.busy) this.voiceComposer?.replyEnded(!!this.speaker?.speakingId);
-  }
-
-  private replyFinished(state: ChatState): void {
-    let reply: CachedEntry | undefined;
-    for (let i = state.entries.length - 1; i >= 0; i--) {
-      const entry = state.entries[i];
-      if (entry.type === 'message.input' && entry.role === 'user') break;
-      if (entry.type === 'message.output') {
-        reply = entry;
-        break;
-      }
-    }
-    const text = reply && reply.type === 'message.output' ? contentText(reply.content) : '';
+  private replyFinished(reply: (TranscriptItem & { kind: 'assistant' }) | null): void {
+    const text = reply?.text ?? '';
     if (text) {
       const spoken = plainText(text);
       this.announce(this.text.replyAnnouncement(spoken.length > ANNOUNCE_LIMIT ? `${spoken.slice(0, ANNOUNCE_LIMIT)}…` : spoken));
     }
-    this.emit('parley-reply-finished', { conversationId: state.conversationId, entryId: reply?.id ?? null, text });
-    if (this.speaksReplies && reply && text) void this.withSpeaker((speaker) => speaker.follow(reply.id, text, true));
-  }
-
-  // ---------------------------------------------------------------- voice out (code loaded on first use)
-
-  /** Loads the reply speaker once; null when there is no relay to speak through. */
-  private loadSpeaker(): Promise<ReplySpeaker | null> {
-    if (!this.relayUrl) return Promise.resolve(null);
-    this.speakerLoad ??= Promise.all([import('../internal/reply-speaker.js'), sharedClient(this.relayUrl)]).then(([{ ReplySpeaker }, client]) => {
-      if (this.speaker || !this.isConnected) return this.speaker;
-      let text = '';
-      this.speaker = new ReplySpeaker({
-        client,
-        voice: this.voice,
-        onSpeaking: (id) => {
-          const was = this.speakingId;
-          this.speakingId = id;
-          this.voiceComposer?.replySpeaking(!!id);
-          const p = this.speaker!.playback;
-          if (id) {
-            text = contentText((this.chat.entries.find((e) => e.id === id) as { content?: string } | undefined)?.content ?? '');
-            this.emit('parley-speech-start', { text });
-          } else if (was) this.emit('parley-speech-end', { stopped: false, played: p.played, received: p.received, underruns: p.underruns });
-        },
-        onFirstAudio: (_id, latencyMs) => this.emit('parley-speech-first-audio', { latencyMs }),
-        onError: (error) => this.emit('parley-speech-error', { error }),
-      });
-      return this.speaker;
-    }, () => {
-      this.speakerLoad = null;
-      return null;
-    });
-    return this.speakerLoad;
-  }
-
-  /** Runs `action` with the speaker now if it is loaded (inside a gesture), else once it is. */
-  private async withSpeaker(action: (speaker: ReplySpeaker) => void): Promise<void> {
-    if (this.speaker) return action(this.speaker);
-    const speaker = await this.loadSpeaker();
-    if (speaker) action(speaker);
-  }
-
-  private followReply(state: ChatState, done: boolean): void {
-    const entry = state.entries.find((e) => e.id === state.streamingEntryId);
-    if (!entry || entry.type !== 'message.output') return;
-    const text = contentText(entry.content);
-    if (text) void this.withSpeaker((speaker) => speaker.follow(entry.id, text, done));
-  }
-
-  /** Barge-in: the user types or sends, the voice stops at once. */
-  private silence(): void {
-    this.speaker?.stop();
-  }
-
-  private toggleReadAloud(entry: CachedEntry, text: string): void {
-    if (this.speakingId === entry.id) {
-      this.silence();
-      return;
-    }
-    this.speaker?.unlock(); // inside the click
-    void this.withSpeaker((speaker) => {
-      speaker.unlock();
-      speaker.speak(entry.id, text);
-    });
-  }
-
-  // ---------------------------------------------------------------- voice in (microphone code loaded on first use)
-
-  /** Loads the voice composer once, with the microphone code. */
-  private loadVoice(): Promise<VoiceComposer> {
-    this.voiceLoad ??= import('./voice-in.js').then(({ VoiceComposer, createVoiceInput }) => {
-      this.voiceComposer ??= new VoiceComposer(this.voiceHost(createVoiceInput));
-      return this.voiceComposer;
-    });
-    return this.voiceLoad;
-  }
-
-  /** Runs `action` with the voice composer now if it is loaded, else once it is (unless a newer action or a stop came first). */
-  private withVoice(action: (voice: VoiceComposer) => void): void {
-    const request = ++this.voiceRequest;
-    if (this.voiceComposer) return action(this.voiceComposer);
-    this.loadVoice().then((voice) => {
-      if (request === this.voiceRequest && this.isConnected) action(voice);
-    }, (error: unknown) => {
-      this.voiceLoad = null;
-      this.voiceError = { kind: 'platform', message: String(error), cause: error };
-      this.handsFree = false;
-    });
-  }
-
-  private voiceHost(createVoiceInput: (options: VoiceInputOptions) => VoiceInputApi): VoiceComposerHost {
-    return {
-      // Hands-free waits for the user as long as it takes; a single press gives up after the default silence.
-      openInput: async ({ handsFree }) =>
-        createVoiceInput({ ...this.voiceOptions, client: await sharedClient(this.relayUrl), mode: 'utterance', ...(handsFree ? { noSpeechTimeoutMs: 0 } : {}) }),
-      started: () => {
-        this.voiceError = null;
-        this.emit('parley-voice-start', { handsFree: this.handsFree });
-      },
-      draft: () => this.draft,
-      setDraft: (text) => {
-        this.draft = text;
-      },
-      said: (text) => this.voiceSaid(text),
-      bargeIn: () => this.stop(), // silences the voice, and stops the reply if it still streams
-      failed: (error) => {
-        this.voiceError = error;
-        this.handsFree = false;
-      },
-      // A ring around the microphone button that grows with the input level: straight to the style, about
-      // 20 times a second, without rendering the chat.
-      level: (value) => this.renderRoot.querySelector<HTMLElement>('.mic')?.style.setProperty('box-shadow', `0 0 0 ${value * 6}px var(--_accent)`),
-      changed: () => {
-        this.voicePhase = this.voiceComposer?.phase ?? 'off';
-      },
-    };
+    this.emit('parley-reply-finished', { conversationId: this.chat.state.conversationId, entryId: reply?.entry.id ?? null, text });
+    if (this.voiceOut.speaksReplies && reply) this.voiceOut.follow(reply.entry.id, text, true);
   }
 
   /** An utterance ended with `text`: send it (hands-free, or `voice-autosend`) or leave it in the message box. */
   private voiceSaid(text: string): boolean {
-    this.emit('parley-voice-final', { text });
     if ((!this.voiceAutosend && !this.handsFree) || !this.activeSession) {
       this.draft = text;
       this.updateComplete.then(() => this.input?.focus());
@@ -692,27 +355,18 @@ export class AgentChat extends ParleyElement {
 
   private handsFreeChanged(initial: boolean): void {
     const on = this.handsFree && !!this.relayUrl;
-    if (on) void this.loadSpeaker();
-    else if (!this.speakReplies) this.silence();
-    if (on || this.voiceComposer) this.withVoice((voice) => voice.setHandsFree(on));
+    if (on) void this.voiceOut.load();
+    else if (!this.speakReplies) this.voiceOut.silence();
+    this.voiceIn.handsFreeChanged(on);
     if (!initial) this.emit('parley-hands-free-changed', { on: this.handsFree });
   }
 
   private toggleMic(): void {
     this.speaker?.unlock(); // inside the click, so a spoken reply can start later (iOS)
-    const listening = this.voicePhase === 'listening';
-    if (this.voicePhase === 'speaking') this.stop(); // talking over the reply, by hand: the microphone is already open
-    this.withVoice((voice) => {
-      if (listening) void voice.finish();
-      else voice.listen();
-    });
-  }
-
-  /** Typing, Stop or Escape: no more listening, hands-free off; the message box keeps what it holds (Escape: `restoreDraft`). */
-  private stopVoice(restoreDraft = false): void {
-    this.voiceRequest++;
-    this.voiceComposer?.cancel(restoreDraft);
-    this.handsFree = false;
+    const listening = this.voiceIn.phase === 'listening';
+    if (this.voiceIn.phase === 'speaking') this.stop(); // talking over the reply, by hand: the microphone is already open
+    if (listening) this.voiceIn.finish();
+    else this.voiceIn.listen();
   }
 
   private announce(message: string): void {
@@ -724,24 +378,17 @@ export class AgentChat extends ParleyElement {
 
   /** Sends `text` as the user (what the send button does). Ignored while a reply is streaming. */
   async send(text: string): Promise<void> {
-    const session = this.activeSession;
     const message = text.trim();
-    if (!session || !message || this.busy) return;
-    this.localError = null;
-    this.stickToBottom = true;
-    this.emit('parley-message-sent', { text: message, conversationId: this.chat.conversationId, kind: 'send' });
-    await this.run(() => session.send(message));
+    if (!this.activeSession || !message || this.busy) return;
+    this.transcriptScroll.stickToBottom = true;
+    this.emit('parley-message-sent', { text: message, conversationId: this.chat.state.conversationId, kind: 'send' });
+    await this.chat.send(message);
   }
 
   /** Stops the reply being streamed (and any reply being read aloud); what arrived stays, marked as interrupted. */
   stop(): void {
-    this.silence();
-    const session = this.activeSession;
-    if (!session || !this.busy) return;
-    this.stopRequested = true;
-    const id = this.chat.streamingEntryId;
-    if (id) this.stoppedIds = new Set([...this.stoppedIds, id]);
-    session.stop();
+    this.voiceOut.silence();
+    this.chat.stop();
   }
 
   /** Opens the launcher panel (`mode="launcher"`). */
@@ -754,32 +401,20 @@ export class AgentChat extends ParleyElement {
     this.open = false;
   }
 
-  private async run(action: () => Promise<void>): Promise<void> {
-    try {
-      await action();
-    } catch (error) {
-      // The session reports turn failures in its state; anything else thrown is shown here.
-      if (!this.chat.error) {
-        this.localError = asErrorShape(error);
-        this.emit('parley-error', { error: this.localError });
-      }
-    }
-  }
-
   private onSubmit(event: Event): void {
     event.preventDefault();
     const text = this.draft;
     if (!text.trim() || this.busy || !this.activeSession) return;
     this.draft = '';
-    this.silence();
+    this.voiceOut.silence();
     this.speaker?.unlock(); // inside the gesture, so the reply can be spoken on iOS
     void this.send(text);
   }
 
   /** The first interaction loads the voice code, so a later click can unlock audio inside its gesture. */
-  private preloadSpeaker(): void {
-    if (!this.speakerLoad && this.relayUrl) void this.loadSpeaker();
-    if (!this.voiceLoad && this.voiceEnabled) this.loadVoice().catch(() => { this.voiceLoad = null; });
+  private preloadVoice(): void {
+    this.voiceOut.preload();
+    this.voiceIn.preload();
   }
 
   private onInputKeydown(event: KeyboardEvent): void {
@@ -791,10 +426,10 @@ export class AgentChat extends ParleyElement {
 
   private onPanelKeydown(event: KeyboardEvent): void {
     if (event.key !== 'Escape' || event.defaultPrevented) return;
-    if (this.voicePhase !== 'off' || this.handsFree) {
+    if (this.voiceIn.phase !== 'off' || this.handsFree) {
       event.preventDefault();
-      this.stopVoice(true); // what was heard is dropped
-      if (!this.speakReplies) this.silence();
+      this.voiceIn.stop(true); // what was heard is dropped
+      if (!this.speakReplies) this.voiceOut.silence();
     } else if (this.busy) {
       event.preventDefault();
       this.stop();
@@ -815,33 +450,14 @@ export class AgentChat extends ParleyElement {
   }
 
   private async retry(): Promise<void> {
-    if (this.voiceError) {
-      // The microphone failed: the user fixed it (or not), listen again.
-      this.voiceError = null;
-      this.withVoice((voice) => voice.listen());
-      return;
-    }
-    const session = this.activeSession;
-    if (!session) {
-      // The session could not be created: try again from the attributes.
-      this.localError = null;
-      this.sessionConfigChanged = !this.session;
-      this.requestUpdate();
-      return;
-    }
-    if (this.localError && !this.chat.error) {
-      this.localError = null; // a failed list/load/delete: dismiss; the user repeats the action
-      return;
-    }
-    this.localError = null;
-    await this.run(() => session.retry());
+    if (this.voiceIn.error) this.voiceIn.retry(); // the microphone failed: the user fixed it (or not), listen again
+    else await this.chat.retry();
   }
 
   private async regenerate(entryId: string): Promise<void> {
-    const session = this.activeSession;
-    if (!session || this.busy) return;
-    this.stickToBottom = true;
-    await this.run(() => session.regenerate(entryId));
+    if (!this.activeSession || this.busy) return;
+    this.transcriptScroll.stickToBottom = true;
+    await this.chat.regenerate(entryId);
   }
 
   private startEdit(key: string, text: string): void {
@@ -861,17 +477,16 @@ export class AgentChat extends ParleyElement {
 
   private async submitEdit(event: Event): Promise<void> {
     event.preventDefault();
-    const session = this.activeSession;
     const key = this.editingKey;
     // The entry's id now (a temporary id may have been renamed since editing began).
-    const id = this.transcriptItems(this.chat.entries).find((item) => item.key === key)?.entry.id;
+    const id = this.chat.items.find((item) => item.key === key)?.entry.id;
     const text = this.editDraft.trim();
-    if (!session || !id || !text || this.busy) return;
+    if (!this.activeSession || !id || !text || this.busy) return;
     this.editingKey = null;
-    this.stickToBottom = true;
-    this.emit('parley-message-sent', { text, conversationId: this.chat.conversationId, kind: 'edit' });
+    this.transcriptScroll.stickToBottom = true;
+    this.emit('parley-message-sent', { text, conversationId: this.chat.state.conversationId, kind: 'edit' });
     this.input?.focus();
-    await this.run(() => session.edit(id, text));
+    await this.chat.edit(id, text);
   }
 
   private onEditKeydown(event: KeyboardEvent): void {
@@ -887,7 +502,7 @@ export class AgentChat extends ParleyElement {
   private async toggleList(): Promise<void> {
     this.showList = !this.showList;
     if (this.showList) {
-      await this.refreshConversations();
+      await this.chat.refreshConversations();
       await this.updateComplete;
       this.renderRoot.querySelector<HTMLElement>('.conversations h3')?.focus();
     } else {
@@ -896,51 +511,36 @@ export class AgentChat extends ParleyElement {
     }
   }
 
-  private async refreshConversations(): Promise<void> {
-    const session = this.activeSession;
-    if (!session) return;
-    try {
-      this.conversations = await session.listConversations();
-    } catch (error) {
-      this.localError = asErrorShape(error);
-    }
-  }
-
   private async openConversation(id: string): Promise<void> {
-    const session = this.activeSession;
-    if (!session) return;
+    if (!this.activeSession) return;
     this.showList = false;
     this.editingKey = null;
-    this.stickToBottom = true;
-    await this.run(() => session.load(id));
+    this.transcriptScroll.stickToBottom = true;
+    await this.chat.open(id);
     await this.updateComplete;
     this.input?.focus();
   }
 
   private async deleteConversation(id: string): Promise<void> {
-    const session = this.activeSession;
-    if (!session) return;
-    await this.run(() => session.deleteConversation(id));
-    await this.refreshConversations();
+    if (!this.activeSession) return;
+    await this.chat.delete(id);
     await this.updateComplete;
     this.renderRoot.querySelector<HTMLElement>('.conversations h3')?.focus();
   }
 
   private newConversation(): void {
-    const session = this.activeSession;
-    if (!session) return;
+    if (!this.activeSession) return;
     if (this.busy) this.stop();
-    this.silence();
-    session.reset();
+    this.voiceOut.silence();
+    this.chat.reset();
     this.showList = false;
     this.editingKey = null;
-    this.localError = null;
     this.updateComplete.then(() => this.input?.focus());
   }
 
   private showEarlier(): void {
     this.visibleCount += PAGE_SIZE;
-    this.stickToBottom = false;
+    this.transcriptScroll.stickToBottom = false;
   }
 
   private onTranscriptClick(event: MouseEvent): void {
@@ -958,33 +558,13 @@ export class AgentChat extends ParleyElement {
     if (link) window.open(link.href, '_blank', 'noopener,noreferrer');
   }
 
-  private onTranscriptScroll(): void {
-    const el = this.transcript;
-    if (el) this.stickToBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
-  }
-
-  private scheduleScroll(): void {
-    if (!this.stickToBottom || this.scrollFrame) return;
-    // Once per frame, so a fast stream does not force a layout per delta.
-    this.scrollFrame = requestAnimationFrame(() => {
-      this.scrollFrame = 0;
-      const el = this.transcript;
-      if (el && this.stickToBottom) el.scrollTop = el.scrollHeight;
-    });
-  }
-
   // ---------------------------------------------------------------- render
-
-  private transcriptItems(entries: readonly CachedEntry[]): TranscriptItem[] {
-    if (this.transcriptCache?.entries !== entries) this.transcriptCache = { entries, items: buildTranscriptItems(entries) };
-    return this.transcriptCache.items;
-  }
 
   protected override render(): TemplateResult {
     const t = this.text;
     const launcher = this.mode === 'launcher';
     return html`
-      <div part="base" class="base" @pointerdown=${this.preloadSpeaker} @focusin=${this.preloadSpeaker}>
+      <div part="base" class="base" @pointerdown=${this.preloadVoice} @focusin=${this.preloadVoice}>
         ${launcher
           ? html`<button
               part="launcher"
@@ -1013,7 +593,7 @@ export class AgentChat extends ParleyElement {
         >
           ${this.renderHeader(t, launcher)}
           ${this.showList ? this.renderConversationList(t) : this.renderTranscript(t)}
-          ${this.chat.notice ? html`<p part="notice" class="notice">${this.chat.notice}</p>` : nothing}
+          ${this.chat.state.notice ? html`<p part="notice" class="notice">${this.chat.state.notice}</p>` : nothing}
           ${this.renderError(t)}
           <form part="composer" class="composer" @submit=${this.onSubmit}>
             <textarea
@@ -1022,17 +602,17 @@ export class AgentChat extends ParleyElement {
               aria-label=${t.inputLabel}
               placeholder=${t.inputPlaceholder}
               .value=${live(this.draft)}
-              @input=${(e: Event) => { this.draft = (e.target as HTMLTextAreaElement).value; this.silence(); this.stopVoice(); }}
+              @input=${(e: Event) => { this.draft = (e.target as HTMLTextAreaElement).value; this.voiceOut.silence(); this.voiceIn.stop(); }}
               @keydown=${this.onInputKeydown}
             ></textarea>
-            ${this.voiceEnabled ? this.renderMicButton(t) : nothing}
+            ${this.voiceIn.enabled ? this.renderMicButton(t) : nothing}
             ${this.busy
-              ? html`<button part="stop-button" class="stop" type="button" @click=${() => { this.stopVoice(); this.stop(); }}>${t.stop}</button>`
+              ? html`<button part="stop-button" class="stop" type="button" @click=${() => { this.voiceIn.stop(); this.stop(); }}>${t.stop}</button>`
               : html`<button part="send-button" class="send primary" type="submit" ?disabled=${!this.draft.trim() || !this.activeSession}>
                   ${t.send}
                 </button>`}
           </form>
-          ${this.voiceEnabled ? this.renderVoiceBar(t) : nothing}
+          ${this.voiceIn.enabled ? this.renderVoiceBar(t) : nothing}
         </section>
         <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
         ${this.renderLinkDialog(t)}
@@ -1042,7 +622,7 @@ export class AgentChat extends ParleyElement {
 
   private renderHeader(t: AgentChatStrings, launcher: boolean): TemplateResult {
     return html`<header part="header">
-      <slot name="header"><h2 part="title" class="title">${this.heading || this.chat.agentName || t.title}</h2></slot>
+      <slot name="header"><h2 part="title" class="title">${this.heading || this.chat.state.agentName || t.title}</h2></slot>
       <div class="header-actions">
         <button
           part="history-button"
@@ -1062,7 +642,7 @@ export class AgentChat extends ParleyElement {
   }
 
   private renderConversationList(t: AgentChatStrings): TemplateResult {
-    const list = this.conversations ?? [];
+    const list = this.chat.conversations ?? [];
     return html`<div part="conversation-list" class="conversations">
       <h3 tabindex="-1">${t.conversations}</h3>
       ${list.length === 0
@@ -1076,7 +656,7 @@ export class AgentChat extends ParleyElement {
                   part="conversation-button"
                   class="conversation-button"
                   type="button"
-                  aria-current=${c.id === this.chat.conversationId ? 'true' : 'false'}
+                  aria-current=${c.id === this.chat.state.conversationId ? 'true' : 'false'}
                   @click=${() => this.openConversation(c.id)}
                 >
                   <span>${title}</span>
@@ -1093,19 +673,10 @@ export class AgentChat extends ParleyElement {
   }
 
   private renderTranscript(t: AgentChatStrings): TemplateResult {
-    const items = this.transcriptItems(this.chat.entries);
+    const items = this.chat.items;
     const hidden = Math.max(0, items.length - this.visibleCount);
     const shown = hidden ? items.slice(hidden) : items;
-    let lastReplyId: string | null = null;
-    for (let i = items.length - 1; i >= 0; i--) {
-      const item = items[i];
-      if (item.kind === 'user') break;
-      if (item.kind === 'assistant' && item.entry.type === 'message.output') {
-        lastReplyId = item.entry.id;
-        break;
-      }
-    }
-    this.scheduleScroll();
+    const lastReplyId = lastReply(items)?.entry.id ?? null;
     return html`<div
       part="transcript"
       class="transcript"
@@ -1113,9 +684,9 @@ export class AgentChat extends ParleyElement {
       aria-label=${t.transcriptLabel}
       tabindex="0"
       @click=${this.onTranscriptClick}
-      @scroll=${this.onTranscriptScroll}
+      @scroll=${this.transcriptScroll.onScroll}
     >
-      ${items.length === 0 && this.chat.status !== 'submitted'
+      ${items.length === 0 && this.chat.state.status !== 'submitted'
         ? html`<slot name="empty"><p part="empty" class="empty">${t.emptyState}</p></slot>`
         : nothing}
       ${hidden
@@ -1124,7 +695,7 @@ export class AgentChat extends ParleyElement {
           </button>`
         : nothing}
       ${repeat(shown, (item) => item.key, (item) => this.renderItem(item, t, lastReplyId))}
-      ${this.chat.status === 'submitted' ? html`<p part="thinking" class="thinking">${t.thinking}</p>` : nothing}
+      ${this.chat.state.status === 'submitted' ? html`<p part="thinking" class="thinking">${t.thinking}</p>` : nothing}
     </div>`;
   }
 
@@ -1135,11 +706,11 @@ export class AgentChat extends ParleyElement {
       case 'assistant':
         return this.renderReply(item.entry, item.text, t, item.entry.id === lastReplyId);
       case 'call':
-        return this.renderCall(item.entry, item.result, t);
+        return this.renderCall(item, t);
       case 'result':
         return html`<details part="tool-call" class="tool-call">
           <summary>${t.functionResult}</summary>
-          <div class="tool-body"><pre>${prettyJson(item.entry.result)}</pre></div>
+          <div class="tool-body"><pre>${item.result}</pre></div>
         </details>`;
       case 'handoff':
         return html`<p part="handoff" class="handoff">${t.handoff(item.entry.next_agent_name)}</p>`;
@@ -1175,10 +746,10 @@ export class AgentChat extends ParleyElement {
   }
 
   private renderReply(entry: CachedEntry, text: string, t: AgentChatStrings, isLast: boolean): TemplateResult {
-    const streaming = entry.id === this.chat.streamingEntryId && this.busy;
-    const interrupted = !streaming && (entry.interrupted === true || this.stoppedIds.has(entry.id));
+    const streaming = entry.id === this.chat.state.streamingEntryId && this.busy;
+    const interrupted = !streaming && (entry.interrupted === true || this.chat.stoppedIds.has(entry.id));
     return html`<div part="message message-assistant" class="message assistant" data-entry-id=${entry.id}>
-      <span class="visually-hidden">${this.chat.agentName || t.assistant}:</span>
+      <span class="visually-hidden">${this.chat.state.agentName || t.assistant}:</span>
       <div part="bubble" class="bubble markdown" ${markdown(text, {
         streaming,
         cacheKey: entry.id,
@@ -1189,7 +760,7 @@ export class AgentChat extends ParleyElement {
       ${!streaming && entry.type === 'message.output' && (this.relayUrl || (isLast && !this.busy))
         ? html`<div part="message-actions" class="message-actions">
             ${this.relayUrl && text
-              ? html`<button part="read-aloud-button" class="quiet" type="button" @click=${() => this.toggleReadAloud(entry, text)}>${this.speakingId === entry.id ? t.stopReading : t.readAloud}</button>`
+              ? html`<button part="read-aloud-button" class="quiet" type="button" @click=${() => this.voiceOut.toggleReadAloud(entry.id, text)}>${this.speakingId === entry.id ? t.stopReading : t.readAloud}</button>`
               : nothing}
             ${isLast && !this.busy
               ? html`<button part="regenerate-button" class="quiet" type="button" @click=${() => this.regenerate(entry.id)}>${t.regenerate}</button>`
@@ -1199,31 +770,30 @@ export class AgentChat extends ParleyElement {
     </div>`;
   }
 
-  private renderCall(entry: CachedEntry & { type: 'function.call' | 'tool.execution' }, result: FunctionResultEntry | null, t: AgentChatStrings): TemplateResult {
+  private renderCall({ entry, arguments: args, result }: TranscriptItem & { kind: 'call' }, t: AgentChatStrings): TemplateResult {
     const isFunction = entry.type === 'function.call';
-    const args = typeof entry.arguments === 'string' ? entry.arguments : JSON.stringify(entry.arguments);
     return html`<details part="tool-call" class="tool-call" data-entry-id=${entry.id}>
       <summary>${isFunction ? t.functionCall(entry.name) : t.toolExecution(entry.name)}</summary>
       <div class="tool-body">
         <h3>${t.functionArguments}</h3>
-        <pre>${prettyJson(args)}</pre>
+        <pre>${args}</pre>
         ${isFunction
           ? html`<h3>${t.functionResult}</h3>
-              ${result ? html`<pre>${prettyJson(result.result)}</pre>` : html`<p>${t.functionPending}</p>`}`
+              ${result !== null ? html`<pre>${result}</pre>` : html`<p>${t.functionPending}</p>`}`
           : nothing}
       </div>
     </details>`;
   }
 
   private renderMicButton(t: AgentChatStrings): TemplateResult {
-    const on = this.voicePhase === 'listening';
+    const on = this.voiceIn.phase === 'listening';
     return html`<button part="mic-button" class="mic ${on ? 'primary' : ''}" type="button" aria-pressed=${on} aria-label=${on ? t.stopListening : t.speakMessage} ?disabled=${!this.activeSession} @click=${this.toggleMic}>
       <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="M9 5a3 3 0 0 1 6 0v6a3 3 0 0 1-6 0zM5 11a7 7 0 0 0 14 0M12 18v3" /></svg>
     </button>`;
   }
 
   private renderVoiceBar(t: AgentChatStrings): TemplateResult {
-    const status = { off: '', listening: t.voiceListening, thinking: t.voiceThinking, speaking: t.voiceSpeaking }[this.voicePhase];
+    const status = { off: '', listening: t.voiceListening, thinking: t.voiceThinking, speaking: t.voiceSpeaking }[this.voiceIn.phase];
     return html`<div part="voice-bar" class="voice-bar">
       <button part="hands-free-button" class=${this.handsFree ? 'primary' : ''} type="button" aria-pressed=${this.handsFree} ?disabled=${!this.activeSession} @click=${() => { this.speaker?.unlock(); this.handsFree = !this.handsFree; }}>${t.handsFree}</button>
       <span part="voice-status" role="status">${status}</span>
@@ -1231,8 +801,8 @@ export class AgentChat extends ParleyElement {
   }
 
   private renderError(t: AgentChatStrings): TemplateResult | typeof nothing {
-    const voiceError = this.voiceError;
-    const error = this.chat.error ?? this.localError;
+    const voiceError = this.voiceIn.error;
+    const error = this.chat.state.error ?? this.chat.localError;
     if (!voiceError && !error) return nothing;
     return html`<div part="error" class="error" role="alert">
       <p>${voiceError
