@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  LOCAL_CHAT_MODEL_ALIASES,
-  createLocalChatEngine,
-  fillJsonSchema,
-} from '../../../src/engines/chat/local.js';
+import { LOCAL_CHAT_MODEL_ALIASES, createLocalChatEngine } from '../../../src/engines/chat/local.js';
+import { fillJsonSchema } from '../../../src/engines/chat/json-schema-filler.js';
 import { countPromptTokens, countTokens, tokenize } from '../../../src/engines/text/tokenizer.js';
 import type { Tool } from 'parley-kit/types';
 import type { HandoffTarget } from '../../../src/engines/chat/types.js';
