@@ -1,9 +1,21 @@
 // Custom elements manifest (custom-elements.json), made from the elements' JSDoc: `npm run analyze`.
 // `packagejson: false`: package.json's `customElements` stays pointed at the committed file, even when
 // the freshness check writes to another directory.
+import { join } from 'node:path';
+import { frameworkTypesPlugin, TYPES_DIR } from './scripts/framework-types.mjs';
+
+// The analyzer does not tell plugins its `--outdir`: read it here, so that the framework types
+// (types/react.d.ts, types/vue.d.ts) are written beside the manifest wherever it goes (the freshness
+// check, scripts/check-manifest.mjs, analyzes into a scratch directory).
+const args = process.argv.slice(2);
+const at = args.findIndex((arg) => arg === '--outdir' || arg.startsWith('--outdir='));
+const outdir = at < 0 ? '.' : args[at].includes('=') ? args[at].slice('--outdir='.length) : args[at + 1];
+
 export default {
   globs: ['src/elements/**/*.ts'],
   exclude: ['src/elements/**/*.styles.ts'],
   litelement: true,
   packagejson: false,
+  // Joined as the analyzer joins its own: under the working directory, even for an absolute --outdir.
+  plugins: [frameworkTypesPlugin({ outdir: join(process.cwd(), outdir, TYPES_DIR) })],
 };
