@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// Fails when custom-elements.json differs from what the analyzer makes of the elements' JSDoc now.
+// Fails when custom-elements.json differs from what the analyzer makes of the elements' JSDoc now, or the
+// framework types made from it (types/react.d.ts, types/vue.d.ts: the analyzer's plugin in
+// custom-elements-manifest.config.mjs writes them beside the manifest) differ from the committed ones.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { FILES, TYPES_DIR } from './framework-types.mjs';
 
 // The analyzer takes --outdir relative to the working directory.
 const out = '.test-results/cem';
@@ -20,8 +23,17 @@ try {
     console.error(`custom-elements.json is stale (${stale.join(', ')}): run \`npm run analyze\` and commit the result`);
     process.exit(1);
   }
+  const staleTypes = FILES.map((file) => join(TYPES_DIR, file)).filter((file) => {
+    const made = join(out, file);
+    if (!existsSync(made)) throw new Error(`the analyzer wrote no ${made}: is frameworkTypesPlugin in custom-elements-manifest.config.mjs?`);
+    return !existsSync(file) || readFileSync(made, 'utf8') !== readFileSync(file, 'utf8');
+  });
+  if (staleTypes.length) {
+    console.error(`${staleTypes.join(', ')} ${staleTypes.length > 1 ? 'are' : 'is'} stale: run \`npm run analyze\` and commit the result`);
+    process.exit(1);
+  }
   const tags = fresh.modules.flatMap((m) => (m.declarations ?? []).filter((d) => d.customElement).map((d) => d.tagName ?? d.name));
-  console.log(`custom-elements.json is fresh (${tags.join(', ')})`);
+  console.log(`custom-elements.json and ${FILES.map((file) => join(TYPES_DIR, file)).join(', ')} are fresh (${tags.join(', ')})`);
 } finally {
   rmSync(out, { recursive: true, force: true });
 }
