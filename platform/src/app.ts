@@ -11,7 +11,7 @@ import { createOpenAICompatibleChatEngine } from './engines/chat/openai-compatib
 import { SpeechCatalog } from './engines/speech/catalog.js';
 import type { SpeechEngine } from './engines/speech/types.js';
 import { createEspeakSpeechEngine } from './engines/speech/espeak.js';
-import type { PlatformContext } from './context.js';
+import type { PlatformContext, PlatformEnv } from './context.js';
 import type { Caller } from './caller.js';
 import { modelRoutes } from './routes/models.js';
 import { agentRoutes } from './routes/agents.js';
@@ -188,8 +188,8 @@ const apiKeys = (options: PlatformOptions) =>
 /** `stoppers` collects what the app starts in the background, to be stopped on close before the engines. */
 function buildApp(
   ctx: PlatformContext, options: PlatformOptions, secrets: ClientSecretStore, report: (e: unknown) => void, stoppers: Array<() => Promise<void>>,
-): Hono {
-  const app = new Hono();
+): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
 
   app.onError((err, c) => errorResponse(err, c, report));
   app.notFound((c) => c.json(genericError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, 'invalid_request_error', 'not_found').body, 404));
@@ -197,10 +197,10 @@ function buildApp(
   // Requests the platform makes to itself for a caller (batch lines): the caller is preset, no key is read.
   // Only Request objects made inside this process are in the map, so no outside request can claim it.
   const internalCallers = new WeakMap<Request, Caller>();
-  const authenticate = async (c: Context, next: () => Promise<void>) => {
+  const authenticate = async (c: Context<PlatformEnv>, next: () => Promise<void>) => {
     const preset = internalCallers.get(c.req.raw);
     if (preset) {
-      c.set('caller' as never, preset as never);
+      c.set('caller', preset);
       return next();
     }
     const header = c.req.header('authorization');
@@ -208,7 +208,7 @@ function buildApp(
     const key = bearer ?? c.req.header('x-api-key');
     const caller = key ? await ctx.directory.authenticate(key) : null;
     if (!caller) throw unauthorized();
-    c.set('caller' as never, caller as never);
+    c.set('caller', caller);
     await ctx.directory.admit(c.req.path);
     await next();
   };

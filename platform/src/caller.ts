@@ -3,6 +3,7 @@
  * {@link Directory} (users, workspaces, roles) and sets it on every `/v1` and `/v2` request.
  */
 import type { Context } from 'hono';
+import type { PlatformEnv } from './context.js';
 import type { Tenancy } from './tenancy/directory.js';
 
 export interface Caller {
@@ -30,8 +31,8 @@ export interface Directory {
 }
 
 /** The caller of an authenticated request. */
-export function callerOf(c: Context): Caller {
-  const caller = c.get('caller' as never) as Caller | undefined;
+export function callerOf(c: Context<PlatformEnv>): Caller {
+  const caller = c.get('caller');
   if (!caller) throw new Error('callerOf: the route is not behind the auth middleware');
   return caller;
 }

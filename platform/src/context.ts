@@ -8,8 +8,16 @@ import type { OcrCatalog } from './engines/ocr/catalog.js';
 import type { ClassifierCatalog } from './engines/classifier/catalog.js';
 import type { EmbeddingCatalog } from './engines/embeddings/catalog.js';
 import type { FimCatalog } from './completions/infill.js';
-import type { Directory } from './caller.js';
+import type { Caller, Directory } from './caller.js';
 import type { UsageLedger } from './tenancy/usage.js';
+
+/** The Hono environment of the platform's app and route modules: the values a request carries (`c.get('caller')`). */
+export interface PlatformEnv {
+  Variables: {
+    /** Who is calling; set by the auth middleware on every `/v1` and `/v2` request (read it with `callerOf`). */
+    caller?: Caller;
+  };
+}
 
 /** What every route module is given. */
 export interface PlatformContext {

@@ -25,7 +25,7 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { forbidden } from '../errors.js';
 import { queryInt } from '../schemas.js';
@@ -44,8 +44,8 @@ const UsageQuery = z.object({
   workspace_id: z.string().min(1).optional(),
 });
 
-export function adminRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function adminRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const t = ctx.directory.tenancy;
   const json = <S extends z.ZodType>(c: Context, schema: S) => readJson(c, schema, ctx.limits.maxJsonBytes);
   const query = <S extends z.ZodType>(c: Context, schema: S): z.output<S> => validate(schema, c.req.query(), ['query']);

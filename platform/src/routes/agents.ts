@@ -23,7 +23,7 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { Agent, AgentAlias, AgentPage, ValidationIssue } from 'parley-kit/types';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { PlatformHttpError, invalidModel, notFound, validationError } from '../errors.js';
 import { isoNow, newId } from '../ids.js';
 import { CreateAgentSchema, UpdateAgentSchema } from '../schemas.js';
@@ -186,8 +186,8 @@ function checkModel(ctx: PlatformContext, model: string): void {
 
 // ---------------------------------------------------------------- routes
 
-export function agentRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function agentRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const agents = ctx.agents;
 
   const readFilter = (q: QueryReader): AgentFilter => {

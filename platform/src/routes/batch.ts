@@ -19,7 +19,7 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { badRequest, invalidField, notFound } from '../errors.js';
 import { isUuid } from '../connectors/store.js';
@@ -93,8 +93,8 @@ function metadataFilter(c: Context, json: string | undefined): Record<string, st
   return filter;
 }
 
-export function batchRoutes(ctx: PlatformContext, options: BatchRouteOptions): Hono {
-  const app = new Hono();
+export function batchRoutes(ctx: PlatformContext, options: BatchRouteOptions): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const report = options.report ?? ((e: unknown) => console.error('[parley platform] batch', e));
   const runner = new BatchRunner(ctx.db, options.dispatch, report);
   options.onStop?.(() => runner.stop());

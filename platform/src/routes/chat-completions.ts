@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { CompletionArgs, Tool } from 'parley-kit/types';
 import { callerOf } from '../caller.js';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { runChoice } from '../completions/choice.js';
 import { INFILL_MODEL_CARD, runInfill } from '../completions/infill.js';
 import { engineTools, toEngineInput } from '../completions/messages.js';
@@ -32,8 +32,8 @@ const SAFE_PROMPT =
 type Endpoint = 'chat.completions' | 'fim.completions' | 'agents.completions';
 
 /** The completion routes: chat and agent completions on `ctx.chat`, FIM on `ctx.fim`. */
-export function chatCompletionRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
 
   /** Answers a job as JSON or as a stream; the engines stop when the caller goes away. */
   const answer = async (c: Context, job: Omit<CompletionJob, 'choices'>, stream: boolean, choices: (signal: AbortSignal) => CompletionJob['choices']) => {

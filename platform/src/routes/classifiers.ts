@@ -23,7 +23,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { ModelCard } from 'parley-kit/types';
 import { callerOf } from '../caller.js';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { completionId } from '../completions/respond.js';
 import { textChunks } from '../engines/text/message-content.js';
 import { countTokens } from '../engines/text/tokenizer.js';
@@ -94,8 +94,8 @@ const flags = (scores: CategoryScores): ModerationResult => ({
 const targets = (scores: CategoryScores): ClassificationResult =>
   Object.fromEntries(MODERATION_CATEGORIES.map((c) => [c, { scores: { flagged: scores[c], not_flagged: 1 - scores[c] } }]));
 
-export function classifierRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function classifierRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const limit = ctx.limits.maxJsonBytes;
 
   const resolve = (model: string, capability: Capability): { engine: ClassifierEngine; card: ModelCard } => {

@@ -12,7 +12,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ClientSessionResponse } from 'parley-kit/types';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { invalidModel } from '../errors.js';
 import { readJson } from '../validation.js';
 import type { ClientSecretStore } from '../realtime/client-secrets.js';
@@ -31,8 +31,8 @@ const ClientSessionSchema = z.looseObject({
 /** ISO-8601 with microseconds and `Z`, like every timestamp of the platform. */
 const isoAt = (ms: number) => `${new Date(ms).toISOString().slice(0, 23)}000Z`;
 
-export function clientSessionRoutes(ctx: PlatformContext, secrets: ClientSecretStore): Hono {
-  const app = new Hono();
+export function clientSessionRoutes(ctx: PlatformContext, secrets: ClientSecretStore): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
 
   app.post('/v1/client/sessions', async (c) => {
     const body = await readJson(c, ClientSessionSchema, ctx.limits.maxJsonBytes);

@@ -40,7 +40,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ConnectorPage, MessageResponse } from 'parley-kit/types';
 import { callerOf, type Caller } from '../caller.js';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { badRequest, genericError, invalidField, notFound } from '../errors.js';
 import { isoNow } from '../ids.js';
 import { queryInt } from '../schemas.js';
@@ -198,8 +198,8 @@ async function save(store: ConnectorStore, record: ConnectorRecord, create: bool
 
 // ---------------------------------------------------------------- routes
 
-export function connectorRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const store = createConnectorStore(ctx.db);
   const maxJson = () => ctx.limits.maxJsonBytes;
 

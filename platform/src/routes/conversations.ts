@@ -6,7 +6,7 @@ import type {
   AgentConversation, CompletionArgs, Conversation, ConversationEntry, ConversationEvent, ConversationHistory, ConversationMessages,
   ConversationResponse, HandoffExecution, MessageInputEntry, MessageOutputEntry, ModelConversation,
 } from 'parley-kit/types';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { PlatformHttpError, genericError, invalidField, invalidModel, notFound, validationError } from '../errors.js';
 import { isoNow, newId } from '../ids.js';
 import {
@@ -24,8 +24,8 @@ const ListQuery = z.object({
   metadata: z.string().optional(),
 });
 
-export function conversationRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   /** Conversations with a turn in progress: a second turn at once is refused, not interleaved. */
   const busy = new Set<string>();
 

@@ -36,7 +36,7 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { readJson, validate } from '../validation.js';
 import { DatasetStore, type ImportRequest } from '../datasets/store.js';
@@ -83,8 +83,8 @@ function pageOf(c: Context) {
   return { request: { page: q.page, pageSize: q.page_size }, q: q.q };
 }
 
-export function datasetRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   app.onError(observabilityErrorResponse);
   const datasets = new DatasetStore(ctx.db);
   const judges = new JudgeStore(ctx.db);

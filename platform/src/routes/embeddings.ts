@@ -5,7 +5,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { callerOf } from '../caller.js';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { completionId } from '../completions/respond.js';
 import { countTokens } from '../engines/text/tokenizer.js';
 import { words } from '../engines/embeddings/hashed.js';
@@ -32,8 +32,8 @@ const EmbeddingRequestSchema = z.object({
 
 
 /** The embeddings route, on the platform's embedding model catalog (`ctx.embeddings`). */
-export function embeddingRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function embeddingRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
 
   app.post('/v1/embeddings', async (c) => {
     const body = await readJson(c, EmbeddingRequestSchema, ctx.limits.maxJsonBytes);

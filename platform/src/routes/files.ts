@@ -17,7 +17,7 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ValidationIssue } from 'parley-kit/types';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { forbidden, notFound, validationError } from '../errors.js';
 import { validate } from '../validation.js';
@@ -109,8 +109,8 @@ function contentResponse(ctx: PlatformContext, file: FileRecord): Response {
   });
 }
 
-export function fileRoutes(ctx: PlatformContext, options: FileRouteOptions = {}): Hono {
-  const app = new Hono();
+export function fileRoutes(ctx: PlatformContext, options: FileRouteOptions = {}): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
 
   app.post('/v1/files', async (c) => {

@@ -30,7 +30,7 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { callerOf } from '../caller.js';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { genericError, invalidField, invalidModel, notFound } from '../errors.js';
 import { getFile } from '../files/store.js';
 import { FineTunedModels } from '../fine-tuning/fine-tuned-models.js';
@@ -96,8 +96,8 @@ function listed({ events: _events, checkpoints: _checkpoints, ...job }: FineTuni
 const conflict = (message: string) => genericError(409, message, 'invalid_request_error', 'conflict');
 
 /** The fine-tuning routes; also attaches the fine-tuned models to `ctx.chat` and resumes unfinished jobs. */
-export function fineTuningRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function fineTuningRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const models = new FineTunedModels(ctx.db, ctx.chat);
   ctx.chat.attach(models);
   const trainer = new FineTuningTrainer(ctx.db, models);

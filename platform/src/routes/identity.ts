@@ -11,7 +11,7 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { queryInt } from '../schemas.js';
 import { validate } from '../validation.js';
@@ -20,8 +20,8 @@ const Page = { offset: queryInt(0, 0), limit: queryInt(100, 1, 100) };
 const OrganizationsQuery = z.object(Page);
 const WorkspacesQuery = z.object({ ...Page, organization_id: z.string().min(1).optional() });
 
-export function identityRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function identityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const t = ctx.directory.tenancy;
 
   app.get('/v1/users/me', async (c) => c.json(await t.identity(callerOf(c))));

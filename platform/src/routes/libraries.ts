@@ -23,7 +23,7 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ValidationIssue } from 'parley-kit/types';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { PlatformHttpError, forbidden, genericError, invalidField, notFound, validationError } from '../errors.js';
 import { readJson, validate } from '../validation.js';
@@ -103,8 +103,8 @@ const textNotReady = (doc: DocumentRecord, failure: string | null) =>
     ? genericError(409, `Document '${doc.id}' could not be processed: ${failure ?? 'unknown reason'}; fix the document or POST …/reprocess`, 'invalid_request_error', 'document_processing_failed')
     : genericError(409, `Document '${doc.id}' is still being processed (process_status '${doc.process_status}'); poll …/status until it is 'done'`, 'invalid_request_error', 'document_not_processed');
 
-export function libraryRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const processor = new DocumentProcessor(ctx);
   void processor.resume().catch(() => { /* the platform closed before start-up finished; the next start resumes */ });
 

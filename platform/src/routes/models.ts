@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import type { ModelList } from 'parley-kit/types';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 
-export function modelRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function modelRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
 
   app.get('/v1/models', (c) => {
     const model = c.req.query('model');

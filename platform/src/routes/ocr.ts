@@ -15,7 +15,7 @@
  */
 import { Hono } from 'hono';
 import type { OcrResponse } from 'parley-kit/types';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { isoNow } from '../ids.js';
 import { engineUnavailable, invalidField, invalidModel } from '../errors.js';
@@ -38,8 +38,8 @@ function documentError(err: unknown): unknown {
   return err;
 }
 
-export function ocrRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function ocrRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const { maxBytes, urlAllowlist } = ctx.ocrInput;
 
   app.post('/v1/ocr', async (c) => {

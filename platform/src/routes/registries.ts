@@ -26,7 +26,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ValidationIssue } from 'parley-kit/types';
 import { callerOf } from '../caller.js';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { forbidden, genericError, notFound, validationError } from '../errors.js';
 import { isoNow } from '../ids.js';
 import { applyFieldMask, readFieldMask } from '../registries/field-mask.js';
@@ -148,8 +148,8 @@ async function run<T>(work: () => Promise<T>): Promise<T> {
 
 // ---------------------------------------------------------------- routes
 
-function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono {
-  const app = new Hono();
+function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const store = new RegistryStore(ctx.db, spec.kind);
   const col = `/v2/${spec.collection}`;
   const one = `${col}/:${spec.idParam}`;
@@ -257,8 +257,8 @@ function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono {
   return app;
 }
 
-export function registryRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function registryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   app.route('/', kindRoutes(ctx, PROMPTS));
   app.route('/', kindRoutes(ctx, SKILLS));
   return app;

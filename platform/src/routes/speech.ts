@@ -24,7 +24,7 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { isoNow } from '../ids.js';
 import { sseEvent, sseResponse } from '../sse.js';
@@ -74,8 +74,8 @@ function usageFor(input: string, samples: number) {
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 
-export function speechRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function speechRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
 
   app.post('/v1/audio/speech', async (c) => {
     const body = await readJson(c, SpeechRequestSchema, ctx.limits.maxJsonBytes);

@@ -25,7 +25,7 @@
  */
 import { Hono } from 'hono';
 import type { ValidationIssue } from 'parley-kit/types';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { isoNow } from '../ids.js';
 import { sseEvent, sseResponse } from '../sse.js';
@@ -143,8 +143,8 @@ function engineError(err: unknown): unknown {
   return err;
 }
 
-export function transcriptionRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function transcriptionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const { maxAudioBytes, urlAllowlist } = ctx.audioInput;
 
   app.post('/v1/audio/transcriptions', async (c) => {

@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Voice } from 'parley-kit/types';
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { isoNow } from '../ids.js';
 import { forbidden, invalidField, notFound } from '../errors.js';
@@ -107,8 +107,8 @@ async function readSample(base64: string) {
   return { wav: await toWav(samples, decoded.sampleRate), pitchHz: medianHz, seconds: Math.round((samples.length / decoded.sampleRate) * 100) / 100 };
 }
 
-export function voiceRoutes(ctx: PlatformContext): Hono {
-  const app = new Hono();
+export function voiceRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const presetById = (id: string) => ctx.speech.voices().find((v) => v.id === id || v.slug === id);
   const noVoice = (id: string) => notFound(`Voice '${id}' not found`);
   const presetIsReadOnly = (id: string, what: string) => forbidden(`Voice '${id}' is a preset voice; preset voices cannot be ${what} (only custom voices can)`);
