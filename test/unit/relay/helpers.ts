@@ -102,16 +102,16 @@ export interface ScriptedStream {
   response: Response;
   /** Resolves when the upstream body is cancelled or its request signal aborts. */
   stopped: Promise<string>;
-  /** Times (performance.now) at which each event was emitted. */
-  emittedAt: number[];
+  /** The events written so far. */
+  emitted: string[];
 }
 
 /**
  * An SSE upstream answer: writes `events` (already framed) one every `intervalMs`, then keeps the
- * stream open when `holdOpen`, else closes.
+ * stream open when `holdOpen`, else closes. With `after`, nothing is written before it resolves.
  */
-export function scriptedStream(events: string[], options: { intervalMs?: number; holdOpen?: boolean; signal?: AbortSignal; firstDelayMs?: number } = {}): ScriptedStream {
-  const emittedAt: number[] = [];
+export function scriptedStream(events: string[], options: { intervalMs?: number; holdOpen?: boolean; signal?: AbortSignal; firstDelayMs?: number; after?: Promise<unknown> } = {}): ScriptedStream {
+  const emitted: string[] = [];
   let stop!: (how: string) => void;
   const stopped = new Promise<string>((resolve) => { stop = resolve; });
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -121,21 +121,23 @@ export function scriptedStream(events: string[], options: { intervalMs?: number;
       let i = 0;
       const next = () => {
         if (i < events.length) {
-          emittedAt.push(performance.now());
-          try { controller.enqueue(encoder.encode(events[i++]!)); } catch { return; }
+          try { controller.enqueue(encoder.encode(events[i]!)); } catch { return; }
+          emitted.push(events[i++]!);
           timer = setTimeout(next, options.intervalMs ?? 0);
         } else if (!options.holdOpen) {
           try { controller.close(); } catch { /* cancelled */ }
         }
       };
-      timer = setTimeout(next, options.firstDelayMs ?? 0);
+      const begin = () => { timer = setTimeout(next, options.firstDelayMs ?? 0); };
+      if (options.after) void options.after.then(begin);
+      else begin();
     },
     cancel() {
       clearTimeout(timer);
       stop('cancel');
     },
   });
-  return { response: new Response(body, { headers: { 'content-type': 'text/event-stream' } }), stopped, emittedAt };
+  return { response: new Response(body, { headers: { 'content-type': 'text/event-stream' } }), stopped, emitted };
 }
 
 export function sseEvent(type: string, data: Record<string, unknown>): string {

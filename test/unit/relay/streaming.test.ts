@@ -1,29 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   api, deltaEvent, fakeUpstream, json, makeRelay, openSession, scriptedStream, sleep, sseEvent, startedEvent, within,
   type ScriptedStream,
 } from './helpers.js';
 
 const decoder = new TextDecoder();
+afterEach(() => { vi.useRealTimers(); });
 const START = { model: 'm', inputs: 'hi', stream: true };
 
-/** Reads a streamed answer, noting when each chunk arrived. */
-async function readTimed(response: Response, until?: (text: string) => boolean) {
+/** Reads a streamed answer to its end. */
+async function readText(response: Response) {
   const reader = response.body!.getReader();
-  const chunks: Array<{ at: number; text: string }> = [];
   let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const t = decoder.decode(value, { stream: true });
-    chunks.push({ at: performance.now(), text: t });
-    text += t;
-    if (until?.(text)) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return { chunks, text };
+  for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
+  return { text };
 }
 
 function streamingRelay(makeStream: (req: Request) => ScriptedStream, options: Parameters<typeof makeRelay>[1] = {}) {
@@ -38,17 +28,20 @@ function streamingRelay(makeStream: (req: Request) => ScriptedStream, options: P
 
 describe('SSE passthrough', () => {
   it('answers with SSE headers at once, before the first upstream byte', async () => {
-    const { relay } = streamingRelay((req) => scriptedStream([startedEvent('conv_1'), deltaEvent('a')], { firstDelayMs: 300, signal: req.signal }));
+    let release!: () => void;
+    const released = new Promise<void>((r) => { release = r; });
+    const { relay, streams } = streamingRelay((req) => scriptedStream([startedEvent('conv_1'), deltaEvent('a')], { after: released, signal: req.signal }));
     const { token } = await openSession(relay);
-    const t0 = performance.now();
-    const res = await api(relay, '/v1/conversations', { token, body: START });
-    expect(performance.now() - t0).toBeLessThan(200);
+    // The upstream sends no byte until released, so an answer now can only carry headers.
+    const res = await within(api(relay, '/v1/conversations', { token, body: START }), 5_000, 'the answer while the upstream body is silent');
+    expect(streams[0]!.emitted, 'no upstream byte was sent before the answer').toHaveLength(0);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(res.headers.get('cache-control')).toBe('no-store, no-transform');
     expect(res.headers.get('x-accel-buffering')).toBe('no');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    await res.body!.cancel();
+    release();
+    expect(await res.text()).toBe(startedEvent('conv_1') + deltaEvent('a'));
   });
 
   it('passes bytes unmodified when the upstream is never silent for a heartbeat interval', async () => {
@@ -59,29 +52,56 @@ describe('SSE passthrough', () => {
     expect(await res.text()).toBe(events.join(''));
   });
 
-  it('no buffering: each event arrives within 50 ms of its emission (one every 100 ms)', async () => {
+  it('no buffering: each event is passed on before the upstream sends the next', async () => {
+    // Lockstep: the upstream writes an event only once the previous one has come out of the relay, so a relay
+    // that held bytes back (for more bytes, a whole batch or the end of the stream) would never get the next.
     const events = [startedEvent('conv_1'), ...Array.from({ length: 8 }, (_, i) => deltaEvent(`t${i}`))];
-    const { relay, streams } = streamingRelay(() => scriptedStream(events, { intervalMs: 100 }), { heartbeatMs: 10_000 });
+    let upstreamBody!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start(c) { upstreamBody = c; } });
+    const upstream = fakeUpstream(() => new Response(body, { headers: { 'content-type': 'text/event-stream' } }));
+    const relay = makeRelay(upstream.fetch, { heartbeatMs: 10_000 });
     const { token } = await openSession(relay);
-    const { chunks } = await readTimed(await api(relay, '/v1/conversations', { token, body: START }));
-    const emitted = streams[0]!.emittedAt;
-    expect(chunks).toHaveLength(events.length);
-    chunks.forEach((c, i) => {
-      expect(c.text).toBe(events[i]);
-      expect(c.at - emitted[i]!).toBeLessThan(50);
-    });
+    const reader = (await within(api(relay, '/v1/conversations', { token, body: START }), 5_000, 'the answer')).body!.getReader();
+    for (const [i, event] of events.entries()) {
+      upstreamBody.enqueue(new TextEncoder().encode(event));
+      const { value } = await within(reader.read(), 5_000, `event ${i} out of the relay before the upstream sends the next`);
+      expect(decoder.decode(value)).toBe(event);
+    }
+    upstreamBody.close();
+    expect((await reader.read()).done).toBe(true);
   });
 
   it('heartbeat: a silent upstream gets `: ping` comments at the configured interval', async () => {
-    const { relay } = streamingRelay((req) => scriptedStream([startedEvent('conv_1')], { holdOpen: true, signal: req.signal }));
-    const { token } = await openSession(relay);
-    const res = await api(relay, '/v1/conversations', { token, body: START });
-    const t0 = performance.now();
-    const { chunks, text } = await readTimed(res, (t) => t.split(': ping\n\n').length > 3);
-    expect(text.startsWith(startedEvent('conv_1'))).toBe(true);
-    const pings = chunks.filter((c) => c.text === ': ping\n\n');
-    expect(pings.length).toBe(3);
-    expect(pings[0]!.at - t0).toBeLessThan(150);
+    // Timers are faked: the interval is checked on the relay's own clock, not the machine's speed.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { relay } = streamingRelay((req) => scriptedStream([startedEvent('conv_1')], { holdOpen: true, signal: req.signal }), { heartbeatMs: 50 });
+      const { token } = await openSession(relay);
+      const res = await api(relay, '/v1/conversations', { token, body: START });
+      const reader = res.body!.getReader();
+      let text = '';
+      const reading = (async () => {
+        for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
+      })();
+      const pings = () => text.split(': ping\n\n').length - 1;
+      await vi.advanceTimersByTimeAsync(0);
+      expect(text).toBe(startedEvent('conv_1'));
+      await vi.advanceTimersByTimeAsync(49);
+      expect(pings(), 'no ping before the interval').toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(pings(), 'one ping at the interval').toBe(1);
+      await vi.advanceTimersByTimeAsync(49);
+      expect(pings()).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(pings()).toBe(2);
+      await vi.advanceTimersByTimeAsync(50);
+      expect(pings()).toBe(3);
+      expect(text).toBe(startedEvent('conv_1') + ': ping\n\n'.repeat(3));
+      await reader.cancel();
+      await reading;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('never puts a ping inside an event cut across chunks', async () => {
@@ -89,7 +109,7 @@ describe('SSE passthrough', () => {
     const parts = [startedEvent('conv_1'), whole.slice(0, 20), whole.slice(20)];
     const { relay } = streamingRelay(() => scriptedStream(parts, { intervalMs: 200 }));
     const { token } = await openSession(relay);
-    const { text } = await readTimed(await api(relay, '/v1/conversations', { token, body: START }));
+    const { text } = await readText(await api(relay, '/v1/conversations', { token, body: START }));
     expect(text).toContain(whole);
     expect(text.replaceAll(': ping\n\n', '')).toBe(parts.join(''));
   });
@@ -98,7 +118,7 @@ describe('SSE passthrough', () => {
     const events = [startedEvent('conv_1'), deltaEvent('a'), deltaEvent('b')];
     const { relay } = streamingRelay(() => scriptedStream(events, { intervalMs: 120 }));
     const { token } = await openSession(relay);
-    const { text } = await readTimed(await api(relay, '/v1/conversations', { token, body: START }));
+    const { text } = await readText(await api(relay, '/v1/conversations', { token, body: START }));
     expect(text).toContain(': ping');
     expect(text.split('\n\n').filter((b) => b && !b.startsWith(':'))).toEqual(events.map((e) => e.slice(0, -2)));
   });
