@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionResponse } from '../../../src/client/contracts.js';
 import { createPlatform, type Platform } from '@parley-kit/platform';
 import { createRelay, type Relay } from '../../../src/relay/index.js';
-import { drain } from '../platform/sdk.js';
 import { ORIGIN, RELAY, SECRET, api, everyByte, openSession } from './helpers.js';
 
 const PLATFORM_KEY = 'platform-key-4b1d6a0c9e';
@@ -180,3 +179,14 @@ describe('the official SDK through the relay', () => {
     await expect(bad.models.list()).rejects.toMatchObject({ statusCode: 401 });
   });
 });
+
+/** Every event of an SDK stream, in order; one the SDK could not parse fails the test. */
+async function drain(stream: AsyncIterable<{ event: string; data: any }>): Promise<Array<{ event: string; data: any }>> {
+  const events: Array<{ event: string; data: any }> = [];
+  for await (const e of stream) events.push(e.data?.isUnknown || e.data?.type === 'UNKNOWN' ? fail(e) : e);
+  return events;
+}
+
+function fail(e: { data: any }): never {
+  throw new Error(`SDK saw an unknown event: ${JSON.stringify(e.data.raw ?? e.data)}`);
+}
