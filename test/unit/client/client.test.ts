@@ -1,10 +1,11 @@
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { ParleyClient } from '../../../src/client/client.js';
 import { PlatformError } from '../../../src/client/errors.js';
 import type { ConversationEvent } from '../../../src/client/types.js';
 import { collect, delta, done, json, scriptedFetch, sse, sseResponse, started } from './helpers.js';
 
 const fast = { retries: 3, baseDelayMs: 1, maxDelayMs: 2_000 };
+afterEach(() => { vi.useRealTimers(); });
 
 function client(steps: Parameters<typeof scriptedFetch>[0], options: Partial<ConstructorParameters<typeof ParleyClient>[0]> = {}) {
   const script = scriptedFetch(steps);
@@ -40,10 +41,14 @@ describe('JSON calls', () => {
       json({ object: 'error', message: 'Rate limit exceeded', type: 'rate_limited', param: null, code: '1300' }, 429, { 'retry-after': '1' }),
       json({ object: 'conversation.history', conversation_id: 'conv_1', entries: [] }),
     ]);
-    const t0 = Date.now();
-    await expect(c.conversations.history('conv_1')).resolves.toMatchObject({ conversation_id: 'conv_1' });
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
+    // Timers are faked: the wait is checked on the client's clock, as "not retried before 1 s, retried at 1 s".
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const answer = c.conversations.history('conv_1');
+    await vi.advanceTimersByTimeAsync(999);
+    expect(calls, 'not retried before Retry-After').toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
     expect(calls).toHaveLength(2);
+    await expect(answer).resolves.toMatchObject({ conversation_id: 'conv_1' });
   });
 
   test('a Retry-After longer than maxDelayMs is not waited for: the error is returned with retryAfter', async () => {
@@ -123,10 +128,15 @@ describe('streams', () => {
       json({ object: 'error', message: 'Rate limit exceeded', type: 'rate_limited', code: '1300' }, 429, { 'retry-after': '1' }),
       sseResponse([started(), delta('ok'), done()]),
     ]);
-    const t0 = Date.now();
-    const { events, error } = await collect(c.conversations.start({ model: 'm', inputs: 'hi' }));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const collected = collect(c.conversations.start({ model: 'm', inputs: 'hi' }));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(calls, 'not retried before Retry-After').toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toHaveLength(2);
+    await vi.runAllTimersAsync(); // the scripted stream's own pacing
+    const { events, error } = await collected;
     expect(error).toBeNull();
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
     expect(events).toHaveLength(3);
     expect(calls).toHaveLength(2);
   });
