@@ -136,8 +136,15 @@ describe('createVoiceInput', () => {
     expect(Math.max(...events.levels)).toBeCloseTo((60 - 20) / 60, 1);
     expect(events.levels[0]).toBe(0);
     const [measure] = performance.getEntriesByName(VOICE_TIMING.speechEndToFinal);
-    expect(measure.duration).toBeGreaterThan(0);
+    const [speechEnd] = performance.getEntriesByName(VOICE_TIMING.speechEnd);
+    const [detected] = performance.getEntriesByName(VOICE_TIMING.speechEndDetected);
+    const [final] = performance.getEntriesByName(VOICE_TIMING.final);
     expect(performance.getEntriesByName(VOICE_TIMING.speechEnd)).toHaveLength(1);
+    // The measure spans from the last voiced audio (before the VAD's hangover ran out) to the final text.
+    expect(measure.startTime).toBe(speechEnd.startTime);
+    expect(measure.startTime + measure.duration).toBeCloseTo(final.startTime, 6);
+    expect(speechEnd.startTime).toBeLessThan(detected.startTime);
+    expect(detected.startTime).toBeLessThanOrEqual(final.startTime);
   });
 
   test('audio captured while the session opens is sent first, in order', async () => {
