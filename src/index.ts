@@ -12,3 +12,8 @@ export { AgentChat } from './elements/agent-chat/agent-chat.js';
 export { SpeechPlayer } from './elements/speech-player/speech-player.js';
 export { AudioTranscriber } from './elements/audio-transcriber/audio-transcriber.js';
 export { DocOcrViewer } from './elements/doc-ocr-viewer/doc-ocr-viewer.js';
+// The details of the elements' events (also in GlobalEventHandlersEventMap), for named handlers.
+export type * from './elements/internal/events.js';
+export type * from './elements/agent-chat/voice-events.js';
+export type * from './elements/audio-transcriber/events.js';
+export type * from './elements/doc-ocr-viewer/events.js';

@@ -1,7 +1,7 @@
 // parley-kit's elements in a React 19 component, typed by the generated parley-kit/react. Compiled by
 // test/unit/package/framework-types.test.ts (tsc, never run), once as it is and once without the
 // expect-error comments, when it must fail on exactly the lines they stood before.
-import type {} from '../../../types/react.js';
+import type {} from 'parley-kit/react';
 import type { AgentChat, ClientTool, SpeechPlayer } from 'parley-kit';
 import { useRef, useState } from 'react';
 

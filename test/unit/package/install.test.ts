@@ -60,7 +60,7 @@ describe('the packed parley-kit installed into an empty project', () => {
   });
 
   it('carries the elements, the CDN bundles, the relay and the manifest, and nothing of the local platform', () => {
-    for (const file of ['dist/browser/agent-chat.js', 'dist/browser/doc-ocr-viewer.js', 'dist/elements/agent-chat/define.js', 'dist/relay/index.js', 'dist/vendor/pdfjs.js', 'custom-elements.json', 'bin/parley-relay.js']) {
+    for (const file of ['dist/browser/agent-chat.js', 'dist/browser/doc-ocr-viewer.js', 'dist/elements/agent-chat/define.js', 'dist/relay/index.js', 'dist/vendor/pdfjs.js', 'custom-elements.json', 'bin/parley-relay.js', 'types/react.d.ts', 'types/vue.d.ts']) {
       expect(installed.files).toContain(file);
     }
     expect(installed.files.filter((f) => /platform|engines|\.map$/.test(f))).toEqual([]);
