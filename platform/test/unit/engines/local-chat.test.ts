@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { LOCAL_CHAT_MODEL_ALIASES, createLocalChatEngine } from '../../../src/engines/chat/local.js';
 import { fillJsonSchema } from '../../../src/engines/chat/json-schema-filler.js';
@@ -564,29 +564,51 @@ describe('parley-local failure hook and pacing', () => {
     expect(notQuite.error).toBeUndefined();
   });
 
+  // Pacing is checked on fake timers: token n+1 is due exactly tokenDelayMs after token n, whatever the machine.
   it('waits tokenDelayMs between tokens', async () => {
-    const slow = createLocalChatEngine({ tokenDelayMs: 20 });
-    const t0 = performance.now();
-    const r = await collect(slow, request('pace me', { completionArgs: { max_tokens: 6 } }));
-    const elapsed = performance.now() - t0;
-    expect(r.textDeltas).toHaveLength(6);
-    expect(elapsed).toBeGreaterThanOrEqual(5 * 20 - 5);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const slow = createLocalChatEngine({ tokenDelayMs: 20 });
+      const seen: string[] = [];
+      const done = collect(slow, request('pace me', { completionArgs: { max_tokens: 6 } }), (e) => { if (e.kind === 'text') seen.push(e.delta); });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(seen, 'the first token at once').toHaveLength(1);
+      for (let n = 2; n <= 6; n++) {
+        await vi.advanceTimersByTimeAsync(19);
+        expect(seen, `token ${n} not before 20 ms`).toHaveLength(n - 1);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(seen, `token ${n} at 20 ms`).toHaveLength(n);
+      }
+      await vi.runAllTimersAsync();
+      const r = await done;
+      expect(r.textDeltas).toEqual(seen);
+      expect(r.usage).not.toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('stops promptly when the request is aborted', async () => {
-    const slow = createLocalChatEngine({ tokenDelayMs: 1000 });
-    const controller = new AbortController();
-    let abortedAt = 0;
-    const r = await collect(slow, request('a long enough message to stream slowly', { signal: controller.signal }), (e) => {
-      if (e.kind === 'text' && !abortedAt) {
-        setTimeout(() => { abortedAt = performance.now(); controller.abort(); }, 30);
-      }
-    });
-    const stoppedAfter = performance.now() - abortedAt;
-    expect(r.textDeltas).toHaveLength(1);
-    expect((r.error as Error).name).toBe('AbortError');
-    expect(stoppedAfter).toBeLessThan(300); // the next token would have come ~970 ms later
-    expect(r.usage).toBeNull();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const slow = createLocalChatEngine({ tokenDelayMs: 1000 });
+      const controller = new AbortController();
+      let settled = false;
+      const done = collect(slow, request('a long enough message to stream slowly', { signal: controller.signal }));
+      void done.then(() => { settled = true; });
+      await vi.advanceTimersByTimeAsync(30); // the first token is out; the engine waits for the second
+      expect(settled).toBe(false);
+      controller.abort();
+      await vi.advanceTimersByTimeAsync(0); // pending promises only: the clock does not move
+      expect(settled, 'the run ended on the abort, not when the next token fell due').toBe(true);
+      expect(vi.getTimerCount(), 'the pacing timer was cleared').toBe(0);
+      const r = await done;
+      expect(r.textDeltas).toHaveLength(1);
+      expect((r.error as Error).name).toBe('AbortError');
+      expect(r.usage).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('throws at once for an already-aborted signal', async () => {
