@@ -35,6 +35,7 @@ import type { ChatEngine, ChatEngineEvent, ChatTurnRequest } from './types.js';
 export const LOCAL_CHAT_MODEL_ID = 'parley-local';
 /** Ids of the hosted platform that also resolve to `parley-local`, so code written for it runs offline. */
 export const LOCAL_CHAT_MODEL_ALIASES: readonly string[] = ['mistral-small-latest', 'mistral-medium-latest', 'mistral-large-latest'];
+
 export interface LocalChatEngineOptions {
   /** Milliseconds to wait between streamed tokens (default 0). The wait stops as soon as the request is aborted. */
   tokenDelayMs?: number;

@@ -13,6 +13,7 @@ function truncate(text: string, max: number): string {
   const chars = Array.from(text);
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('').trimEnd()}…`;
 }
+
 function wordCount(text: string): number {
   return textWords(text).length;
 }
