@@ -2,7 +2,7 @@
  * Connector tools as a turn uses them, for a known caller: found by id or name, only when the caller
  * may see them, hidden when deactivated at one of the caller's levels, run with the caller's credentials.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Caller } from '../../src/caller.js';
 import type { PlatformContext } from '../../src/context.js';
 import { createServer } from 'node:http';
@@ -97,11 +97,30 @@ describe('MCP sessions', () => {
     const silent = createServer(() => { /* never answers */ });
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`;
+    // The timeout is checked on fake timers: the request is given up when 300 ms of the client's clock have
+    // passed (not the 10 s default), whatever the machine's speed. I/O stays real.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      const started = Date.now();
-      await expect(listMcpTools({ name: 'silent', url, headers: {} }, { timeoutMs: 300 })).rejects.toMatchObject({ status: 504, body: { code: 'connector_timeout' } });
-      expect(Date.now() - started).toBeLessThan(5_000);
+      let outcome: unknown;
+      const listing = listMcpTools({ name: 'silent', url, headers: {} }, { timeoutMs: 300 }).then(() => 'answered', (err: unknown) => err);
+      void listing.then((o) => { outcome = o; });
+      // Wait (on real I/O turns, not the clock) until the request is out and its timer armed.
+      for (let turns = 0; vi.getTimerCount() === 0; turns++) {
+        if (turns > 100_000) throw new Error('the MCP client armed no timer');
+        await new Promise((r) => setImmediate(r));
+      }
+      await vi.advanceTimersByTimeAsync(299);
+      expect(outcome, 'still waiting at 299 ms').toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      // From here the fake clock stands still (a later timer, such as the 10 s default, never fires); the
+      // session is closed on real I/O, awaited with a real safety net.
+      vi.useRealTimers();
+      let safetyNet: ReturnType<typeof setTimeout> | undefined;
+      const settled = await Promise.race([listing, new Promise((r) => { safetyNet = setTimeout(() => r('still waiting'), 10_000); })]);
+      clearTimeout(safetyNet);
+      expect(settled, 'given up once 300 ms had passed').toMatchObject({ status: 504, body: { code: 'connector_timeout' } });
     } finally {
+      vi.useRealTimers();
       silent.closeAllConnections();
       await new Promise((r) => silent.close(r));
     }
