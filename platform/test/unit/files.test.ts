@@ -33,7 +33,9 @@ describe('files API over HTTP', () => {
   afterAll(async () => { await platform.close(); });
 
   it('uploads a fine-tuning JSONL file and answers the real shape', async () => {
+    const before = Math.floor(Date.now() / 1000);
     const res = await upload(platform, { purpose: 'fine-tune', file: [new Blob([JSONL]), 'train.jsonl'] });
+    const after = Math.floor(Date.now() / 1000);
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({
       object: 'file', bytes: JSONL.length, filename: 'train.jsonl', purpose: 'fine-tune', sample_type: 'instruct',
@@ -42,7 +44,8 @@ describe('files API over HTTP', () => {
     });
     expect(res.json.id).toMatch(UUID);
     expect(Number.isInteger(res.json.created_at)).toBe(true);
-    expect(Math.abs(res.json.created_at - Date.now() / 1000)).toBeLessThan(60);
+    expect(res.json.created_at, 'stamped while the request ran (unix seconds)').toBeGreaterThanOrEqual(before);
+    expect(res.json.created_at).toBeLessThanOrEqual(after);
   });
 
   it('uploads an OCR document as ocr_input with the part’s type', async () => {
@@ -168,11 +171,15 @@ describe('files API over HTTP', () => {
     beforeAll(async () => { id = (await upload(platform, { purpose: 'ocr', file: [new Blob([PDF]), 'signed.pdf'] })).json.id; });
 
     it('serve the bytes without an API key until they expire', async () => {
+      const before = Math.floor(Date.now() / 1000);
       const { json, status } = await call(platform, `/v1/files/${id}/url?expiry=2`);
+      const after = Math.floor(Date.now() / 1000);
       expect(status).toBe(200);
       const url = new URL(json.url);
       expect(url.origin).toBe(BASE);
-      expect(Number(url.searchParams.get('expires')) - Date.now() / 1000).toBeGreaterThan(7190);
+      const expires = Number(url.searchParams.get('expires'));
+      expect(expires, 'two hours from when the URL was made').toBeGreaterThanOrEqual(before + 7200);
+      expect(expires).toBeLessThanOrEqual(after + 7200);
       const res = await platform.fetch(new Request(json.url));
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/octet-stream');
