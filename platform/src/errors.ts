@@ -74,3 +74,11 @@ export function invalidModelMessage(model: string, expected: ModelExpectation = 
 export function invalidModel(model: string, expected: ModelExpectation = {}): PlatformHttpError {
   return genericError(400, invalidModelMessage(model, expected), 'invalid_model', '1500', expected.param ?? 'model');
 }
+
+/**
+ * The answer to a caller that went away mid-request (nginx's 499 "client closed request"): nobody reads
+ * it, but the request is logged as the caller's doing, not as a server error.
+ */
+export function callerClosedRequest(): Response {
+  return new Response(null, { status: 499 });
+}

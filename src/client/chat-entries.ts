@@ -3,8 +3,9 @@
  * and reconciling what the page saw with what the server stored. No I/O; arrays are never mutated.
  */
 import type { CachedEntry } from './contracts.js';
+import { contentText } from './message-content.js';
 import type {
-  ConversationEntry, ConversationEvent, InputContentChunk, MessageOutputEntry, OutputContentChunk,
+  ConversationEntry, ConversationEvent, MessageOutputEntry, OutputContentChunk,
 } from './types.js';
 
 /** Prefix of the ids given to entries the server has not named yet (the user's message before the history says its id). */
@@ -28,11 +29,6 @@ export function isInputEntry(entry: ConversationEntry): boolean {
   return entry.type === 'message.input' || entry.type === 'function.result';
 }
 
-/** The text of message content (text chunks joined). */
-export function contentText(content: string | ReadonlyArray<InputContentChunk | OutputContentChunk>): string {
-  if (typeof content === 'string') return content;
-  return content.map((chunk) => (chunk.type === 'text' ? chunk.text : '')).join('');
-}
 
 /** A conversation's title: its first user message on one line, shortened. */
 export function titleOf(entries: readonly ConversationEntry[], max = 80): string {

@@ -1,5 +1,5 @@
 /**
- * The text of message content as the platform reads it: the text chunks of a message, optionally with the text
+ * The text of message content as the client and the local platform read it: the text chunks of a message, optionally with the text
  * inside its thinking chunks; images, documents and other chunks carry no text. Typed entries and request bodies
  * read loosely (a chunk is only known to have a `type`) go through the same functions.
  */

@@ -18,7 +18,7 @@ import type { OcrResponse } from 'parley-kit/types';
 import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { isoNow } from '../ids.js';
-import { engineUnavailable, invalidField, invalidModel } from '../errors.js';
+import { callerClosedRequest, engineUnavailable, invalidField, invalidModel } from '../errors.js';
 import { OcrRequestSchema } from '../schemas.js';
 import { readJson } from '../validation.js';
 import { readFileBytes } from '../files/store.js';
@@ -67,7 +67,7 @@ export function ocrRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
       } satisfies OcrResponse);
     } catch (err) {
       // The caller went away: nothing to answer and nothing to report.
-      if (c.req.raw.signal.aborted) return c.body(null, 499 as never);
+      if (c.req.raw.signal.aborted) return callerClosedRequest();
       throw documentError(err);
     }
   });

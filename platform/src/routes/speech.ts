@@ -28,7 +28,7 @@ import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { isoNow } from '../ids.js';
 import { sseEvent, sseResponse } from '../sse.js';
-import { engineBusy, engineUnavailable, invalidField, invalidModel } from '../errors.js';
+import { callerClosedRequest, engineBusy, engineUnavailable, invalidField, invalidModel } from '../errors.js';
 import { readJson } from '../validation.js';
 import { createEncoder } from '../engines/speech/encoders.js';
 import { resolveSpeechVoice } from '../voices/binding.js';
@@ -113,7 +113,7 @@ export function speechRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
       } finally {
         await audio.return?.();
       }
-      if (signal.aborted) return c.body(null, 499 as never);
+      if (signal.aborted) return callerClosedRequest();
       parts.push(enc.end());
       const file = enc.finalize(Buffer.concat(parts));
       return c.json({ audio_data: b64(file) });

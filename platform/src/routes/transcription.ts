@@ -29,7 +29,7 @@ import type { PlatformContext, PlatformEnv } from '../context.js';
 import { callerOf } from '../caller.js';
 import { isoNow } from '../ids.js';
 import { sseEvent, sseResponse } from '../sse.js';
-import { engineBusy, engineUnavailable, genericError, invalidField, invalidModel, notFound, validationError } from '../errors.js';
+import { callerClosedRequest, engineBusy, engineUnavailable, genericError, invalidField, invalidModel, notFound, validationError } from '../errors.js';
 import { BodyTooLargeError } from 'parley-kit/server';
 import { checkFilePart, fileTooLarge, readMultipart } from '../multipart.js';
 import { readFileBytes } from '../files/store.js';
@@ -190,7 +190,7 @@ export function transcriptionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
       } finally {
         await utterances.return?.();
       }
-      if (signal.aborted) return c.body(null, 499 as never);
+      if (signal.aborted) return callerClosedRequest();
       return c.json(done());
     }
 

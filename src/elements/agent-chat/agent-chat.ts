@@ -4,7 +4,7 @@ import { property, state } from 'lit/decorators.js';
 import { live } from 'lit/directives/live.js';
 import { repeat } from 'lit/directives/repeat.js';
 import type { CachedEntry, ChatSessionApi, ClientTool, VoiceInputOptions } from '../../client/contracts.js';
-import { contentText } from '../../client/chat-entries.js';
+import { contentText } from '../../client/message-content.js';
 import type { Tool } from '../../client/types.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { markdown } from '../internal/markdown-directive.js';

@@ -2,7 +2,7 @@
  * What `<agent-chat>` shows of a conversation: its entries shaped into transcript rows (messages, function
  * calls with their results, handoffs). Pure functions over the session's entries: no DOM, no Lit.
  */
-import { contentText } from '../../client/chat-entries.js';
+import { contentText } from '../../client/message-content.js';
 import type { CachedEntry } from '../../client/contracts.js';
 import type { FunctionResultEntry } from '../../client/types.js';
 

@@ -15,7 +15,8 @@ export async function renderPage(page: PDFPageProxy, dpi: number): Promise<Canva
   const context = canvas.getContext('2d');
   context.fillStyle = '#ffffff';
   context.fillRect(0, 0, canvas.width, canvas.height);
-  await page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise;
+  // @napi-rs/canvas implements the part of the DOM canvas pdf.js draws with; its types are its own.
+  await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: context as unknown as CanvasRenderingContext2D, viewport }).promise;
   return canvas;
 }
 

@@ -5,7 +5,7 @@
  */
 import type { ReactiveController } from 'lit';
 import { ChatSession } from '../../../client/index.js';
-import { contentText } from '../../../client/chat-entries.js';
+import { contentText } from '../../../client/message-content.js';
 import type {
   CachedConversation, ChatSessionApi, ChatState, ClientTool, PlatformErrorShape,
 } from '../../../client/contracts.js';
