@@ -53,19 +53,24 @@ describe('<agent-chat> hands-free (real microphone path)', function () {
 
   it('hands-free barge-in: the looping microphone talking over the reply stops its playback at once, and its words are the next turn', async () => {
     const el = await chat(html`<agent-chat relay-url=${RELAY} model=${model} resume="none" .voiceOptions=${VERBATIM} voice-input hands-free></agent-chat>`);
-    const t0 = performance.now();
     await oneEvent(el, 'parley-speech-first-audio');
-    const firstAudioAt = performance.now();
-    console.log(`first audio after ${(firstAudioAt - t0).toFixed(0)} ms`);
-    const playback = internals(el).speaker!.playback;
+    const speaker = internals(el).speaker!;
+    const playback = speaker.playback;
+    // Every stop of the reply speaker, with what was playing then: a barge-in stops it mid-reply, while a
+    // reply read to its end stops by itself (its audio finished, no stop()).
+    const stops: Array<{ speaking: string | null; playing: boolean }> = [];
+    const stop = speaker.stop;
+    speaker.stop = function (this: typeof speaker) {
+      stops.push({ speaking: this.speakingId, playing: this.playback.scheduler.active });
+      return stop.call(this);
+    };
     await waitUntil(() => status(el) === 'Speaking… (talk to interrupt)', 'speaking', { timeout: 5000 });
     // The reply is about 60 words (well over 10 s of speech); the fake microphone says its sentence again
     // within 5.5 s of any moment, so it talks over the reply long before the reply could end.
     const nextTurn = oneEvent(el, 'parley-message-sent');
-    await waitUntil(() => status(el) === 'Listening…', 'barge-in', { timeout: 10_000 });
-    const interruptedAfter = performance.now() - firstAudioAt;
-    console.log(`barge-in ${interruptedAfter.toFixed(0)} ms after the first audio`);
-    expect(interruptedAfter).to.be.below(8000);
+    await waitUntil(() => status(el) === 'Listening…', 'barge-in', { timeout: 20_000 });
+    expect(stops.find((s) => s.speaking !== null), 'the reply was stopped while it was being spoken, its audio still playing')
+      .to.deep.include({ playing: true });
     expect(playback.scheduler.active).to.equal(false);
     expect(internals(el).speaker!.speakingId).to.equal(null);
     const played = playback.played;
