@@ -56,10 +56,16 @@ describe('voice input through the relay', function () {
     const partials = events.of('partial').map((e) => e.value as string);
     if (partials.length) expect(partials.at(-1)!.trim()).to.equal(result.text);
     expect(events.levels()).to.be.above(20); // ~20 a second while listening
+    // The speech-end-to-final measure spans from the last voiced audio (before the VAD's hangover ran out)
+    // to the final text; how long that takes is timed by `npm run bench`.
     const [measure] = performance.getEntriesByName(VOICE_TIMING.speechEndToFinal);
-    expect(measure.duration).to.be.above(800).and.below(10_000); // includes endOfUtteranceMs
-    const speechEnd = events.of('speechend')[0].at;
-    console.log(`voice input (realtime): speech end → final ${measure.duration.toFixed(0)} ms; VAD speechend → final ${(events.of('final')[0].at - speechEnd).toFixed(0)} ms; text "${result.text}"`);
+    const [speechEnd] = performance.getEntriesByName(VOICE_TIMING.speechEnd);
+    const [detected] = performance.getEntriesByName(VOICE_TIMING.speechEndDetected);
+    const [finalMark] = performance.getEntriesByName(VOICE_TIMING.final);
+    expect(measure.startTime).to.equal(speechEnd.startTime);
+    expect(measure.startTime + measure.duration).to.be.closeTo(finalMark.startTime, 0.001);
+    expect(speechEnd.startTime, 'the last voiced audio, before').to.be.below(detected.startTime);
+    expect(detected.startTime, 'the end of speech was detected, before').to.be.at.most(finalMark.startTime);
     voice.dispose();
   });
 
@@ -79,8 +85,7 @@ describe('voice input through the relay', function () {
     expect(result.text.toLowerCase()).to.match(/fox/).and.to.match(/dog/);
     expect(events.of('error')).to.deep.equal([]);
     expect(events.of('speechend')).to.have.length(1);
-    const [measure] = performance.getEntriesByName(VOICE_TIMING.speechEndToFinal);
-    console.log(`voice input (file fallback): speech end → final ${measure.duration.toFixed(0)} ms; text "${result.text}"`);
+    expect(performance.getEntriesByName(VOICE_TIMING.speechEndToFinal)).to.have.length(1);
     voice.dispose();
   });
 
