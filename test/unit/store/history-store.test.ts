@@ -106,12 +106,25 @@ describe('HistoryStore', () => {
   test('a reload mid-reply keeps what was received (written within the interval, no explicit flush)', async () => {
     const name = dbName();
     const tab = await HistoryStore.open({ name, writeIntervalMs: 20 });
-    tab.putEntry('conv_a', user('msg_1', 'hi'));
-    tab.putEntry('conv_a', reply('msg_2', 'Once upon a', false));
-    await new Promise((r) => setTimeout(r, 80));
-    // The page goes away without closing; a new page opens the same database.
+    // A new page opening the same database while the first goes on without closing.
     const reloaded = await HistoryStore.open({ name });
     opened.push(reloaded, tab);
+    // The write interval runs on fake timers (IndexedDB itself on real ones): due at 20 ms, whatever the machine.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      tab.putEntry('conv_a', user('msg_1', 'hi'));
+      let stored = false;
+      void tab.putEntry('conv_a', reply('msg_2', 'Once upon a', false)).then(() => { stored = true; });
+      await vi.advanceTimersByTimeAsync(19);
+      expect(await reloaded.getEntries('conv_a'), 'batched: nothing written before the interval').toEqual([]);
+      expect(stored).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      // The clock stands still now: the write must complete on IndexedDB's own turns.
+      for (let turn = 0; !stored && turn < 1000; turn++) await new Promise((r) => setImmediate(r));
+      expect(stored, 'written when the interval fell due').toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(await reloaded.getEntries('conv_a')).toEqual([user('msg_1', 'hi'), reply('msg_2', 'Once upon a', false)]);
   });
 
