@@ -311,9 +311,12 @@ describe('usage', () => {
       const reader = response.body!.getReader();
       for (let i = 0; i < 3; i++) await reader.read();
       await reader.cancel();
-      await new Promise((r) => setTimeout(r, 100));
-      const report = (await call(slow, '/v1/admin/usage', { key: ADMIN_KEY })).json;
-      const used = report.completion.models['parley-local'];
+      // The turn is recorded when the engine has stopped: wait for the record (the deadline is only a safety net).
+      let used: any;
+      for (let tries = 0; !used && tries < 500; tries++) {
+        used = (await call(slow, '/v1/admin/usage', { key: ADMIN_KEY })).json.completion.models['parley-local'];
+        if (!used) await new Promise((r) => setTimeout(r, 20));
+      }
       expect(used.requests).toBe(1);
       expect(used.output_tokens).toBeGreaterThan(0);
       expect(used.output_tokens).toBeLessThan(10);
