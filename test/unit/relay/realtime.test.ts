@@ -358,7 +358,8 @@ describe('the realtime WebSocket through the relay', () => {
     expect(refused(await openPage(served.url, PATH, ['realtime', await ticketFor(relay, token)])).status).toBe(429);
     first.socket.close();
     await first.closed;
-    await sleep(50);
+    // The relay frees the slot when the page socket closes, before it closes the upstream one.
+    await within(upstream.connections[0]!.closed, 5_000, 'upstream close');
     const second = open(await openPage(served.url, PATH, ['realtime', await ticketFor(relay, token)]));
     await second.next('session.created');
   });
