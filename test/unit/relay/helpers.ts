@@ -154,7 +154,7 @@ export function deltaEvent(text: string): string {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Resolves with `value` or rejects after `ms`. */
+/** Resolves with `promise`'s value, or rejects after `ms`: a safety net against a hang, not a speed check. */
 export function within<T>(promise: Promise<T>, ms: number, what = 'event'): Promise<T> {
   return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms))]);
 }

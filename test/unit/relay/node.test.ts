@@ -23,7 +23,7 @@ function rawHttp(port: number, head: string): Promise<string> {
 }
 
 describe('Node adapter over loopback HTTP', () => {
-  it('a client disconnect mid-stream aborts the upstream request within 1 s', async () => {
+  it('a client disconnect mid-stream aborts the upstream request', async () => {
     const streams: ScriptedStream[] = [];
     const upstream = fakeUpstream((req) => {
       const s = scriptedStream([startedEvent('conv_n'), deltaEvent('a'), deltaEvent('b')], { intervalMs: 30, holdOpen: true, signal: req.signal });
@@ -51,7 +51,7 @@ describe('Node adapter over loopback HTTP', () => {
       setTimeout(() => reject(new Error('no first chunk')), 2000);
     });
     expect(firstChunk).toContain('conversation.response.started');
-    expect(await within(streams[0]!.stopped, 1000, 'upstream abort')).toMatch(/signal|cancel/);
+    expect(await within(streams[0]!.stopped, 5_000, 'upstream abort')).toMatch(/signal|cancel/);
   });
 
   it('flushes the answer headers before the first upstream byte', async () => {

@@ -125,7 +125,7 @@ describe('SSE passthrough', () => {
 });
 
 describe('abort and completion', () => {
-  it('a client abort (request signal) reaches the upstream within 1 s', async () => {
+  it('a client abort (request signal) reaches the upstream', async () => {
     const { relay, streams } = streamingRelay((req) => scriptedStream([startedEvent('conv_1'), deltaEvent('a')], { intervalMs: 50, holdOpen: true, signal: req.signal }));
     const { token } = await openSession(relay);
     const abort = new AbortController();
@@ -133,10 +133,10 @@ describe('abort and completion', () => {
     const reader = res.body!.getReader();
     await reader.read();
     abort.abort();
-    expect(await within(streams[0]!.stopped, 1000, 'upstream abort')).toMatch(/signal|cancel/);
+    expect(await within(streams[0]!.stopped, 5_000, 'upstream abort')).toMatch(/signal|cancel/);
   });
 
-  it('a client that stops reading (body cancel) aborts the upstream within 1 s', async () => {
+  it('a client that stops reading (body cancel) aborts the upstream', async () => {
     let upstreamSignal: AbortSignal | undefined;
     const { relay, streams } = streamingRelay((req) => { upstreamSignal = req.signal; return scriptedStream([startedEvent('conv_1')], { holdOpen: true }); });
     const { token } = await openSession(relay);
@@ -144,7 +144,7 @@ describe('abort and completion', () => {
     const reader = res.body!.getReader();
     await reader.read();
     await reader.cancel();
-    expect(await within(streams[0]!.stopped, 1000, 'upstream cancel')).toBe('cancel');
+    expect(await within(streams[0]!.stopped, 5_000, 'upstream cancel')).toBe('cancel');
     expect(upstreamSignal!.aborted).toBe(true);
   });
 
@@ -226,7 +226,7 @@ describe('upstream trouble mid-stream', () => {
     const { token } = await openSession(relay);
     const text = await (await api(relay, '/v1/conversations', { token, body: START })).text();
     expect(text).toMatch(/event: conversation\.response\.error\n/);
-    expect(await within(streams[0]!.stopped, 1000, 'upstream abort')).toBeTruthy();
+    expect(await within(streams[0]!.stopped, 5_000, 'upstream abort')).toBeTruthy();
   });
 });
 
