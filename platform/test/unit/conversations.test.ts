@@ -222,11 +222,12 @@ describe('streaming', () => {
       const t0 = Date.now();
       controller.abort();
       await reader.cancel().catch(() => {});
-      // The conversation is free again soon: a new turn on it is not refused as busy.
+      // The conversation is freed once the engine has stopped: a new turn on it is then not refused as busy
+      // (retried while busy; the deadline is only a safety net).
       const convs = await call(slow, '/v1/conversations');
       const id = convs.json[0].id;
       let status = 409;
-      while (status === 409 && Date.now() - t0 < 3000) {
+      while (status === 409 && Date.now() - t0 < 10_000) {
         status = (await call(slow, `/v1/conversations/${id}`, { body: { inputs: 'again' } })).status;
         if (status === 409) await new Promise((r) => setTimeout(r, 20));
       }
