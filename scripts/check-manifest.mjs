@@ -7,6 +7,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FILES, TYPES_DIR } from './framework-types.mjs';
 
+/** A committed file that differs from what the analyzer makes now. */
+class Stale extends Error {}
+
 // The analyzer takes --outdir relative to the working directory.
 const out = '.test-results/cem';
 mkdirSync(out, { recursive: true });
@@ -20,8 +23,7 @@ try {
   const [a, b] = [byPath(fresh), byPath(committed)];
   const stale = [...new Set([...a.keys(), ...b.keys()])].filter((path) => a.get(path) !== b.get(path));
   if (stale.length) {
-    console.error(`custom-elements.json is stale (${stale.join(', ')}): run \`npm run analyze\` and commit the result`);
-    process.exit(1);
+    throw new Stale(`custom-elements.json is stale (${stale.join(', ')}): run \`npm run analyze\` and commit the result`);
   }
   const staleTypes = FILES.map((file) => join(TYPES_DIR, file)).filter((file) => {
     const made = join(out, file);
@@ -29,11 +31,15 @@ try {
     return !existsSync(file) || readFileSync(made, 'utf8') !== readFileSync(file, 'utf8');
   });
   if (staleTypes.length) {
-    console.error(`${staleTypes.join(', ')} ${staleTypes.length > 1 ? 'are' : 'is'} stale: run \`npm run analyze\` and commit the result`);
-    process.exit(1);
+    throw new Stale(`${staleTypes.join(', ')} ${staleTypes.length > 1 ? 'are' : 'is'} stale: run \`npm run analyze\` and commit the result`);
   }
   const tags = fresh.modules.flatMap((m) => (m.declarations ?? []).filter((d) => d.customElement).map((d) => d.tagName ?? d.name));
   console.log(`custom-elements.json and ${FILES.map((file) => join(TYPES_DIR, file)).join(', ')} are fresh (${tags.join(', ')})`);
+} catch (err) {
+  if (!(err instanceof Stale)) throw err;
+  console.error(err.message);
+  process.exitCode = 1;
 } finally {
+  // Reached on every outcome (a process.exit() in the try would skip it and leave the scratch copy).
   rmSync(out, { recursive: true, force: true });
 }

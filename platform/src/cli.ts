@@ -54,28 +54,31 @@ Environment:
 
 type Values = { port?: string; host: string; data: string; 'token-delay'?: string; help?: boolean };
 
+/** The options and the command; a mistyped option ends the process with the help text. */
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string', default: '127.0.0.1' },
+        data: { type: 'string', default: '.parley' },
+        'token-delay': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    fail(`${(err as Error).message}\n\n${HELP}`);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'relay') {
     const { runRelayCli } = await import('parley-kit/relay-cli');
     return runRelayCli(argv.slice(1), 'parley relay');
   }
-  let parsed;
-  try {
-    parsed = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string', default: '127.0.0.1' },
-      data: { type: 'string', default: '.parley' },
-      'token-delay': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    });
-  } catch (err) {
-    fail(`${(err as Error).message}\n\n${HELP}`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine(argv);
   const command = positionals[0];
   if (values.help || !command) {
     process.stdout.write(HELP);

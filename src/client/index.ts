@@ -22,7 +22,3 @@ export { isLocalId } from './chat-entries.js';
 // everything it needs. `idb` is import-safe: IndexedDB is first touched by `HistoryStore.open()`.
 export { HistoryStore } from '../store/index.js';
 export type { HistoryStoreOptions } from '../store/index.js';
-// An async-iterable queue of events (what the streams are built on); the local platform uses it too.
-export { EventQueue } from './event-queue.js';
-// The text of message content, as the client and the local platform both read it.
-export { contentText, textChunks, type MessageContent } from './message-content.js';

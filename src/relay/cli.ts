@@ -24,11 +24,10 @@ Environment:
   PARLEY_RELAY_SECRET   token signing secret, 32+ bytes (default: random for this process)
 `;
 
-/** Runs the relay command with `argv` (the arguments after the command name). */
-export async function runRelayCli(argv: string[], name = 'parley-relay'): Promise<void> {
-  let values;
+/** The options; a mistyped one ends the process with the help text. */
+function parseCommandLine(argv: string[], name: string) {
   try {
-    ({ values } = parseArgs({
+    return parseArgs({
       args: argv,
       options: {
         port: { type: 'string', default: '8789' },
@@ -37,10 +36,15 @@ export async function runRelayCli(argv: string[], name = 'parley-relay'): Promis
         'allow-origin': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
-    }));
+    });
   } catch (err) {
     fail(name, `${(err as Error).message}\n\n${HELP}`);
   }
+}
+
+/** Runs the relay command with `argv` (the arguments after the command name). */
+export async function runRelayCli(argv: string[], name = 'parley-relay'): Promise<void> {
+  const { values } = parseCommandLine(argv, name);
   if (values.help) {
     process.stdout.write(HELP);
     return;

@@ -5,7 +5,7 @@
  * what an engine yields becomes the assistant message of a completion. The engines stay unchanged.
  */
 import type { ConversationEntry, InputContentChunk, Tool } from 'parley-kit/types';
-import { contentText } from 'parley-kit/client';
+import { contentText } from 'parley-kit/wire';
 import { badRequest, invalidField } from '../errors.js';
 import { isoNow, newId } from '../ids.js';
 import type { ChatMessage } from './schemas.js';

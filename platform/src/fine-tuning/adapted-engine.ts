@@ -5,7 +5,7 @@
  * reply cannot satisfy) the turn is the base model's.
  */
 import type { ModelCard } from 'parley-kit/types';
-import { contentText } from 'parley-kit/client';
+import { contentText } from 'parley-kit/wire';
 import { countPromptTokens, tokenize } from '../engines/text/tokenizer.js';
 import type { ChatEngine, ChatEngineEvent, ChatTurnRequest } from '../engines/chat/types.js';
 import type { ExampleMemory } from './example-memory.js';

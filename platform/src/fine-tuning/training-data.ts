@@ -4,7 +4,7 @@
  * fails with a message a user can act on. Each assistant reply (text, `weight` not 0) that follows a user
  * message becomes one (prompt → reply) example of the adapter.
  */
-import { contentText } from 'parley-kit/client';
+import { contentText } from 'parley-kit/wire';
 import { countTokens } from '../engines/text/tokenizer.js';
 
 /** One thing the adapter learns: the user message and the assistant reply that answered it. */

@@ -10,7 +10,7 @@
  * against ≈570 ms when silence only follows at real-time pace. The burst keeps the process (no ≈0.7 s model reload
  * for the next utterance, no second engine slot), so it is the one used.
  */
-import { EventQueue } from 'parley-kit/client';
+import { EventQueue } from 'parley-kit/wire';
 import { TRANSCRIPTION_SAMPLE_RATE, type TranscriptionEngine, type Utterance } from '../engines/transcription/types.js';
 
 /** Silence written by `flush()`: enough for pocketsphinx's VAD to cut (0.5 s) plus its 2,048-sample read blocks. */

@@ -25,7 +25,7 @@ import type { ModelCard } from 'parley-kit/types';
 import { callerOf } from '../caller.js';
 import type { PlatformContext, PlatformEnv } from '../context.js';
 import { completionId } from '../completions/respond.js';
-import { textChunks } from 'parley-kit/client';
+import { textChunks } from 'parley-kit/wire';
 import { countTokens } from '../engines/text/tokenizer.js';
 import {
   FLAG_THRESHOLD,

@@ -5,7 +5,7 @@
 import { modelCard } from '../model-card.js';
 import { createParser } from 'eventsource-parser';
 import type { ConversationEntry, ModelCard, ResponseFormat } from 'parley-kit/types';
-import { contentText } from 'parley-kit/client';
+import { contentText } from 'parley-kit/wire';
 import { countTokens } from '../text/tokenizer.js';
 import type { ChatEngine, ChatEngineEvent, ChatTurnRequest, HandoffTarget } from './types.js';
 

@@ -3,7 +3,7 @@
  * hand off to a named agent, call the tools a message names, or reply (JSON, markdown or the default reply).
  */
 import type { ConversationEntry, FunctionDefinition } from 'parley-kit/types';
-import { contentText } from 'parley-kit/client';
+import { contentText } from 'parley-kit/wire';
 import { fillJsonSchema, isSchema, type Schema } from './json-schema-filler.js';
 import { defaultReply, jsonText, markdownReply, markdownWants, resultReply } from './replies.js';
 import { shortId } from './stable-hash.js';

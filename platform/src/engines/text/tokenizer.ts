@@ -3,7 +3,7 @@
  * counts itself (chat, completions, embeddings, classifiers, libraries, fine-tuning) is in these tokens.
  */
 import type { ConversationEntry } from 'parley-kit/types';
-import { contentText } from 'parley-kit/client';
+import { contentText } from 'parley-kit/wire';
 
 // A token is a run of letters/digits/underscore or one other non-space character, with the whitespace
 // before it attached; trailing whitespace at the end of the text is a token of its own. Tokens
