@@ -3,7 +3,7 @@
 // takes every package from npm's cache and the test touches no network. Then measures what a site owner
 // installs: packages, bytes on disk, install scripts, native binaries, licences.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, lstatSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -54,7 +54,7 @@ export function installPackedKit(root, inProject = () => undefined) {
     const kit = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
     const project = join(work, 'site');
-    execFileSync('mkdir', ['-p', project]);
+    mkdirSync(project);
     const tarball = `file:../${packed.filename}`;
     const deps = Object.keys(kit.dependencies ?? {});
     const packages = {
