@@ -73,16 +73,30 @@ function checkParams(route: RelayRoute, params: Record<string, string>, claims: 
   if (model && !isAllowed(claims.models, model)) throw forbidden(`This session may not use model '${model}'`, 'model_not_allowed');
 }
 
-/** Body fields naming agents or models must be allowed by the token (the token, not the body, decides). */
+/**
+ * Body fields naming agents or models must be allowed by the token (the token, not the body, decides):
+ * on every route that has them (start, append, restart, speech, OCR), and in handoff entries of `inputs`.
+ * An absent field is the platform's choice (the conversation's own agent, the default speech model), not the caller's.
+ */
 function checkBody(route: RelayRoute, body: Record<string, unknown>, claims: SessionClaims): void {
-  for (const [kind, field] of [['agent', route.checkBody?.agent], ['model', route.checkBody?.model]] as const) {
-    if (!field) continue;
-    const value = body[field];
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'string') throw badRequest(`${field} must be a string`);
-    const list = kind === 'agent' ? claims.agents : claims.models;
-    if (!isAllowed(list, value)) throw forbidden(`This session may not use ${kind} '${value}'`, `${kind}_not_allowed`);
+  const checks = route.checkBody;
+  if (!checks) return;
+  if (checks.agent) checkName('agent', checks.agent, body[checks.agent], claims.agents);
+  if (checks.model) checkName('model', checks.model, body[checks.model], claims.models);
+  const entries = checks.entries && body[checks.entries];
+  if (!Array.isArray(entries)) return;
+  for (const entry of entries) {
+    if (entry && typeof entry === 'object' && (entry as { type?: unknown }).type === 'agent.handoff') {
+      checkName('agent', 'next_agent_id', (entry as { next_agent_id?: unknown }).next_agent_id, claims.agents);
+    }
   }
+}
+
+/** One body value naming an agent or a model: absent is fine, a string must be on the token's list. */
+function checkName(kind: 'agent' | 'model', field: string, value: unknown, list: readonly string[]): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'string') throw badRequest(`${field} must be a string`);
+  if (!isAllowed(list, value)) throw forbidden(`This session may not use ${kind} '${value}'`, `${kind}_not_allowed`);
 }
 
 /** One request on its way upstream: what was decided about it so far. */

@@ -30,8 +30,12 @@ export interface RelayRoute {
   /** Query parameters passed upstream (others are dropped). */
   query?: string[];
   conversation?: ConversationRole;
-  /** Body fields checked against the token: `agent_id` against agents, `model` against models. */
-  checkBody?: { agent?: string; model?: string };
+  /**
+   * Body fields checked against the token: `agent` (e.g. `agent_id`) against agents, `model` against models,
+   * and `entries` (e.g. `inputs`): an array whose `agent.handoff` entries name a `next_agent_id`, also checked
+   * against agents (a handoff entry the caller writes into the history decides who speaks after a restart).
+   */
+  checkBody?: { agent?: string; model?: string; entries?: string };
   /** Path parameter checked against the token's agents or models. */
   checkParam?: { agent?: string; model?: string };
   /** Whether the body's `stream: true` asks for an SSE answer (counts against the stream cap). */
@@ -68,17 +72,19 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
  */
 export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS): RelayRoute[] {
   const conversationBody = { kind: 'json' as const, maxBytes: limits.conversations };
+  // Append and restart bodies name no agent or model in the API, but any such field is checked all the same.
+  const conversationChecks = { agent: 'agent_id', model: 'model', entries: 'inputs' };
   return [
     { name: 'conversations.start', method: 'POST', path: '/v1/conversations', scope: 'conversations', body: conversationBody,
-      conversation: 'creates', checkBody: { agent: 'agent_id', model: 'model' }, streamFromBody: true, streamErrorEvent: 'conversation' },
+      conversation: 'creates', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation' },
     { name: 'conversations.list', method: 'GET', path: '/v1/conversations', scope: 'conversations',
       query: ['page', 'page_size', 'metadata'], special: 'list-conversations' },
     { name: 'conversations.get', method: 'GET', path: '/v1/conversations/{conversation_id}', scope: 'conversations', conversation: 'owned' },
     { name: 'conversations.delete', method: 'DELETE', path: '/v1/conversations/{conversation_id}', scope: 'conversations', conversation: 'owned' },
     { name: 'conversations.append', method: 'POST', path: '/v1/conversations/{conversation_id}', scope: 'conversations', body: conversationBody,
-      conversation: 'owned', streamFromBody: true, streamErrorEvent: 'conversation' },
+      conversation: 'owned', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation' },
     { name: 'conversations.restart', method: 'POST', path: '/v1/conversations/{conversation_id}/restart', scope: 'conversations', body: conversationBody,
-      conversation: 'owned+creates', streamFromBody: true, streamErrorEvent: 'conversation' },
+      conversation: 'owned+creates', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation' },
     { name: 'conversations.history', method: 'GET', path: '/v1/conversations/{conversation_id}/history', scope: 'conversations', conversation: 'owned' },
     { name: 'conversations.messages', method: 'GET', path: '/v1/conversations/{conversation_id}/messages', scope: 'conversations', conversation: 'owned' },
     { name: 'agents.get', method: 'GET', path: '/v1/agents/{agent_id}', scope: 'agents:read', query: ['agent_version'], checkParam: { agent: 'agent_id' } },

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { createRelay, type RelayPolicy } from '../../../src/relay/index.js';
+import { ORIGIN, SECRET, UPSTREAM, UPSTREAM_KEY, api, fakeUpstream, json, makeRelay, openSession, sessionCall } from './helpers.js';
+
+/** An upstream that answers every conversation call with a new or the same conversation id. */
+function conversationUpstream() {
+  let n = 0;
+  return fakeUpstream(async (req) => {
+    const parts = new URL(req.url).pathname.split('/').slice(1);
+    if (parts[1] !== 'conversations') return json({ ok: true });
+    const creates = !parts[2] || parts[3] === 'restart';
+    const id = creates ? `conv_${++n}` : parts[2];
+    return json({ object: 'conversation.response', conversation_id: id, outputs: [], usage: {} });
+  });
+}
+
+/** A relay whose sessions may use one agent and one model of each kind, every scope. */
+async function narrowed(policy: Partial<RelayPolicy> = { agents: ['ag_shop'], models: ['small', 'tts-1', 'ocr-1', 'rt-1'] }) {
+  const upstream = conversationUpstream();
+  const relay = makeRelay(upstream.fetch, { authorize: () => ({ policy }) });
+  const { token } = await openSession(relay);
+  const started = await api(relay, '/v1/conversations', { token, body: { agent_id: 'ag_shop', inputs: 'hi' } });
+  expect(started.status).toBe(200);
+  const { conversation_id: id } = await started.json() as { conversation_id: string };
+  return { relay, upstream, token, id };
+}
+
+async function expectRefused(res: Response, code: string) {
+  expect(res.status, await res.clone().text()).toBe(403);
+  expect(await res.json()).toMatchObject({ object: 'error', type: 'invalid_request_error', code, param: null });
+}
+
+describe('body checks on every route (the token decides, not the body)', () => {
+  it('append and restart bodies naming another agent or model → 403, upstream not called', async () => {
+    const { relay, upstream, token, id } = await narrowed();
+    const calls = upstream.calls.length;
+    const refusals: Array<[string, unknown, string]> = [
+      [`/v1/conversations/${id}`, { inputs: 'x', agent_id: 'ag_other' }, 'agent_not_allowed'],
+      [`/v1/conversations/${id}`, { inputs: 'x', model: 'large' }, 'model_not_allowed'],
+      [`/v1/conversations/${id}`, { inputs: 'x', stream: true, model: 'large' }, 'model_not_allowed'],
+      [`/v1/conversations/${id}/restart`, { from_entry_id: 'msg_1', agent_id: 'ag_other' }, 'agent_not_allowed'],
+      [`/v1/conversations/${id}/restart`, { from_entry_id: 'msg_1', model: 'large', stream: true }, 'model_not_allowed'],
+    ];
+    for (const [path, body, code] of refusals) await expectRefused(await api(relay, path, { token, body }), code);
+    expect(upstream.calls.length).toBe(calls);
+    // The same bodies naming what the session may use go through.
+    expect((await api(relay, `/v1/conversations/${id}`, { token, body: { inputs: 'x', agent_id: 'ag_shop' } })).status).toBe(200);
+    expect((await api(relay, `/v1/conversations/${id}/restart`, { token, body: { from_entry_id: 'msg_1', agent_version: 2 } })).status).toBe(200);
+  });
+
+  it('a handoff entry written into inputs cannot hand the conversation to another agent', async () => {
+    const { relay, upstream, token, id } = await narrowed();
+    const handoff = (next: string) => ({ type: 'agent.handoff', previous_agent_id: 'ag_shop', previous_agent_name: 'Shop', next_agent_id: next, next_agent_name: 'X' });
+    const calls = upstream.calls.length;
+    await expectRefused(await api(relay, `/v1/conversations/${id}`, { token, body: { inputs: [{ role: 'user', content: 'hi' }, handoff('ag_billing')] } }), 'agent_not_allowed');
+    await expectRefused(await api(relay, `/v1/conversations/${id}/restart`, { token, body: { from_entry_id: 'msg_1', inputs: [handoff('ag_billing')] } }), 'agent_not_allowed');
+    await expectRefused(await api(relay, '/v1/conversations', { token, body: { agent_id: 'ag_shop', inputs: [handoff('ag_billing')] } }), 'agent_not_allowed');
+    expect(upstream.calls.length).toBe(calls);
+    expect((await api(relay, `/v1/conversations/${id}`, { token, body: { inputs: [handoff('ag_shop')] } })).status).toBe(200);
+  });
+
+  it('a field of the wrong type is a 400, not a pass', async () => {
+    const { relay, token, id } = await narrowed();
+    const res = await api(relay, `/v1/conversations/${id}`, { token, body: { inputs: 'x', agent_id: ['ag_other'] } });
+    expect(res.status).toBe(400);
+    expect((await res.json()).code).toBe('bad_request');
+  });
+
+  it('speech, OCR and the realtime client session check their model', async () => {
+    const { relay, upstream, token } = await narrowed();
+    const calls = upstream.calls.length;
+    await expectRefused(await api(relay, '/v1/audio/speech', { token, body: { model: 'tts-hd', input: 'x', stream: true } }), 'model_not_allowed');
+    await expectRefused(await api(relay, '/v1/ocr', { token, body: { model: 'ocr-2', document: { type: 'document_url', document_url: 'https://x/a.pdf' } } }), 'model_not_allowed');
+    await expectRefused(await api(relay, '/v1/client/sessions', { token, body: { purpose: 'realtime', model: 'rt-2' } }), 'model_not_allowed');
+    expect(upstream.calls.length).toBe(calls);
+    expect((await api(relay, '/v1/audio/speech', { token, body: { model: 'tts-1', input: 'x', voice_id: 'any-voice' } })).status).toBe(200);
+    expect((await api(relay, '/v1/audio/speech', { token, body: { input: 'the platform default model' } })).status).toBe(200);
+    expect((await api(relay, '/v1/ocr', { token, body: { model: 'ocr-1', document: { type: 'document_url', document_url: 'https://x/a.pdf' } } })).status).toBe(200);
+    expect((await api(relay, '/v1/client/sessions', { token, body: { purpose: 'realtime', model: 'rt-1' } })).status).toBe(201);
+  });
+
+  it('a session narrowed to conversations cannot reach speech, transcription, OCR or model reads', async () => {
+    const { relay, token } = await narrowed({ scopes: ['conversations'], agents: ['ag_shop'], models: [] });
+    for (const [path, body] of [['/v1/audio/speech', { input: 'x' }], ['/v1/ocr', { model: 'ocr-1' }], ['/v1/client/sessions', { purpose: 'realtime', model: 'rt-1' }]] as const) {
+      await expectRefused(await api(relay, path, { token, body }), 'scope_not_allowed');
+    }
+    await expectRefused(await api(relay, '/v1/models', { token }), 'scope_not_allowed');
+  });
+});
