@@ -17,7 +17,16 @@ export default defineConfig({
     sourcemap: true,
     minify: true,
     // Library mode keeps whitespace in ES output; the demo and CDN users load this file as is, so minify fully.
-    rolldownOptions: { output: { minify: true } },
+    rolldownOptions: {
+      output: {
+        minify: true,
+        // Content-hashed names for everything a page does not name itself: the element entries keep the
+        // names the CDN tag uses (`agent-chat.js`, …); shared chunks and the vendor bundles carry a hash,
+        // so they can be cached for good (`immutable`) and a new release never serves a stale one.
+        entryFileNames: (chunk) => (chunk.name.startsWith('vendor/') ? '[name]-[hash].js' : '[name].js'),
+        chunkFileNames: '[name]-[hash].js',
+      },
+    },
     lib: {
       entry: {
         'agent-chat': 'src/elements/agent-chat/define.ts',
