@@ -3,6 +3,7 @@
 // Run after `npm run build` (the npm script does).
 import { benchPlatform } from './platform.mjs';
 import { benchRelay } from './relay.mjs';
+import { benchRelayOverhead } from './relay-overhead.mjs';
 import { benchElement } from './element.mjs';
 import { benchSpeech } from './speech.mjs';
 import { benchAudio } from './audio.mjs';
@@ -17,6 +18,7 @@ const benches = [
   ['install', 'what npm install parley-kit adds to an empty project', benchInstall],
   ['platform', 'local platform on loopback', benchPlatform],
   ['relay', 'relay overhead against the platform directly', benchRelay],
+  ['relay-overhead', 'relay overhead against a mock upstream, with nginx as the reference (issue 13 targets)', benchRelayOverhead],
   ['element', '<agent-chat> rendering and size (Chromium)', benchElement],
   ['speech', 'speech synthesis in the local platform', benchSpeech],
   ['audio', 'streamed speech played in Chromium over a throttled connection', benchAudio],

@@ -4,6 +4,9 @@
  * tickets (`rt_` + a JWT of a third `aud`/`typ`, ≤ 60 s, one model) that only the WebSocket upgrade
  * accepts. Signing uses the first key; verification accepts any configured key by `kid` (rotation with overlap).
  * Verification pins the algorithm, the token type, issuer and audience, and allows a small clock skew.
+ * Verified access tokens are remembered by their exact string (a bounded LRU) until they expire, so a
+ * token's signature is checked once, not on every request; its times are checked again on every use,
+ * and revocation is the caller's check, made every time.
  */
 import { SignJWT, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import * as v from 'valibot';
@@ -48,6 +51,8 @@ export interface SessionTokenOptions {
   resumeTtlSeconds: number;
   clockSkewSeconds: number;
   now: () => number;
+  /** Verified access tokens remembered (default 10 000; 0 turns the cache off). */
+  cacheSize?: number;
 }
 
 /** What a minted token is for. */
@@ -67,6 +72,10 @@ export interface MintedToken {
 /** What a realtime ticket says: the session it was minted for, the one model it opens, and until when. */
 export interface TicketClaims {
   sid: string;
+  /** Who the session is for (the session token's `sub`): subject revocation covers its tickets. */
+  sub: string;
+  /** Seconds since the epoch. */
+  iat: number;
   /** Unique id: a ticket is used once (see `RelayStateStore.useOnce`). */
   jti: string;
   model: string;
@@ -81,6 +90,8 @@ export interface TicketClaims {
 /** What a minted ticket is for. */
 export interface TicketInput {
   sessionId: string;
+  /** The session's subject (default `session:<sessionId>`). */
+  subject?: string;
   model: string;
   origin: string | null;
   concurrentStreams: number;
@@ -132,6 +143,8 @@ const ClaimsSchema = v.object({
 
 const TicketSchema = v.object({
   sid: Id,
+  sub: Id,
+  iat: v.number(),
   jti: Id,
   exp: v.number(),
   model: Id,
@@ -179,6 +192,28 @@ export function createSessionTokens(options: SessionTokenOptions): SessionTokens
     return { token, claims };
   }
 
+  const verified = createTokenCache(options.cacheSize ?? 10_000);
+  /** Whether claims are within their time window now (the same test, with the same skew, jose makes). */
+  const timely = (claims: SessionClaims) => {
+    const t = seconds();
+    return claims.exp > t - options.clockSkewSeconds && claims.nbf <= t + options.clockSkewSeconds;
+  };
+
+  /** A verified access token's claims: from the cache when this exact string was verified before and is still timely. */
+  async function verifyAccess(token: string): Promise<SessionClaims | null> {
+    const cached = verified.get(token);
+    if (cached) {
+      if (timely(cached)) return cached;
+      verified.delete(token);
+      return null;
+    }
+    const claims = await verify(token, ACCESS_TYPE, options.audience);
+    if (!claims) return null;
+    freezeClaims(claims);
+    verified.set(token, claims);
+    return claims;
+  }
+
   async function verify(token: string, typ: string, audience: string): Promise<SessionClaims | null> {
     const payload = await verifyPayload(token, typ, audience);
     const parsed = payload && v.safeParse(ClaimsSchema, payload);
@@ -216,11 +251,11 @@ export function createSessionTokens(options: SessionTokenOptions): SessionTokens
   async function mintTicket(input: TicketInput): Promise<{ ticket: string; claims: TicketClaims }> {
     const iat = seconds();
     const claims: TicketClaims = {
-      sid: input.sessionId, jti: randomId(16), model: input.model, origin: input.origin,
-      exp: iat + input.ttlSeconds, concurrentStreams: input.concurrentStreams,
+      sid: input.sessionId, sub: input.subject ?? `session:${input.sessionId}`, iat, jti: randomId(16), model: input.model,
+      origin: input.origin, exp: iat + input.ttlSeconds, concurrentStreams: input.concurrentStreams,
     };
     const { concurrentStreams, ...rest } = claims;
-    const jwt = await new SignJWT({ ...rest, streams: concurrentStreams, iss: options.issuer, aud: ticketAudience, sub: `session:${input.sessionId}`, iat, nbf: iat })
+    const jwt = await new SignJWT({ ...rest, streams: concurrentStreams, iss: options.issuer, aud: ticketAudience, nbf: iat })
       .setProtectedHeader({ alg: ALGORITHM, typ: TICKET_TYPE, kid: signing.kid })
       .sign(await secrets.get(signing.kid)!);
     return { ticket: TICKET_PREFIX + jwt, claims };
@@ -239,11 +274,43 @@ export function createSessionTokens(options: SessionTokenOptions): SessionTokens
   return {
     mintAccess: (input) => mint(input, ACCESS_TYPE, options.audience, options.ttlSeconds),
     mintResume: (input) => mint(input, RESUME_TYPE, resumeAudience, options.resumeTtlSeconds),
-    verifyAccess: (token) => verify(token, ACCESS_TYPE, options.audience),
+    verifyAccess,
     verifyResume: (token) => verify(token, RESUME_TYPE, resumeAudience),
     mintTicket,
     verifyTicket,
     policyOf: (claims) => ({ scopes: [...claims.scopes], agents: [...claims.agents], models: [...claims.models], limits: { ...claims.limits } }),
+  };
+}
+
+/** Claims shared by every request of a cached token: frozen so no request can change them for the next. */
+function freezeClaims(claims: SessionClaims): SessionClaims {
+  Object.freeze(claims.scopes);
+  Object.freeze(claims.agents);
+  Object.freeze(claims.models);
+  Object.freeze(claims.limits);
+  return Object.freeze(claims);
+}
+
+/** A bounded LRU of verified tokens (a Map keeps insertion order: a hit moves the entry to the end). */
+function createTokenCache(max: number) {
+  const entries = new Map<string, SessionClaims>();
+  return {
+    get(token: string): SessionClaims | undefined {
+      const claims = entries.get(token);
+      if (claims) {
+        entries.delete(token);
+        entries.set(token, claims);
+      }
+      return claims;
+    },
+    set(token: string, claims: SessionClaims): void {
+      if (max <= 0) return;
+      entries.set(token, claims);
+      if (entries.size > max) entries.delete(entries.keys().next().value!);
+    },
+    delete(token: string): void {
+      entries.delete(token);
+    },
   };
 }
 

@@ -1,0 +1,293 @@
+// Relay overhead against a mock upstream, in one run: the mock (plain node:http), the relay (serveRelay) and,
+// when installed, nginx (proxy_buffering off, keep-alive upstream) each in their own process, the load
+// generator here. Figures: CPU per JSON request (process CPU time / requests served), throughput at 64
+// keep-alive connections, added time to a stream's first event, added per-event delivery. Each ratio is
+// printed with its target (issue 13) and a ✓/✗ marker; nothing here fails a test.
+//
+// `npm run bench -- relay-overhead`, or `node bench/relay-overhead.mjs` after `npm run build`.
+// PARLEY_BENCH_CPU_PROF=<dir> runs the relay with `node --cpu-prof` and writes its profile there.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { percentile } from './platform.mjs';
+
+const KEY = 'bench-upstream-key';
+const ORIGIN = 'http://bench.example';
+const CONNECTIONS = 64;
+const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+const CLK_TCK = 100; // Linux USER_HZ
+const now = () => performance.timeOrigin + performance.now();
+
+/** Starts a bench child (bench/relay-overhead-child.mjs) and resolves with its URL once it listens. */
+function startChild(args, nodeFlags = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeFlags, join(import.meta.dirname, 'relay-overhead-child.mjs'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/READY (\S+)/);
+      if (m) resolve({ url: m[1], pids: () => [child.pid], stop: () => stop(child) });
+    });
+    child.on('exit', (code) => reject(new Error(`bench child ${args[0]} exited ${code}`)));
+  });
+}
+
+function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    child.once('exit', done);
+    child.kill('SIGTERM');
+  });
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** nginx in its own process (generated config in a temp dir, one worker, `daemon off`), proxying to `upstreamUrl`. */
+async function startNginx(upstreamUrl) {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-bench-nginx-'));
+  const port = await freePort();
+  const upstream = new URL(upstreamUrl).host;
+  for (const d of ['client', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d));
+  const user = process.getuid?.() === 0 ? 'user root;\n' : '';
+  writeFileSync(join(dir, 'nginx.conf'), `${user}worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/client; proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  upstream mock { server ${upstream}; keepalive 64; }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://mock;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Authorization "Bearer ${KEY}";
+      proxy_buffering off;
+      proxy_request_buffering off;
+    }
+  }
+}
+`);
+  const child = spawn(NGINX, ['-e', join(dir, 'error.log'), '-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`nginx exited ${child.exitCode}: ${readFileSync(join(dir, 'error.log'), 'utf8')}`);
+    try {
+      await send(new Agent(), 'GET', `${url}/ready`, {});
+      break;
+    } catch {
+      if (i > 100) throw new Error('nginx did not start');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return {
+    url,
+    pids: () => [child.pid, ...childrenOf(child.pid)],
+    stop: async () => {
+      await stop(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function childrenOf(pid) {
+  const out = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(name));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+/** CPU time (user + system, ms) of processes, from /proc/<pid>/stat. */
+function cpuMs(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+  }
+  return (ticks / CLK_TCK) * 1000;
+}
+
+/** One request; resolves with status and body text. */
+function send(agent, method, url, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, agent, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A streamed request: resolves with the time to the first event and each event's delivery delay (receive − send stamp). */
+function sendStream(agent, url, headers, body) {
+  return new Promise((resolve, reject) => {
+    const t0 = now();
+    let first;
+    const delays = [];
+    let buffered = '';
+    const req = httpRequest(url, { method: 'POST', agent, headers }, (res) => {
+      if (res.statusCode !== 200) reject(new Error(`${url} answered ${res.statusCode}`));
+      res.setEncoding('utf8');
+      res.on('data', (text) => {
+        const at = now();
+        buffered += text;
+        let end;
+        while ((end = buffered.indexOf('\n\n')) >= 0) {
+          const frame = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const m = /"sent":([\d.]+)/.exec(frame);
+          if (!m) continue;
+          first ??= at - t0;
+          delays.push(at - Number(m[1]));
+        }
+      });
+      res.on('end', () => resolve({ first, delays }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Requests answered in `seconds` by `CONNECTIONS` keep-alive connections, and the target's CPU per request. */
+async function load(target, seconds) {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const body = JSON.stringify({ inputs: 'bench', stream: false });
+  for (let i = 0; i < 200; i++) await send(agent, 'POST', target.jsonUrl, target.headers, body); // warm up
+  let served = 0;
+  const cpu0 = cpuMs(target.pids());
+  const t0 = performance.now();
+  const until = t0 + seconds * 1000;
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (performance.now() < until) {
+      const r = await send(agent, 'POST', target.jsonUrl, target.headers, body);
+      if (r.status !== 200) throw new Error(`${target.name} answered ${r.status}: ${r.text}`);
+      served++;
+    }
+  }));
+  const elapsed = (performance.now() - t0) / 1000;
+  const cpu = cpuMs(target.pids()) - cpu0;
+  agent.destroy();
+  return { served, elapsed, cpu };
+}
+
+async function streams(target, count, events, gapMs) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const body = JSON.stringify({ inputs: 'bench', stream: true, bench_events: events, bench_gap_ms: gapMs });
+  const firsts = [], delays = [];
+  for (let i = 0; i < count; i++) {
+    const r = await sendStream(agent, target.jsonUrl, target.headers, body);
+    firsts.push(r.first);
+    delays.push(...r.delays.slice(1)); // the first event's delay is the first-event figure
+  }
+  agent.destroy();
+  return { firsts, delays };
+}
+
+const mark = (ok) => (ok ? '✓' : '✗');
+const ms = (x) => x.toFixed(3);
+
+/** Runs the whole measurement; returns the figures (label → text). */
+export async function benchRelayOverhead({ seconds = 3, rounds = 2 } = {}) {
+  const started = [];
+  try {
+    const upstream = await startChild(['upstream', KEY]);
+    started.push(upstream);
+    const profDir = process.env.PARLEY_BENCH_CPU_PROF;
+    const relay = await startChild(['relay', upstream.url, KEY, ORIGIN], profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+    started.push(relay);
+    const nginx = NGINX ? await startNginx(upstream.url) : undefined;
+    if (nginx) started.push(nginx);
+
+    const mintAgent = new Agent();
+    const session = await send(mintAgent, 'POST', `${relay.url}/session`, { 'content-type': 'application/json', origin: ORIGIN }, '{}');
+    if (session.status !== 200) throw new Error(`session: ${session.status} ${session.text}`);
+    const token = JSON.parse(session.text).token;
+    const relayHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json', origin: ORIGIN };
+    const created = await send(mintAgent, 'POST', `${relay.url}/v1/conversations`, relayHeaders, JSON.stringify({ inputs: 'hello', stream: false }));
+    if (created.status !== 200) throw new Error(`conversation start: ${created.status} ${created.text}`);
+    const path = `/v1/conversations/${JSON.parse(created.text).conversation_id}`;
+    const direct = { name: 'direct', jsonUrl: upstream.url + path, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, pids: upstream.pids };
+    const targets = [direct, { name: 'relay', jsonUrl: relay.url + path, headers: relayHeaders, pids: relay.pids }];
+    if (nginx) targets.push({ name: 'nginx', jsonUrl: nginx.url + path, headers: { 'content-type': 'application/json' }, pids: nginx.pids });
+
+    // Interleave targets in rounds so drift on the machine hits all alike.
+    const totals = Object.fromEntries(targets.map((t) => [t.name, { served: 0, elapsed: 0, cpu: 0, firsts: [], delays: [] }]));
+    for (let round = 0; round < rounds; round++) {
+      for (const t of targets) {
+        const r = await load(t, seconds);
+        const sum = totals[t.name];
+        sum.served += r.served; sum.elapsed += r.elapsed; sum.cpu += r.cpu;
+      }
+    }
+    for (let round = 0; round < 4; round++) {
+      for (const t of targets) {
+        const first = await streams(t, 50, 1, 0);
+        const per = await streams(t, 5, 20, 2);
+        totals[t.name].firsts.push(...first.firsts);
+        totals[t.name].delays.push(...per.delays);
+      }
+    }
+    for (const sum of Object.values(totals)) {
+      sum.rps = sum.served / sum.elapsed;
+      sum.cpuPerRequest = sum.cpu / sum.served;
+      sum.first50 = percentile(sum.firsts.sort((a, b) => a - b), 50);
+      sum.delay50 = percentile(sum.delays.sort((a, b) => a - b), 50);
+    }
+    return report(totals);
+  } finally {
+    for (const s of started.reverse()) await s.stop();
+  }
+}
+
+function report(totals) {
+  const { direct: d, relay: r, nginx: n } = totals;
+  const none = 'not installed';
+  const cpuRatio = n ? r.cpuPerRequest / n.cpuPerRequest : undefined;
+  const cpuOk = r.cpuPerRequest <= 0.1 && (cpuRatio === undefined || cpuRatio <= 6);
+  const tRatio = r.rps / d.rps;
+  const addedFirst = r.first50 - d.first50;
+  const addedDelay = r.delay50 - d.delay50;
+  return {
+    'JSON requests/s at 64 connections: direct / relay / nginx': `${d.rps.toFixed(0)} / ${r.rps.toFixed(0)} / ${n ? n.rps.toFixed(0) : none}`,
+    'CPU per JSON request (ms): mock upstream / relay / nginx': `${ms(d.cpuPerRequest)} / ${ms(r.cpuPerRequest)} / ${n ? ms(n.cpuPerRequest) : none}`,
+    'relay CPU per JSON request (target ≤ 0.1 ms, ≤ 6× nginx)': `${ms(r.cpuPerRequest)} ms, ${cpuRatio === undefined ? 'nginx ' + none : cpuRatio.toFixed(1) + '× nginx'} ${mark(cpuOk)}`,
+    'relay throughput / direct (target ≥ 0.3)': `${tRatio.toFixed(3)} ${mark(tRatio >= 0.3)}`,
+    'nginx throughput / direct (reference)': n ? (n.rps / d.rps).toFixed(3) : none,
+    'first event p50 (ms): direct / relay / nginx': `${ms(d.first50)} / ${ms(r.first50)} / ${n ? ms(n.first50) : none}`,
+    'relay added first-event time p50 (target ≤ 0.5 ms)': `${ms(addedFirst)} ms ${mark(addedFirst <= 0.5)}`,
+    'nginx added first-event time p50 (reference, ms)': n ? ms(n.first50 - d.first50) : none,
+    'per-event delivery p50 (ms): direct / relay / nginx': `${ms(d.delay50)} / ${ms(r.delay50)} / ${n ? ms(n.delay50) : none}`,
+    'relay added per-event delivery p50 (target ≤ 0.1 ms)': `${ms(addedDelay)} ms ${mark(addedDelay <= 0.1)}`,
+    'nginx added per-event delivery p50 (reference, ms)': n ? ms(n.delay50 - d.delay50) : none,
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const figures = await benchRelayOverhead();
+  for (const [k, v] of Object.entries(figures)) process.stdout.write(`${k.padEnd(64)} ${v}\n`);
+}
