@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { Hono } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { createPlatform, type Platform } from './app.js';
+import { createAssetHandler } from './assets.js';
 import { REALTIME_TRANSCRIPTION_PATH } from './routes/realtime-transcription.js';
 import { serveFetch, type NodeIncoming } from 'parley-kit/server';
 import { createRelay, nodeRelayEnv, type Relay, type RelayPolicy } from 'parley-kit/relay';
@@ -39,6 +40,8 @@ Options:
   --host <addr>         address to bind (default 127.0.0.1)
   --data <dir>          local platform database directory (default .parley/)
   --token-delay <ms>    pause between streamed tokens of the local model (start: 25, platform: 0)
+  --allow-origin <url>  start: a page origin (https://shop.example) that may embed the elements and use the relay;
+                        repeatable (also PARLEY_ALLOW_ORIGINS, comma-separated). The server's own origin always may
   -h, --help            this text
 
 Environment:
@@ -46,13 +49,14 @@ Environment:
   PLATFORM_BASE_URL     the real platform's base URL (default https://api.mistral.ai)
   PARLEY_API_KEY        key of the local platform (default ${DEV_API_KEY})
   PARLEY_ADMIN_KEY      admin key of the local platform (default ${DEV_ADMIN_KEY})
+  PARLEY_ALLOW_ORIGINS  start: page origins allowed besides the server's own, comma-separated (with --allow-origin)
   PARLEY_RELAY_SECRET   relay token signing secret, 32+ bytes (start keeps one in the data dir; relay makes one per process)
   PARLEY_AGENT_ID       start with a real platform: the agent the demo talks to (else PARLEY_MODEL or mistral-small-latest)
   PARLEY_CHAT_URL       an OpenAI-compatible server (Ollama, llama.cpp) served as an extra local chat model
   PARLEY_CHAT_MODEL     that server's model name; PARLEY_CHAT_API_KEY its key
 `;
 
-type Values = { port?: string; host: string; data: string; 'token-delay'?: string; help?: boolean };
+type Values = { port?: string; host: string; data: string; 'token-delay'?: string; 'allow-origin'?: string[]; help?: boolean };
 
 /** The options and the command; a mistyped option ends the process with the help text. */
 function parseCommandLine(argv: string[]) {
@@ -65,6 +69,7 @@ function parseCommandLine(argv: string[]) {
         host: { type: 'string', default: '127.0.0.1' },
         data: { type: 'string', default: '.parley' },
         'token-delay': { type: 'string' },
+        'allow-origin': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -126,6 +131,7 @@ async function runStart(values: Values): Promise<void> {
   const browserDir = join(KIT_ROOT, 'dist/browser');
   if (!existsSync(join(browserDir, 'agent-chat.js'))) fail(`the browser bundle is missing (${browserDir}); run \`npm run build\` first`);
 
+  const allowedOrigins = allowOrigins(values);
   const realKey = process.env.PLATFORM_API_KEY;
   // The relay reaches the local platform's WebSocket over loopback, at this server's own URL (known once listening).
   let ownUrl = '';
@@ -139,7 +145,7 @@ async function runStart(values: Values): Promise<void> {
     const agentId = process.env.PARLEY_AGENT_ID || undefined;
     demo = agentId ? { agentId } : { model: process.env.PARLEY_MODEL || 'mistral-small-latest' };
     relay = createRelay({
-      upstream: { baseUrl, apiKey: realKey }, basePath: '/api', secret: relaySecret(resolve(values.data)),
+      upstream: { baseUrl, apiKey: realKey }, basePath: '/api', secret: relaySecret(resolve(values.data)), allowedOrigins,
       policy: demoPolicy(demo.agentId ? [demo.agentId] : [], [...(demo.model ? [demo.model] : []), REALTIME_MODEL, OCR_MODEL]),
     });
     lines.push(`  upstream       ${baseUrl} (PLATFORM_API_KEY is set; the key stays in this process)`);
@@ -154,7 +160,7 @@ async function runStart(values: Values): Promise<void> {
     demo = { agentId: agents.shopAgentId, ordersAgentId: orders.ordersAgentId };
     relay = createRelay({
       upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch, webSocketBaseUrl: () => ownUrl.replace(/^http/, 'ws') },
-      basePath: '/api', secret: relaySecret(local.dataDir),
+      basePath: '/api', secret: relaySecret(local.dataDir), allowedOrigins,
       policy: demoPolicy([agents.shopAgentId, agents.billingAgentId, orders.ordersAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx', REALTIME_MODEL, 'parley-ocr', OCR_MODEL]),
     });
     lines.push('  upstream       the local platform (in this process)', ...local.notes,
@@ -169,14 +175,30 @@ async function runStart(values: Values): Promise<void> {
     app.all('/v1/*', (c) => p.fetch(c.req.raw));
   }
   app.get('/demo-config.json', (c) => c.json(demo));
-  app.use('/assets/*', serveStatic({ root: relativeToCwd(browserDir), rewriteRequestPath: (path) => path.replace(/^\/assets/, '') }));
+  const assets = createAssetHandler({ root: browserDir });
+  app.all('/assets/*', (c) => assets(c.req.raw, new URL(c.req.url).pathname.slice('/assets/'.length)));
   app.use('/*', serveStatic({ root: relativeToCwd(join(KIT_ROOT, 'demo')) }));
 
   const server = await serveFetch(app.fetch, { port, hostname: values.host, upgrade: platform ? [relay.handleUpgrade, platform.handleUpgrade] : [relay.handleUpgrade] });
   ownUrl = server.url;
   process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  documents      ${server.url}/documents.html`, ...(demo.ordersAgentId ? [`  order tracker  ${server.url}/orders.html   (tools over MCP)`] : []), `  relay          ${server.url}/api`,
+    `  origins        ${[server.url, ...allowedOrigins].join(', ')}   (pages that may use the relay; --allow-origin adds one)`,
+    `  CDN-style tag  <script type="module" src="${server.url}/assets/agent-chat.js"></script>`,
     ...lines.map((l) => l.replace('<port>', String(server.port)))].join('\n') + '\n');
   onStop(async () => { await server.close(); await platform?.close(); await demoMcp?.close(); });
+}
+
+/** `--allow-origin` values and `PARLEY_ALLOW_ORIGINS`, checked: each must be a bare origin. */
+function allowOrigins(values: Values): string[] {
+  const fromEnv = (process.env.PARLEY_ALLOW_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  const origins = [...(values['allow-origin'] ?? []), ...fromEnv];
+  const canonical = origins.map((origin) => {
+    if (!/^https?:\/\/[^/?#\s]+$/i.test(origin) || !URL.canParse(origin)) {
+      fail(`--allow-origin needs an origin like https://shop.example or http://localhost:3000 (scheme, host, optional port; no path), got '${origin}'`);
+    }
+    return new URL(origin).origin;
+  });
+  return [...new Set(canonical)];
 }
 
 function demoPolicy(agents: string[], models: string[]): Partial<RelayPolicy> {
