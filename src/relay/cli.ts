@@ -1,44 +1,21 @@
 /**
  * `parley-relay`: the token relay alone, in front of a platform, for a site's backend.
- * The platform key comes from PLATFORM_API_KEY and never leaves this process.
+ * Settings come from flags, the environment and a JSON file (config.ts); the platform key comes from
+ * PLATFORM_API_KEY (or the file) and never leaves this process.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { RelayConfigError, describeRelayConfig, redactUrl, relayCliOptions, relayHelp, relayOptionsOf, resolveRelayConfig, type RelayConfig } from './config.js';
 import { createRelay } from './relay.js';
 import { serveRelay } from './node.js';
-
-const HELP = `Usage: parley-relay [options]
-
-The token relay: pages get short-lived session tokens from POST /session and reach the platform's
-allowed paths under /v1 (realtime WebSocket included); the platform key stays on this server.
-
-Options:
-  --port <n>            port (default 8789; 0 picks a free one)
-  --host <addr>         address to bind (default 127.0.0.1)
-  --upstream <url>      the platform base URL (default PLATFORM_BASE_URL or https://api.mistral.ai)
-  --allow-origin <url>  a page origin allowed to open sessions (repeatable)
-  -h, --help            this text
-
-Environment:
-  PLATFORM_API_KEY      the platform's key (required)
-  PLATFORM_BASE_URL     the platform's base URL
-  PARLEY_RELAY_SECRET   token signing secret, 32+ bytes (default: random for this process)
-`;
+import type { RelayStateStore } from './state-store.js';
 
 /** The options; a mistyped one ends the process with the help text. */
 function parseCommandLine(argv: string[], name: string) {
   try {
-    return parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string', default: '8789' },
-        host: { type: 'string', default: '127.0.0.1' },
-        upstream: { type: 'string' },
-        'allow-origin': { type: 'string', multiple: true },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    return parseArgs({ args: argv, options: relayCliOptions(), strict: true, allowPositionals: false });
   } catch (err) {
-    fail(name, `${(err as Error).message}\n\n${HELP}`);
+    fail(name, `${(err as Error).message}\n\n${relayHelp(name)}`);
   }
 }
 
@@ -46,33 +23,53 @@ function parseCommandLine(argv: string[], name: string) {
 export async function runRelayCli(argv: string[], name = 'parley-relay'): Promise<void> {
   const { values } = parseCommandLine(argv, name);
   if (values.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(relayHelp(name));
     return;
   }
-  const apiKey = process.env.PLATFORM_API_KEY;
-  if (!apiKey) fail(name, 'the relay needs the platform key in PLATFORM_API_KEY (it stays on this server)');
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(name, `--port needs a whole number from 0 to 65535, got '${values.port}'`);
-  const baseUrl = values.upstream || process.env.PLATFORM_BASE_URL || 'https://api.mistral.ai';
-  const secret = process.env.PARLEY_RELAY_SECRET || undefined;
-  const origins = values['allow-origin'] ?? [];
-  const relay = createRelay({ upstream: { baseUrl, apiKey }, secret, allowedOrigins: origins, basePath: '' });
-  const server = await serveRelay(relay, { port, hostname: values.host });
+  let config: RelayConfig;
+  let options: ReturnType<typeof relayOptionsOf>;
+  try {
+    config = resolveRelayConfig({ flags: values, env: process.env, readFile: (path) => readFileSync(path, 'utf8') });
+    options = relayOptionsOf(config);
+  } catch (err) {
+    if (err instanceof RelayConfigError) fail(name, err.message);
+    throw err;
+  }
+  const store = config.redisUrl ? await redisStore(name, config.redisUrl) : undefined;
+  let relay;
+  try {
+    relay = createRelay({ ...options, ...(store ? { store } : {}) });
+  } catch (err) {
+    fail(name, (err as Error).message.replace(/^relay: /, ''));
+  }
+  const server = await serveRelay(relay, { port: config.port, hostname: config.host });
+  const storeLine = config.redisUrl ? `Redis ${redactUrl(config.redisUrl)} (shared by every instance on it)` : 'in memory (this process only; set --redis or REDIS_URL for several instances)';
   process.stdout.write([
     `Parley relay: ${server.url}   (sessions: POST ${server.url}/session; platform paths under ${server.url}/v1, realtime WebSocket included)`,
-    `  upstream       ${baseUrl}`,
-    `  origins        ${origins.join(' ') || '(none: only same-origin pages; add --allow-origin)'}`,
-    secret ? '' : '  secret         random for this process (set PARLEY_RELAY_SECRET to keep tokens valid across restarts)',
+    ...describeRelayConfig(config, storeLine),
+    config.relaySecret ? '' : '  secret         random for this process (set PARLEY_RELAY_SECRET to keep tokens valid across restarts and instances)',
   ].filter(Boolean).join('\n') + '\n');
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     await server.close();
+    await (store as { close?: () => Promise<void> } | undefined)?.close?.();
     process.exit(0);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/** The Redis state store (relay/redis-store.ts, loaded only when asked for). */
+async function redisStore(name: string, url: string): Promise<RelayStateStore> {
+  const module = await import('./index.js') as { createRedisStateStore?: (options: { url: string }) => Promise<RelayStateStore> };
+  if (!module.createRedisStateStore) fail(name, '--redis / REDIS_URL: this build of parley-kit has no Redis state store');
+  try {
+    return await module.createRedisStateStore({ url });
+  } catch (err) {
+    fail(name, `cannot use Redis at ${redactUrl(url)}: ${(err as Error).message}`);
+  }
 }
 
 function fail(name: string, message: string): never {

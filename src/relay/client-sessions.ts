@@ -25,6 +25,7 @@ export async function createClientSession(runtime: RelayRuntime, state: RequestS
   const ttlSeconds = Math.min(MAX_TICKET_TTL_SECONDS, (body.ttl_seconds as number | null | undefined) ?? MAX_TICKET_TTL_SECONDS);
   const { ticket, claims: ticketClaims } = await runtime.tokens.mintTicket({
     sessionId: claims.sid,
+    subject: claims.sub,
     model,
     // Bound to the page that asked (or the session's page when a backend asks for it).
     origin: state.origin ?? claims.origin,

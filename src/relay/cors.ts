@@ -3,6 +3,7 @@
  * `Access-Control-Allow-Origin` echo; `null`, look-alike and unknown origins get none. Preflights are
  * answered here and never forwarded. No credentials mode: the relay uses bearer tokens, not cookies.
  */
+import { parseIp } from './client-address.js';
 
 /** Which page origins may use the relay. */
 export interface OriginPolicy {
@@ -10,6 +11,12 @@ export interface OriginPolicy {
   allowedOrigins: string[];
   /** Also allow the relay's own origin (same-origin pages, e.g. `npm start`). Default true. */
   allowSameOrigin: boolean;
+  /**
+   * The relay's public origin (`https://chat.shop.example`). When set, a page is same-origin only if
+   * its Origin equals it, whatever the request's Host says. When not set, same-origin is honoured only
+   * for a Host that is `localhost` or an IP address: any other Host could be a DNS-rebound name.
+   */
+  publicOrigin?: string;
 }
 
 /** Request headers a page may send (answered in preflights). */
@@ -37,15 +44,27 @@ export function createOriginCheck(policy: OriginPolicy) {
     if (!n) throw new Error(`relay: '${o}' is not an origin (scheme://host[:port])`);
     allowed.add(n);
   }
+  const publicOrigin = policy.publicOrigin === undefined ? undefined : normaliseOrigin(policy.publicOrigin);
+  if (publicOrigin === null) throw new Error(`relay: publicOrigin '${policy.publicOrigin}' is not an origin (scheme://host[:port])`);
   /** Whether a request's `Origin` header value is allowed for `requestUrl`. */
   return function isAllowedOrigin(origin: string, requestUrl: URL): boolean {
     // Exact hit on the list (entries are canonical): no parsing on the common path.
     if (allowed.has(origin)) return true;
     // Browsers send origins in canonical form; anything else (`null`, a path, odd case) is refused.
     const n = normaliseOrigin(origin);
-    if (!n || n !== origin) return false;
-    return policy.allowSameOrigin && requestUrl.origin === n;
+    if (!n || n !== origin || !policy.allowSameOrigin) return false;
+    if (publicOrigin) return n === publicOrigin;
+    return requestUrl.origin === n && hostCannotBeRebound(requestUrl.hostname);
   };
+}
+
+/**
+ * Whether a Host names this machine or an address outright: `localhost` (browsers resolve it to
+ * loopback themselves) or an IP literal. A DNS-rebinding page has a domain name as its origin and
+ * Host, so it never passes; an IP address cannot be rebound.
+ */
+function hostCannotBeRebound(hostname: string): boolean {
+  return hostname === 'localhost' || parseIp(hostname) !== null;
 }
 
 /** Adds CORS answer headers for an allowed origin (and `Vary: Origin` always). */

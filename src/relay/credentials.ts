@@ -45,7 +45,7 @@ export async function authenticate(runtime: RelayRuntime, state: RequestState): 
   if (!token) throw unauthorized();
   const claims = await runtime.tokens.verifyAccess(token);
   if (!claims) throw unauthorized('The session token is invalid or expired');
-  if (await runtime.store.isRevoked([claims.sid, claims.jti])) throw unauthorized('The session was revoked');
+  if (await runtime.store.isRevoked([claims.sid, claims.jti], { subject: claims.sub, issuedAt: claims.iat })) throw unauthorized('The session was revoked');
   // A token minted for one page may not be used by a page of another origin.
   if (claims.origin && state.origin && state.origin !== claims.origin) throw forbidden('This session belongs to another origin', 'origin_mismatch');
   return claims;

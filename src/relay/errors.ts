@@ -55,6 +55,13 @@ export const payloadTooLarge = (limit: number) =>
 export const unsupportedMediaType = (expected: string) =>
   new RelayError(415, `Content-Type must be ${expected}`, 'invalid_request_error', 'unsupported_media_type');
 
+/** The file's first bytes are not of a kind the route takes (magic numbers, not names or declared types). */
+export const unsupportedFileType = (message: string) =>
+  new RelayError(415, message, 'invalid_request_error', 'unsupported_file_type');
+
+/** The request body arrived too slowly (no byte for a while, or below the minimum rate). */
+export const requestTimeout = (message: string) => new RelayError(408, message, 'invalid_request_error', 'request_timeout');
+
 export const rateLimited = (retryAfterSeconds: number, message = 'Rate limit exceeded') =>
   new RelayError(429, message, 'rate_limit_error', 'rate_limited', { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 
@@ -64,5 +71,9 @@ export const tooManyStreams = (max: number) =>
 /** The upstream failed; the message never carries upstream details (they could hold secrets). */
 export const upstreamError = (status = 502, message = 'The platform could not answer; try again later', code = 'upstream_error') =>
   new RelayError(status, message, 'server_error', code);
+
+/** The shared state store (Redis) cannot answer: refused rather than allowed unchecked. */
+export const stateStoreUnavailable = () =>
+  new RelayError(503, 'The relay cannot reach its state store; try again shortly', 'server_error', 'state_store_unavailable', { 'retry-after': '1' });
 
 export const internalError = () => new RelayError(500, 'Internal relay error', 'server_error', 'internal_error');

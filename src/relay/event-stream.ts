@@ -8,7 +8,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 /** How a relayed stream ended. */
-export type StreamEnd = 'done' | 'cancelled' | 'upstream-error' | 'idle-timeout';
+export type StreamEnd = 'done' | 'cancelled' | 'upstream-error' | 'idle-timeout' | 'stopped';
 
 /** Options of {@link relayEventStream}. */
 export interface EventStreamOptions {
@@ -18,12 +18,17 @@ export interface EventStreamOptions {
   idleTimeoutMs: number;
   /** Called with the first upstream event; awaited before that event is passed on. */
   onFirstEvent?: (event: EventSourceMessage) => Promise<void>;
-  /** Frame written when the upstream breaks at an event boundary. */
-  errorFrame: (message: string) => string;
+  /** Frame written when the upstream breaks (or the stream is stopped) at an event boundary; `code` defaults to 502. */
+  errorFrame: (message: string, code?: number) => string;
   /** Aborts the upstream request (client gone, idle upstream). */
   abortUpstream: () => void;
   /** Called once when the stream ends, however it ends. */
   onEnd: (how: StreamEnd) => void;
+  /**
+   * Ends the stream from outside (the session was revoked): the upstream is aborted and the
+   * downstream ends with an error frame of the abort reason's message (at an event boundary).
+   */
+  stop?: AbortSignal;
 }
 
 const PING = new TextEncoder().encode(': ping\n\n');
@@ -31,14 +36,14 @@ const PING = new TextEncoder().encode(': ping\n\n');
 const SNIFF_LIMIT = 64 * 1024;
 
 /** An SSE error frame the official SDK understands for conversation streams. */
-export function conversationErrorFrame(message: string): string {
-  const data = JSON.stringify({ type: 'conversation.response.error', message, code: 502, created_at: new Date().toISOString() });
+export function conversationErrorFrame(message: string, code = 502): string {
+  const data = JSON.stringify({ type: 'conversation.response.error', message, code, created_at: new Date().toISOString() });
   return `event: conversation.response.error\ndata: ${data}\n\n`;
 }
 
 /** A generic SSE error frame. */
-export function genericErrorFrame(message: string): string {
-  return `event: error\ndata: ${JSON.stringify({ type: 'error', message })}\n\n`;
+export function genericErrorFrame(message: string, code?: number): string {
+  return `event: error\ndata: ${JSON.stringify({ type: 'error', message, ...(code === undefined ? {} : { code }) })}\n\n`;
 }
 
 /** Relays an upstream SSE body; see the module comment. */
@@ -78,6 +83,7 @@ export function relayEventStream(upstream: ReadableStream<Uint8Array>, options: 
     ended = true;
     clearTimeout(heartbeat);
     clearTimeout(idle);
+    options.stop?.removeEventListener('abort', onStop);
     options.onEnd(how);
     return true;
   };
@@ -99,10 +105,10 @@ export function relayEventStream(upstream: ReadableStream<Uint8Array>, options: 
     }, options.idleTimeoutMs);
   };
   /** Ends the downstream: an error event when between events, else a broken stream (a half event cannot be taken back). */
-  const closeWithError = (message: string) => {
+  const closeWithError = (message: string, code?: number) => {
     try {
       if (atBoundary()) {
-        controller.enqueue(new TextEncoder().encode(options.errorFrame(message)));
+        controller.enqueue(new TextEncoder().encode(options.errorFrame(message, code)));
         controller.close();
       } else {
         controller.error(new Error(message));
@@ -110,11 +116,21 @@ export function relayEventStream(upstream: ReadableStream<Uint8Array>, options: 
     } catch { /* already closed */ }
   };
 
+  const onStop = () => {
+    if (!end('stopped')) return;
+    options.abortUpstream();
+    reader.cancel('stopped').catch(() => {});
+    const reason: unknown = options.stop?.reason;
+    closeWithError(reason instanceof Error ? reason.message : 'The stream was stopped', (reason as { status?: number } | undefined)?.status);
+  };
+
   return new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
       armHeartbeat();
       armIdle();
+      if (options.stop?.aborted) onStop();
+      else options.stop?.addEventListener('abort', onStop, { once: true });
     },
     async pull() {
       let result: ReadableStreamReadResult<Uint8Array>;

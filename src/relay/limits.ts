@@ -47,19 +47,28 @@ export function limitSessionMint(store: RelayStateStore, address: string, limits
   return takeAll(store, [[`mint:${address}`, bucket(limits.sessionsPerMinute, limits.sessionBurst)]]);
 }
 
+/** Calls per minute and burst per address on the operator endpoint (`operator:<address>`). */
+export const OPERATOR_LIMITS = { perMinute: 30, burst: 10 };
+
+/** Limits operator calls by client address (before the operator secret is checked). */
+export function limitOperator(store: RelayStateStore, address: string) {
+  return takeAll(store, [[`operator:${address}`, bucket(OPERATOR_LIMITS.perMinute, OPERATOR_LIMITS.burst)]]);
+}
+
 /** A held stream slot; `release` is safe to call more than once. */
 export interface StreamSlot { release(): void }
 
 /** Takes one of the session's stream slots, or throws 429. */
 export async function openStreamSlot(store: RelayStateStore, sessionId: string, max: number, onError: (e: unknown) => void): Promise<StreamSlot> {
   const key = `streams:${sessionId}`;
-  if (!(await store.openStream(key, max))) throw tooManyStreams(max);
+  const slotId = await store.openStream(key, max);
+  if (slotId === null) throw tooManyStreams(max);
   let released = false;
   return {
     release() {
       if (released) return;
       released = true;
-      store.closeStream(key).catch(onError);
+      store.closeStream(key, slotId).catch(onError);
     },
   };
 }

@@ -8,7 +8,7 @@
 import { createClientSession } from './client-sessions.js';
 import { preflightResponse } from './cors.js';
 import { authenticate } from './credentials.js';
-import { RelayError, badRequest, forbidden, methodNotAllowed, noRoute, payloadTooLarge, upstreamError } from './errors.js';
+import { RelayError, badRequest, forbidden, methodNotAllowed, noRoute, payloadTooLarge, unauthorized, upstreamError } from './errors.js';
 import { conversationErrorFrame, genericErrorFrame, relayEventStream } from './event-stream.js';
 import { callUpstream, downstreamHeaders, readUpstreamText, upstreamRequestHeaders } from './forward.js';
 import { conversationIdOfEvent, conversationIdOfJson, listOwnConversations, recordOwner, requireOwner } from './conversations.js';
@@ -142,12 +142,17 @@ async function forward(job: ForwardJob): Promise<Response> {
     redirect: 'manual',
     ...(counted ? { duplex: 'half' } : {}),
   } as RequestInit);
+  // The host's own client (Node: keep-alive node:http), when the relay was given no fetch of its own.
+  const hostSend = runtime.upstream.hostClient ? state.env?.upstreamSend : undefined;
+  const send = hostSend && (() => hostSend({
+    url: String(url), method: route.method, headers, body: counted ? counted.stream : job.body, signal: controller.signal,
+  }));
 
   const started = performance.now();
   let response: Response;
   try {
     response = await callUpstream({
-      build, controller, fetch: runtime.upstream.fetch, retryable: !counted,
+      build, send, controller, fetch: runtime.upstream.fetch, retryable: !counted,
       timeoutMs: runtime.upstreamTimeoutMs, retryDelayMs: runtime.retryDelayMs,
     });
   } catch (err) {
@@ -197,6 +202,12 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
 
   if (isEventStream && response.body && status === 200) {
     headers.set('x-accel-buffering', 'no');
+    // Registered while open: a revocation of the session (or of its subject) ends it, on every instance.
+    const stop = new AbortController();
+    const unregister = runtime.openStreams.add({
+      sessionId: claims.sid, subject: claims.sub, issuedAt: claims.iat,
+      end: () => stop.abort(unauthorized('The session was revoked')),
+    });
     const body = relayEventStream(response.body, {
       heartbeatMs: runtime.heartbeatMs,
       idleTimeoutMs: runtime.streamIdleTimeoutMs,
@@ -205,7 +216,9 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
         ? (event) => recordOwner(runtime, conversationIdOfEvent(event), claims.sid).catch(runtime.report)
         : undefined,
       abortUpstream: () => controller.abort(),
+      stop: stop.signal,
       onEnd: () => {
+        unregister();
         slot?.release();
         detach();
       },

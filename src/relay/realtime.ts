@@ -34,9 +34,9 @@ export interface RealtimeLimits {
   /** Silence in both directions after which the session is closed, ms (default 60 s). */
   idleTimeoutMs: number;
   /**
-   * How often an open session re-reads the state store for its revocation, ms (default 5 s). Revoking
-   * through this relay closes its sockets at once; this catches revocations made by other relay
-   * instances sharing the store.
+   * How often open sessions re-read the state store for revocations, ms (default 5 s); superseded by
+   * the relay's `revocationCheckMs` option, which covers SSE streams too. Revocations are announced by
+   * the store at once; this catches an announcement that was missed.
    */
   revocationCheckMs: number;
 }
@@ -77,45 +77,14 @@ const CLIENT_TYPES = new Set<string>(ClientMessage.options.map((o) => o.entries.
 /** Close codes the relay sends. */
 const CLOSE = { normal: 1000, policy: 1008, tooBig: 1009, upstream: 1011 } as const;
 
-/** The relay's realtime side: its upgrade handler, and a way to end a revoked session's open sockets. */
+/** The relay's realtime side: its upgrade handler (open sockets are registered in `runtime.openStreams`). */
 export interface RealtimeEndpoint {
   handleUpgrade: UpgradeHandler;
-  /** Closes every open socket of a session with an `error` 401 event and close 1008. */
-  endSession(sessionId: string): void;
 }
 
 /** Creates the relay's realtime endpoint: takes exactly the realtime path, leaves every other upgrade. */
 export function createRealtimeEndpoint(runtime: RelayRuntime): RealtimeEndpoint {
   const path = runtime.basePath + REALTIME_PATH;
-  /**
-   * Open sessions by relay session id: what ends each socket as revoked, and ONE poll of the store per
-   * session (not per socket) for revocations made by other instances.
-   */
-  const open = new Map<string, { ends: Set<() => void>; poll: ReturnType<typeof setInterval> }>();
-  const endSession = (sid: string) => {
-    for (const end of [...(open.get(sid)?.ends ?? [])]) end();
-  };
-  const sessions: OpenSessions = {
-    add(sid, end) {
-      let entry = open.get(sid);
-      if (!entry) {
-        const poll = setInterval(() => {
-          runtime.store.isRevoked([sid]).then((yes) => { if (yes) endSession(sid); }, runtime.report);
-        }, runtime.realtime.revocationCheckMs);
-        entry = { ends: new Set(), poll };
-        open.set(sid, entry);
-      }
-      const { ends, poll } = entry;
-      ends.add(end);
-      return () => {
-        ends.delete(end);
-        if (!ends.size && open.get(sid)?.ends === ends) {
-          clearInterval(poll);
-          open.delete(sid);
-        }
-      };
-    },
-  };
   let server: Promise<{ wss: WebSocketServer; WebSocket: typeof NodeWebSocket }> | null = null;
   const load = () => (server ??= import('ws').then(({ WebSocketServer, WebSocket }) => ({
     // The hard cap (ws closes with 1009 by itself); the soft cap below answers an error event first.
@@ -128,25 +97,19 @@ export function createRealtimeEndpoint(runtime: RelayRuntime): RealtimeEndpoint 
     const q = target.indexOf('?');
     // Exact, case-sensitive raw path: `%2F`, `//`, `;`, trailing `/` and case variants are someone else's (or 404).
     if ((q < 0 ? target : target.slice(0, q)) !== path) return false;
-    void accept(runtime, load, sessions, request, socket, head, q < 0 ? '' : target.slice(q + 1)).catch((error: unknown) => {
+    void accept(runtime, load, request, socket, head, q < 0 ? '' : target.slice(q + 1)).catch((error: unknown) => {
       if (!(error instanceof RelayError)) runtime.report(error);
       refuse(socket, error instanceof RelayError ? error : internalError());
     });
     return true;
   };
-  return { handleUpgrade, endSession };
-}
-
-/** Registry of open sockets by session (polling the store for the session's revocation while any is open): `add` returns the function that removes the entry. */
-interface OpenSessions {
-  add(sessionId: string, endAsRevoked: () => void): () => void;
+  return { handleUpgrade };
 }
 
 /** Checks the upgrade, opens the upstream, then accepts the page's socket and pipes. Throws a RelayError to refuse. */
 async function accept(
   runtime: RelayRuntime,
   load: () => Promise<{ wss: WebSocketServer; WebSocket: typeof NodeWebSocket }>,
-  sessions: OpenSessions,
   request: IncomingMessage, socket: Duplex, head: Buffer, query: string,
 ): Promise<void> {
   const model = modelOf(query);
@@ -202,7 +165,7 @@ async function accept(
   wss.handleUpgrade(request, socket, head, (page) => {
     socket.off('close', pageGone);
     upstream.off('message', onEarly);
-    pipe(runtime, page, upstream, slot, early, ticket.sid, sessions);
+    pipe(runtime, page, upstream, slot, early, ticket);
   });
 }
 
@@ -236,7 +199,7 @@ async function checkTicket(runtime: RelayRuntime, protocols: string | undefined,
   if (claims.model !== model) throw unauthorized(`The realtime ticket is for model '${claims.model}'`);
   // A ticket minted by a page is only good for a socket that page opens.
   if (claims.origin && claims.origin !== origin) throw forbidden('This ticket belongs to another origin', 'origin_mismatch');
-  if (await runtime.store.isRevoked([claims.sid])) throw unauthorized('The session was revoked');
+  if (await runtime.store.isRevoked([claims.sid], { subject: claims.sub, issuedAt: claims.iat })) throw unauthorized('The session was revoked');
   const ttl = Math.max(1, claims.exp - Math.floor(runtime.now() / 1000)) + 60;
   if (!(await runtime.store.useOnce(`ticket:${claims.jti}`, ttl))) throw unauthorized('The realtime ticket was already used');
   return claims;
@@ -258,10 +221,7 @@ export function webSocketBaseOf(httpBaseUrl: string): string {
 }
 
 /** Pipes an accepted page socket and an open upstream socket until either closes. */
-function pipe(
-  runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocket, slot: StreamSlot, early: string[],
-  sessionId: string, sessions: OpenSessions,
-): void {
+function pipe(runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocket, slot: StreamSlot, early: string[], ticket: TicketClaims): void {
   const limits = runtime.realtime;
   const key = runtime.upstream.apiKey;
   let audioBytes = 0;
@@ -277,7 +237,10 @@ function pipe(
     slot.release();
     return true;
   };
-  const unregister = sessions.add(sessionId, () => fail(401, 'The session was revoked', CLOSE.policy));
+  const unregister = runtime.openStreams.add({
+    sessionId: ticket.sid, subject: ticket.sub, issuedAt: ticket.iat,
+    end: () => fail(401, 'The session was revoked', CLOSE.policy),
+  });
   /** Answers an error event, then closes both sides. */
   const fail = (code: number, message: string, closeCode: number) => {
     if (!finish()) return;

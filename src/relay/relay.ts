@@ -5,23 +5,27 @@
  *   {method} {base}/v1/…       the route table, forwarded to the platform with the relay's key
  *                              (`POST {base}/v1/client/sessions` is answered here: a realtime ticket)
  *   GET  {base}/v1/audio/transcriptions/realtime   WebSocket, through `handleUpgrade` (Node)
+ *   POST {base}/operator/revoke  only with `operatorSecret`: revoke a session or a subject (operator.ts)
  *
  * Every answer, the relay's own errors included, carries `Cache-Control: no-store`,
  * `X-Content-Type-Options: nosniff`, `Server-Timing: relay;dur=…` (the relay's own time) and, for
  * allowed origins, the CORS echo.
  */
 import { Hono } from 'hono';
+import { DEFAULT_BODY_RATE_LIMITS, type BodyRateLimits } from './body-rate.js';
 import { addressKey, clientAddress, type RelayEnv } from './client-address.js';
 import { applyCorsHeaders, createOriginCheck, preflightResponse } from './cors.js';
 import { RelayError, internalError, methodNotAllowed, noRoute } from './errors.js';
 import type { UpstreamOptions } from './forward.js';
 import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
 import { completePolicy, type RelayPolicy } from './policy.js';
+import { OPERATOR_REVOKE_PATH, checkOperatorSecret, handleOperatorRevoke } from './operator.js';
 import { handlePlatformRequest } from './proxy.js';
 import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf, type RealtimeLimits } from './realtime.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
 import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './route-table.js';
 import type { AuthorizeHook, RelayRuntime, RequestState } from './runtime.js';
+import { createOpenStreams } from './revocation.js';
 import { handleSessionRequest } from './sessions.js';
 import { createSessionTokens, randomId, type RelaySigningKey } from './session-tokens.js';
 import { createMemoryStateStore, type RelayStateStore } from './state-store.js';
@@ -34,8 +38,14 @@ export interface RelayOptions {
   basePath?: string;
   /** Exact page origins allowed to open sessions and call the relay, e.g. `['https://shop.example']` (default none). */
   allowedOrigins?: string[];
-  /** Also allow pages served from the relay's own origin (default true). */
+  /** Also allow pages served from the relay's own origin (default true; see `publicOrigin`). */
   allowSameOrigin?: boolean;
+  /**
+   * The relay's public origin, e.g. `https://chat.shop.example`: a page is same-origin only when its
+   * Origin equals it (the Host header is not consulted). Without it, same-origin is honoured only when
+   * the Host is `localhost` or an IP address, since any other Host could be a DNS-rebound name.
+   */
+  publicOrigin?: string;
   /** HS256 signing secret (≥ 32 bytes), key id `main`. Ignored when `keys` is given. */
   secret?: string;
   /** Signing keys for rotation: the first signs, all verify. Without `secret`/`keys` a random key is made per process. */
@@ -54,8 +64,18 @@ export interface RelayOptions {
   policy?: Partial<RelayPolicy>;
   /** Decides whether a session may be opened/resumed/refreshed and with what policy (default: allow, default policy). */
   authorize?: AuthorizeHook;
-  /** Shared state (default: in memory, this process only). */
+  /** Shared state (default: in memory, this process only); `createRedisStateStore` shares it between instances. */
   store?: RelayStateStore;
+  /**
+   * Secret (≥ 32 bytes) of the operator endpoint `POST {base}/operator/revoke` (see operator.ts); without
+   * it the endpoint does not exist (404).
+   */
+  operatorSecret?: string;
+  /**
+   * How often open streams and sockets re-read the store for revocations the store's announcement
+   * missed, ms (default `realtime.revocationCheckMs`, 5 000). Announced revocations end them at once.
+   */
+  revocationCheckMs?: number;
   /** Client address of a request (default: from the host env, see `trustProxy`). */
   getClientIp?: (request: Request, env: RelayEnv | undefined) => string | undefined;
   /** Believe `X-Forwarded-For` from this many proxies (`true` = 1; default false). */
@@ -76,6 +96,18 @@ export interface RelayOptions {
   upstreamTimeoutMs?: number;
   /** Pause before the one retry of a failed upstream call (default 100 ms). */
   retryDelayMs?: number;
+  /**
+   * Slow request bodies → 408 and the upstream call aborted: no byte for `idleTimeoutMs` (default 10 000),
+   * or below `minBytesPerSecond` on average (default 1024; 0 = none) once `graceMs` (default 10 000) passed.
+   * Only time spent waiting for the client counts. With the defaults a 1 byte/s body is cut after about 10 s.
+   */
+  bodyRate?: Partial<BodyRateLimits>;
+  /**
+   * Let uploads name remote files, which the platform then fetches: transcription `file_url` and OCR
+   * http(s) `document_url`/`image_url` (default false: 403 `remote_file_not_allowed`; documents go as
+   * `data:` URLs or file parts). Stored files (`file_id`, OCR `file`) are always refused.
+   */
+  allowRemoteFiles?: boolean;
   /** Clock in milliseconds (tests; default `Date.now`). */
   now?: () => number;
   /** Where unexpected errors are reported (default console.error). Never receives the upstream key. */
@@ -95,10 +127,18 @@ export interface Relay {
    */
   handleUpgrade: UpgradeHandler;
   /**
-   * Ends a session: its tokens, resume tokens and unused tickets are refused from now on; its open realtime
-   * sockets are closed (at once on this instance, within `realtime.revocationCheckMs` on others); open SSE streams finish.
+   * Ends a session: its tokens, resume tokens and unused tickets are refused from now on, on every
+   * instance sharing the store; its open SSE streams (an error event, then the end) and realtime
+   * sockets (an `error` event, close 1008) are closed at once here and, through the store's
+   * announcement, on the other instances (at the latest within `revocationCheckMs`).
    */
   revokeSession(sessionId: string): Promise<void>;
+  /**
+   * Ends every session of an end user, as named by the `authorize` hook's `subject`: every token issued
+   * to it up to now is refused and its open streams and sockets are closed, as for `revokeSession`.
+   * Tokens minted afterwards work (the user can come back). Resolves with the revocation time (ms).
+   */
+  revokeSubject(subject: string): Promise<number>;
 }
 
 type HonoEnv = { Bindings: RelayEnv | undefined; Variables: { state: RequestState } };
@@ -110,6 +150,18 @@ export function createRelay(options: RelayOptions): Relay {
   const base = runtime.basePath;
   const getClientIp = options.getClientIp ?? ((request: Request, env: RelayEnv | undefined) => clientAddress(request, env, options));
   const app = new Hono<HonoEnv>();
+  // Revocations outlive every token they cover: resume tokens last `resumeTtlSeconds`, plus the clock skew.
+  const revocationTtl = runtime.ownershipTtlSeconds + 60 + (options.clockSkewSeconds ?? 30);
+  const revokeSession = async (sessionId: string) => {
+    await runtime.store.revoke(sessionId, revocationTtl);
+    runtime.openStreams.apply({ kind: 'session', id: sessionId });
+  };
+  const revokeSubject = async (subject: string) => {
+    const at = runtime.now();
+    await runtime.store.revokeSubject(subject, at, revocationTtl);
+    runtime.openStreams.apply({ kind: 'subject', subject, at });
+    return at;
+  };
 
   app.onError((err) => {
     if (err instanceof RelayError) return err.toResponse();
@@ -145,6 +197,15 @@ export function createRelay(options: RelayOptions): Relay {
   app.all(sessionPath, () => {
     throw methodNotAllowed(['POST']);
   });
+  if (options.operatorSecret !== undefined) {
+    const secret = options.operatorSecret;
+    app.all(`${base}${OPERATOR_REVOKE_PATH}`, (c) => {
+      const state = c.get('state');
+      state.originAllowed = false; // server-to-server: never a CORS answer
+      if (c.req.method !== 'POST') throw methodNotAllowed(['POST']);
+      return handleOperatorRevoke(runtime, state, secret, { revokeSession, revokeSubject });
+    });
+  }
   app.all(`${base}/v1/*`, (c) => {
     const state = c.get('state');
     return handlePlatformRequest(runtime, state, state.url.pathname.slice(base.length));
@@ -155,10 +216,8 @@ export function createRelay(options: RelayOptions): Relay {
       return app.fetch(request, env);
     },
     handleUpgrade: realtime.handleUpgrade,
-    async revokeSession(sessionId) {
-      await runtime.store.revoke(sessionId, runtime.ownershipTtlSeconds + 60);
-      realtime.endSession(sessionId);
-    },
+    revokeSession,
+    revokeSubject,
   };
 }
 
@@ -201,10 +260,13 @@ function resolve(options: RelayOptions): RelayRuntime {
   const report = options.onError ?? ((e: unknown) => console.error('[parley relay]', e));
   const upstreamFetch = options.upstream.fetch ?? ((request: Request) => fetch(request));
   const wsBase = options.upstream.webSocketBaseUrl ?? webSocketBaseOf(options.upstream.baseUrl);
+  if (options.operatorSecret !== undefined) checkOperatorSecret(options.operatorSecret);
+  const store = options.store ?? createMemoryStateStore({ now });
   return {
     basePath,
     upstream: {
       baseUrl: options.upstream.baseUrl, apiKey: options.upstream.apiKey, fetch: upstreamFetch,
+      hostClient: options.upstream.fetch === undefined,
       webSocketBaseUrl: typeof wsBase === 'function' ? wsBase : () => wsBase,
     },
     tokens: createSessionTokens({
@@ -216,9 +278,12 @@ function resolve(options: RelayOptions): RelayRuntime {
       clockSkewSeconds: options.clockSkewSeconds ?? 30,
       now,
     }),
-    store: options.store ?? createMemoryStateStore({ now }),
+    store,
+    openStreams: createOpenStreams(store, options.revocationCheckMs ?? options.realtime?.revocationCheckMs ?? DEFAULT_REALTIME_LIMITS.revocationCheckMs, report),
     routes: createRouteTable(options.routes ?? defaultRoutes({ ...DEFAULT_BODY_LIMITS, ...options.bodyLimits })),
-    isAllowedOrigin: createOriginCheck({ allowedOrigins: options.allowedOrigins ?? [], allowSameOrigin: options.allowSameOrigin ?? true }),
+    isAllowedOrigin: createOriginCheck({
+      allowedOrigins: options.allowedOrigins ?? [], allowSameOrigin: options.allowSameOrigin ?? true, publicOrigin: options.publicOrigin,
+    }),
     defaultPolicy: completePolicy(options.policy),
     authorize: options.authorize,
     addressLimits: { ...DEFAULT_ADDRESS_LIMITS, ...options.limits },
@@ -227,6 +292,8 @@ function resolve(options: RelayOptions): RelayRuntime {
     streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 300_000,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 60_000,
     retryDelayMs: options.retryDelayMs ?? 100,
+    bodyRate: { ...DEFAULT_BODY_RATE_LIMITS, ...options.bodyRate },
+    allowRemoteFiles: options.allowRemoteFiles ?? false,
     ownershipTtlSeconds: resumeTtlSeconds,
     now,
     report,

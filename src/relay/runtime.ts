@@ -3,9 +3,11 @@
  * built once by `createRelay` from its options.
  */
 import type { RelayEnv } from './client-address.js';
+import type { BodyRateLimits } from './body-rate.js';
 import type { AddressLimits } from './limits.js';
 import type { RelayPolicy } from './policy.js';
 import type { RealtimeLimits } from './realtime.js';
+import type { OpenStreams } from './revocation.js';
 import type { RouteTable } from './route-table.js';
 import type { SessionTokens } from './session-tokens.js';
 import type { RelayStateStore } from './state-store.js';
@@ -40,9 +42,15 @@ export type AuthorizeHook = (request: Request, context: SessionRequestContext) =
 /** The resolved configuration every handler reads. */
 export interface RelayRuntime {
   basePath: string;
-  upstream: { baseUrl: string; apiKey: string; fetch: (request: Request) => Promise<Response>; webSocketBaseUrl: () => string };
+  upstream: {
+    baseUrl: string; apiKey: string; fetch: (request: Request) => Promise<Response>; webSocketBaseUrl: () => string;
+    /** No `upstream.fetch` was given: the host's own client (`RelayEnv.upstreamSend`, the Node adapter's) is used when it offers one. */
+    hostClient: boolean;
+  };
   tokens: SessionTokens;
   store: RelayStateStore;
+  /** This instance's open SSE streams and realtime sockets, ended on revocation. */
+  openStreams: OpenStreams;
   routes: RouteTable;
   isAllowedOrigin: (origin: string, requestUrl: URL) => boolean;
   defaultPolicy: RelayPolicy;
@@ -53,6 +61,10 @@ export interface RelayRuntime {
   streamIdleTimeoutMs: number;
   upstreamTimeoutMs: number;
   retryDelayMs: number;
+  /** How slowly request bodies may arrive (408 below). */
+  bodyRate: BodyRateLimits;
+  /** Whether uploads may name remote files the platform would fetch (transcription `file_url`, OCR http(s) URLs). */
+  allowRemoteFiles: boolean;
   /** How long conversation ownership is remembered (the resume token's lifetime). */
   ownershipTtlSeconds: number;
   now: () => number;

@@ -41,7 +41,7 @@ export async function handleSessionRequest(runtime: RelayRuntime, state: Request
     if (!previous) throw unauthorized('The resume token is invalid or expired; open a new session');
   }
   if (previous) {
-    if (await runtime.store.isRevoked([previous.sid, previous.jti])) throw unauthorized('The session was revoked');
+    if (await runtime.store.isRevoked([previous.sid, previous.jti], { subject: previous.sub, issuedAt: previous.iat })) throw unauthorized('The session was revoked');
     if (previous.origin && previous.origin !== origin) throw forbidden('This session belongs to another origin', 'origin_mismatch');
   }
 
@@ -64,6 +64,7 @@ export async function handleSessionRequest(runtime: RelayRuntime, state: Request
     origin: previous ? previous.origin : origin,
     policy,
   };
+  await waitPastSubjectRevocation(runtime, mint.subject);
   const access = await runtime.tokens.mintAccess(mint);
   const resume = await runtime.tokens.mintResume(mint);
   const answer: SessionResponse = {
@@ -73,6 +74,16 @@ export async function handleSessionRequest(runtime: RelayRuntime, state: Request
     resume_token: resume.token,
   };
   return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
+}
+
+/**
+ * Token times are whole seconds and a token of the second its subject was revoked in counts as
+ * revoked, so a user coming back within that second gets a token of the next second (a wait < 1 s).
+ */
+async function waitPastSubjectRevocation(runtime: RelayRuntime, subject: string): Promise<void> {
+  const t = runtime.now();
+  if (!(await runtime.store.isRevoked([], { subject, issuedAt: Math.floor(t / 1000) }))) return;
+  await new Promise((resolve) => setTimeout(resolve, 1000 - (t % 1000) + 5));
 }
 
 /** The session body: empty, or a JSON object with at most one of `token` / `resume_token`. */

@@ -1,11 +1,12 @@
 /**
- * Shared state of the relay, behind one small interface: rate-limit buckets, open-stream counts,
- * which session owns which conversation, revoked sessions and used one-time tickets. The in-memory
- * store serves one instance; several instances need a shared implementation (Redis: a Lua script
- * per bucket, INCR/DECR with a lease for streams, SET with EX for owners and revocations, SET NX EX
- * for tickets).
+ * Shared state of the relay, behind one small interface: rate-limit buckets, open-stream slots,
+ * which session owns which conversation, revoked sessions and subjects, used one-time tickets, and
+ * a feed of revocations. The in-memory store serves one instance; several instances share the Redis
+ * store (redis-store.ts: a Lua script per bucket, leased stream slots, SET EX for owners and
+ * revocations, SET NX EX for tickets, pub/sub for revocations).
  *
- * Every method is async so a networked store fits the same shape.
+ * Every method is async so a networked store fits the same shape. A store that cannot answer throws
+ * (the Redis store throws the relay's 503 `state_store_unavailable`); it never answers "allowed" by default.
  */
 
 /** A token bucket: `capacity` tokens, refilled at `refillPerSecond`. */
@@ -21,14 +22,35 @@ export interface TakeResult {
   retryAfterSeconds: number;
 }
 
+/** A revocation, as announced to every relay instance sharing the store. */
+export type Revocation =
+  | { kind: 'session'; id: string }
+  /** Every token of `subject` issued at or before `at` (milliseconds since the epoch) is revoked. */
+  | { kind: 'subject'; subject: string; at: number };
+
+/** Who a token was issued to and when: what subject revocation is judged against. */
+export interface IssuedTo {
+  subject: string;
+  /** The token's `iat`, in seconds since the epoch. */
+  issuedAt: number;
+}
+
+/**
+ * Whether a token issued at `issuedAt` (seconds) falls under a subject revocation made at `revokedAtMs`.
+ * `iat` has whole seconds, so a token of the revocation's own second counts as revoked (fail closed).
+ */
+export function issuedBefore(issuedAt: number, revokedAtMs: number): boolean {
+  return issuedAt * 1000 <= revokedAtMs;
+}
+
 /** Shared relay state; see the module comment. Implement it over Redis to run several instances. */
 export interface RelayStateStore {
   /** Takes one token from bucket `key` (created full); refuses when empty. */
   takeToken(key: string, bucket: BucketSpec): Promise<TakeResult>;
-  /** Opens a stream slot under `key`; false when `max` are already open. */
-  openStream(key: string, max: number): Promise<boolean>;
+  /** Opens a stream slot under `key`: its id, or null when `max` are already open. */
+  openStream(key: string, max: number): Promise<string | null>;
   /** Frees a slot taken by {@link openStream}. */
-  closeStream(key: string): Promise<void>;
+  closeStream(key: string, slotId: string): Promise<void>;
   /** Records that `sessionId` created `conversationId` (kept `ttlSeconds`). */
   setConversationOwner(conversationId: string, sessionId: string, ttlSeconds: number): Promise<void>;
   /** The owning session, or null when unknown. */
@@ -37,10 +59,21 @@ export interface RelayStateStore {
   forgetConversation(conversationId: string): Promise<void>;
   /** Conversation ids a session owns, newest first. */
   listConversations(sessionId: string): Promise<string[]>;
-  /** Marks a session id (or token id) revoked for `ttlSeconds`. */
+  /** Marks a session id (or token id) revoked for `ttlSeconds`, and announces it to {@link onRevoked} listeners. */
   revoke(id: string, ttlSeconds: number): Promise<void>;
-  /** Whether any of `ids` is revoked. */
-  isRevoked(ids: string[]): Promise<boolean>;
+  /**
+   * Revokes every token of `subject` issued up to `atMs` (kept `ttlSeconds`, at least the longest token
+   * lifetime); tokens issued later are not affected. Announced to {@link onRevoked} listeners.
+   */
+  revokeSubject(subject: string, atMs: number, ttlSeconds: number): Promise<void>;
+  /** Whether any of `ids` is revoked, or (with `issued`) the token's subject was revoked after it was issued. */
+  isRevoked(ids: string[], issued?: IssuedTo): Promise<boolean>;
+  /**
+   * Calls `listener` for each revocation made through any store sharing this one's state (this
+   * process included), as soon as it is known. Best effort: a missed announcement is caught by polling
+   * {@link isRevoked}. Returns the function that removes the listener.
+   */
+  onRevoked(listener: (revocation: Revocation) => void): () => void;
   /**
    * Marks a one-time id (a WebSocket ticket) used, remembered for `ttlSeconds` (at least its
    * lifetime). True the first time; false when the id was already used, by any instance sharing the store.
@@ -61,12 +94,20 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): R
   const now = options.now ?? Date.now;
   const maxPerSession = options.maxConversationsPerSession ?? 1000;
   const buckets = new Map<string, { tokens: number; at: number; fullAt: number }>();
-  const streams = new Map<string, number>();
+  const streams = new Map<string, Set<string>>();
   const owners = new Map<string, { sessionId: string; expiresAt: number }>();
   const bySession = new Map<string, string[]>();
   const revoked = new Map<string, number>();
+  const revokedSubjects = new Map<string, { at: number; expiresAt: number }>();
   const used = new Map<string, number>();
+  const listeners = new Set<(revocation: Revocation) => void>();
   let operations = 0;
+  let slots = 0;
+
+  /** Tells every listener, each in its own microtask so one throwing does not stop the others. */
+  const announce = (revocation: Revocation) => {
+    for (const listener of [...listeners]) queueMicrotask(() => listener(revocation));
+  };
 
   /** Drops expired entries every so often, so memory stays bounded by live use. */
   const sweep = () => {
@@ -75,6 +116,7 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): R
     for (const [k, b] of buckets) if (b.fullAt <= t) buckets.delete(k);
     for (const [k, o] of owners) if (o.expiresAt <= t) forget(k);
     for (const [k, exp] of revoked) if (exp <= t) revoked.delete(k);
+    for (const [k, r] of revokedSubjects) if (r.expiresAt <= t) revokedSubjects.delete(k);
     for (const [k, exp] of used) if (exp <= t) used.delete(k);
   };
 
@@ -109,15 +151,17 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): R
       return { allowed, retryAfterSeconds: allowed ? 0 : (1 - tokens) / refillPerSecond };
     },
     async openStream(key, max) {
-      const open = streams.get(key) ?? 0;
-      if (open >= max) return false;
-      streams.set(key, open + 1);
-      return true;
+      const open = streams.get(key) ?? new Set<string>();
+      if (open.size >= max) return null;
+      const slotId = `slot-${++slots}`;
+      open.add(slotId);
+      streams.set(key, open);
+      return slotId;
     },
-    async closeStream(key) {
-      const open = (streams.get(key) ?? 0) - 1;
-      if (open > 0) streams.set(key, open);
-      else streams.delete(key);
+    async closeStream(key, slotId) {
+      const open = streams.get(key);
+      open?.delete(slotId);
+      if (open && !open.size) streams.delete(key);
     },
     async setConversationOwner(conversationId, sessionId, ttlSeconds) {
       sweep();
@@ -139,10 +183,23 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): R
     async revoke(id, ttlSeconds) {
       sweep();
       revoked.set(id, now() + ttlSeconds * 1000);
+      announce({ kind: 'session', id });
     },
-    async isRevoked(ids) {
+    async revokeSubject(subject, atMs, ttlSeconds) {
+      sweep();
+      const at = Math.max(atMs, revokedSubjects.get(subject)?.at ?? 0);
+      revokedSubjects.set(subject, { at, expiresAt: now() + ttlSeconds * 1000 });
+      announce({ kind: 'subject', subject, at });
+    },
+    async isRevoked(ids, issued) {
       const t = now();
-      return ids.some((id) => (revoked.get(id) ?? 0) > t);
+      if (ids.some((id) => (revoked.get(id) ?? 0) > t)) return true;
+      const bySubject = issued && revokedSubjects.get(issued.subject);
+      return !!bySubject && bySubject.expiresAt > t && issuedBefore(issued.issuedAt, bySubject.at);
+    },
+    onRevoked(listener) {
+      listeners.add(listener);
+      return () => { listeners.delete(listener); };
     },
     async useOnce(id, ttlSeconds) {
       sweep();

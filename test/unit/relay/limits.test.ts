@@ -144,10 +144,13 @@ describe('memory state store', () => {
   it('stream slots and revocations', async () => {
     let now = 0;
     const store = createMemoryStateStore({ now: () => now });
-    expect(await store.openStream('s', 1)).toBe(true);
-    expect(await store.openStream('s', 1)).toBe(false);
-    await store.closeStream('s');
-    expect(await store.openStream('s', 1)).toBe(true);
+    const slot = await store.openStream('s', 1);
+    expect(slot).toEqual(expect.any(String));
+    expect(await store.openStream('s', 1)).toBeNull();
+    await store.closeStream('s', 'not-a-slot');
+    expect(await store.openStream('s', 1)).toBeNull();
+    await store.closeStream('s', slot!);
+    expect(await store.openStream('s', 1)).toEqual(expect.any(String));
     await store.revoke('sid', 5);
     expect(await store.isRevoked(['x', 'sid'])).toBe(true);
     now = 6000;

@@ -1,0 +1,99 @@
+/**
+ * Revocation reaching open streams. Each relay instance keeps a registry of what it has open (SSE
+ * streams and realtime sockets) by session and by subject. A revocation announced by the state
+ * store (`onRevoked`: in-process for the memory store, Redis pub/sub for the Redis store) ends the
+ * matching entries at once; a poll of the store every `checkMs`, while anything is open, catches an
+ * announcement that was missed (a pub/sub connection that was down at the time).
+ *
+ * Revoking a subject ends only what was opened with a token issued up to the revocation, so a user
+ * who signs in again afterwards keeps their new streams.
+ */
+import { issuedBefore, type Revocation, type RelayStateStore } from './state-store.js';
+
+/** One open stream or socket, and how to end it as revoked. */
+export interface OpenStream {
+  sessionId: string;
+  subject: string;
+  /** `iat` of the token (or ticket) it was opened with, seconds. */
+  issuedAt: number;
+  /** Ends it (an error event, then a close); called at most once. */
+  end: () => void;
+}
+
+/** The registry of one relay instance. */
+export interface OpenStreams {
+  /** Registers an open stream; returns the function that removes it (call it however the stream ends). */
+  add(stream: OpenStream): () => void;
+  /** Ends every registered stream the revocation covers. */
+  apply(revocation: Revocation): void;
+  /** Number of registered streams (tests, diagnostics). */
+  readonly size: number;
+}
+
+/** Creates the registry, subscribed to the store's revocations and polling it while anything is open. */
+export function createOpenStreams(store: RelayStateStore, checkMs: number, report: (error: unknown) => void): OpenStreams {
+  const open = new Set<OpenStream>();
+  let poll: ReturnType<typeof setInterval> | undefined;
+
+  const startPolling = () => {
+    if (poll) return;
+    poll = setInterval(() => { check().catch(report); }, checkMs);
+    // A poll alone must not keep a Node process alive.
+    (poll as { unref?: () => void }).unref?.();
+  };
+  const stopPollingWhenIdle = () => {
+    if (open.size || !poll) return;
+    clearInterval(poll);
+    poll = undefined;
+  };
+
+  const end = (stream: OpenStream) => {
+    if (!open.delete(stream)) return;
+    try {
+      stream.end();
+    } catch (error) {
+      report(error);
+    }
+    stopPollingWhenIdle();
+  };
+
+  const apply = (revocation: Revocation) => {
+    for (const stream of [...open]) {
+      const covered = revocation.kind === 'session'
+        ? stream.sessionId === revocation.id
+        : stream.subject === revocation.subject && issuedBefore(stream.issuedAt, revocation.at);
+      if (covered) end(stream);
+    }
+  };
+
+  /** One store read per distinct (session, subject, issue time), not per stream. */
+  const check = async () => {
+    const groups = new Map<string, OpenStream[]>();
+    for (const stream of open) {
+      const key = `${stream.sessionId}\n${stream.subject}\n${stream.issuedAt}`;
+      const group = groups.get(key);
+      if (group) group.push(stream);
+      else groups.set(key, [stream]);
+    }
+    await Promise.all([...groups.values()].map(async (group) => {
+      const { sessionId, subject, issuedAt } = group[0]!;
+      if (await store.isRevoked([sessionId], { subject, issuedAt })) for (const stream of group) end(stream);
+    }));
+  };
+
+  store.onRevoked(apply);
+  return {
+    add(stream) {
+      open.add(stream);
+      startPolling();
+      return () => {
+        open.delete(stream);
+        stopPollingWhenIdle();
+      };
+    },
+    apply,
+    get size() {
+      return open.size;
+    },
+  };
+}
