@@ -57,13 +57,14 @@ describe('CORS', () => {
   });
 
   it('same-origin pages are allowed by default, and not when allowSameOrigin is false', async () => {
-    const { relay } = setup();
+    // relay.test is a name, not localhost or an IP: same-origin is judged against the configured public origin.
+    const relay = makeRelay(fakeUpstream(() => json({ object: 'list', data: [] })).fetch, { publicOrigin: 'http://relay.test' });
     const own = await openSession(relay, undefined, { origin: 'http://relay.test' });
     const res = await api(relay, '/v1/models', { token: own.token, headers: { origin: 'http://relay.test' } });
     expect(res.status).toBe(200);
     // A token minted for another page's origin is not usable from here.
     expect((await api(relay, '/v1/models', { token: (await openSession(relay)).token, headers: { origin: 'http://relay.test' } })).status).toBe(403);
-    const strict = makeRelay(fakeUpstream().fetch, { allowSameOrigin: false });
+    const strict = makeRelay(fakeUpstream().fetch, { allowSameOrigin: false, publicOrigin: 'http://relay.test' });
     expect((await strict.fetch(new Request(`${RELAY}/session`, { method: 'POST', headers: { origin: 'http://relay.test' } }))).status).toBe(403);
   });
 
