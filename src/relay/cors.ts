@@ -1,7 +1,21 @@
 /**
- * Origins and CORS. Only exact allowed origins (and, by default, the relay's own origin) get an
- * `Access-Control-Allow-Origin` echo; `null`, look-alike and unknown origins get none. Preflights are
- * answered here and never forwarded. No credentials mode: the relay uses bearer tokens, not cookies.
+ * Origins and CORS. Exact allowed origins (and, by default, the relay's own origin) get an
+ * `Access-Control-Allow-Origin` echo on every answer. Preflights are answered here and never forwarded.
+ * No credentials mode: the relay uses bearer tokens, not cookies.
+ *
+ * A refused origin is told so, readably. A page whose origin is not on the list would otherwise see only
+ * a network `TypeError` ("could not be reached"), and the site owner would never learn that the fix is
+ * one line of configuration. So, for a well-formed origin that is not allowed:
+ * - its preflight is answered like any other (204, the path's methods and the request headers): it
+ *   only lets the browser *send* the request, which any non-browser client can send anyway;
+ * - the request itself is refused before anything else happens (no session minted, nothing forwarded,
+ *   no upstream call) with 403 `origin_not_allowed`, and that answer, and only that one, carries the
+ *   origin echo, so the page can read it and report it.
+ * Why that is safe: CORS decides what a page may *read*, and what this page can read is a fixed refusal
+ * that says what it already knows (its own origin is not on the list). It never gets a token, so it
+ * can reach nothing behind the relay; no headers are exposed and no credentials are allowed. `null`
+ * (sandboxed frames, `data:` pages) and non-canonical origins get no echo at all: they share one value,
+ * and nothing legitimate sends them.
  */
 import { parseIp } from './client-address.js';
 
@@ -67,12 +81,20 @@ function hostCannotBeRebound(hostname: string): boolean {
   return hostname === 'localhost' || parseIp(hostname) !== null;
 }
 
-/** Adds CORS answer headers for an allowed origin (and `Vary: Origin` always). */
-export function applyCorsHeaders(headers: Headers, origin: string | null, allowed: boolean): void {
+/**
+ * Adds CORS answer headers for an allowed origin (and `Vary: Origin` always). `originRefusal` marks the
+ * 403 `origin_not_allowed` answer to a refused origin: it gets the bare echo, so the page can read why
+ * (see the module comment).
+ */
+export function applyCorsHeaders(headers: Headers, origin: string | null, allowed: boolean, originRefusal = false): void {
   appendVary(headers, 'Origin');
-  if (!origin || !allowed) return;
-  headers.set('access-control-allow-origin', origin);
-  headers.set('access-control-expose-headers', EXPOSED_RESPONSE_HEADERS.join(', '));
+  if (!origin) return;
+  if (allowed) {
+    headers.set('access-control-allow-origin', origin);
+    headers.set('access-control-expose-headers', EXPOSED_RESPONSE_HEADERS.join(', '));
+  } else if (originRefusal && isCanonicalOrigin(origin)) {
+    headers.set('access-control-allow-origin', origin);
+  }
 }
 
 /** The answer to a preflight (`OPTIONS` with `Access-Control-Request-Method`) on a routable path. */
@@ -86,12 +108,18 @@ export function preflightResponse(origin: string | null, allowed: boolean, metho
     headers.set('allow', [...methods, 'OPTIONS'].join(', '));
     return new Response(null, { status: 204, headers });
   }
-  if (!allowed) return new Response(null, { status: 403, headers });
+  // A refused but well-formed origin may send the request, to read its refusal (see the module comment).
+  if (!allowed && !isCanonicalOrigin(origin)) return new Response(null, { status: 403, headers });
   headers.set('access-control-allow-origin', origin);
   headers.set('access-control-allow-methods', methods.join(', '));
   headers.set('access-control-allow-headers', ALLOWED_REQUEST_HEADERS.join(', '));
   headers.set('access-control-max-age', PREFLIGHT_MAX_AGE);
   return new Response(null, { status: 204, headers });
+}
+
+/** Whether a value is an origin exactly as a browser sends it (not `null`, no path, canonical case). */
+function isCanonicalOrigin(origin: string): boolean {
+  return normaliseOrigin(origin) === origin;
 }
 
 function appendVary(headers: Headers, name: string): void {

@@ -141,7 +141,8 @@ export interface Relay {
   revokeSubject(subject: string): Promise<number>;
 }
 
-type HonoEnv = { Bindings: RelayEnv | undefined; Variables: { state: RequestState } };
+/** `originRefused`: the answer is the 403 `origin_not_allowed` refusal, which a refused origin may read. */
+type HonoEnv = { Bindings: RelayEnv | undefined; Variables: { state: RequestState; originRefused?: boolean } };
 
 /** Creates the relay; throws on invalid options (short secret, malformed origin). */
 export function createRelay(options: RelayOptions): Relay {
@@ -163,8 +164,11 @@ export function createRelay(options: RelayOptions): Relay {
     return at;
   };
 
-  app.onError((err) => {
-    if (err instanceof RelayError) return err.toResponse();
+  app.onError((err, c) => {
+    if (err instanceof RelayError) {
+      if (err.code === 'origin_not_allowed') c.set('originRefused', true);
+      return err.toResponse();
+    }
     runtime.report(err);
     return internalError().toResponse();
   });
@@ -185,7 +189,7 @@ export function createRelay(options: RelayOptions): Relay {
     c.set('state', state);
     if (!pathIsClean(url.pathname, c.env)) c.res = noRoute().toResponse();
     else await next();
-    finish(c.res, state, started);
+    finish(c.res, state, started, c.get('originRefused') === true);
   });
 
   const sessionPath = `${base}/session`;
@@ -221,8 +225,8 @@ export function createRelay(options: RelayOptions): Relay {
   };
 }
 
-/** Rewrites the answer's headers: no caching, no sniffing, the relay's time, CORS. */
-function finish(response: Response, state: RequestState, started: number): void {
+/** Rewrites the answer's headers: no caching, no sniffing, the relay's time, CORS (readable refusals included). */
+function finish(response: Response, state: RequestState, started: number, originRefused: boolean): void {
   const headers = response.headers;
   const total = performance.now() - started;
   const own = Math.max(0, total - state.upstreamMs);
@@ -232,7 +236,7 @@ function finish(response: Response, state: RequestState, started: number): void 
   headers.set('server-timing', state.upstreamMs > 0
     ? `relay;dur=${own.toFixed(2)}, upstream;dur=${state.upstreamMs.toFixed(2)}`
     : `relay;dur=${own.toFixed(2)}`);
-  if (state.request.method !== 'OPTIONS') applyCorsHeaders(headers, state.origin, state.originAllowed);
+  if (state.request.method !== 'OPTIONS') applyCorsHeaders(headers, state.origin, state.originAllowed, originRefused);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ORIGIN, RELAY, api, fakeUpstream, json, makeRelay, openSession } from './helpers.js';
+import { ORIGIN, RELAY, api, fakeUpstream, json, makeRelay, openSession, sessionCall } from './helpers.js';
 
 const EVIL = ['null', 'https://evil.example', 'https://shop.example.evil.example', 'https://evilshop.example', 'http://shop.example', 'https://shop.example:8443', 'https://SHOP.example', 'https://shop.example/'];
 
@@ -27,15 +27,30 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
   });
 
-  it.each(EVIL)('origin %s gets no ACAO, and its calls are refused', async (origin) => {
+  it.each(EVIL)('origin %s is refused, and can read nothing but the refusal', async (origin) => {
     const { relay, upstream } = setup();
     const { token } = await openSession(relay);
+    // Well-formed origins may read the 403 (so the site owner learns why); null and malformed ones get no echo at all.
+    const canonical = !['null', 'https://SHOP.example', 'https://shop.example/'].includes(origin);
     const res = await api(relay, '/v1/models', { token, headers: { origin } });
     expect(res.status).toBe(403);
-    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await res.json()).code).toBe('origin_not_allowed');
+    expect(res.headers.get('access-control-allow-origin')).toBe(canonical ? origin : null);
+    expect(res.headers.get('access-control-expose-headers')).toBeNull();
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     expect(res.headers.get('vary')).toContain('Origin');
-    const preflight = await relay.fetch(new Request(`${RELAY}/v1/models`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } }));
-    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    const session = await sessionCall(relay, undefined, { origin });
+    expect(session.status).toBe(403);
+    expect((await session.json()).code).toBe('origin_not_allowed');
+    expect(session.headers.get('access-control-allow-origin')).toBe(canonical ? origin : null);
+    // Any other answer (here: no such route) stays unreadable to it.
+    const other = await api(relay, '/v1/nothing-here', { token, headers: { origin } });
+    expect(other.status).toBe(404);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await relay.fetch(new Request(`${RELAY}/v1/models`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } }));
+    expect(preflight.status).toBe(canonical ? 204 : 403);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(canonical ? origin : null);
+    expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
     expect(upstream.calls).toHaveLength(0);
   });
 

@@ -55,7 +55,10 @@ describe('POST {base}/session', () => {
     for (const origin of ['https://evil.example', 'null', 'https://shop.example.evil.example', 'https://shop.example/']) {
       const res = await sessionCall(relay, undefined, { origin });
       expect(res.status, origin).toBe(403);
-      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      expect((await res.json()).code, origin).toBe('origin_not_allowed');
+      // The refusal is readable by a well-formed origin (cors.ts says why); null and malformed ones get no echo.
+      expect(res.headers.get('access-control-allow-origin')).toBe(origin.startsWith('https://') && !origin.endsWith('/') ? origin : null);
+      expect(res.headers.has('access-control-expose-headers')).toBe(false);
     }
   });
 
