@@ -40,8 +40,8 @@ Options:
   --host <addr>         address to bind (default 127.0.0.1)
   --data <dir>          local platform database directory (default .parley/)
   --token-delay <ms>    pause between streamed tokens of the local model (start: 25, platform: 0)
-  --allow-origin <url>  start: a page origin (https://shop.example) that may embed the elements and use the relay;
-                        repeatable (also PARLEY_ALLOW_ORIGINS, comma-separated). The server's own origin always may
+  --allow-origin <url>  start: a page origin (https://shop.example) that may use the relay from another site
+                        (repeatable; the server's own pages always may; the /assets bundles load from anywhere)
   -h, --help            this text
 
 Environment:
@@ -49,7 +49,7 @@ Environment:
   PLATFORM_BASE_URL     the real platform's base URL (default https://api.mistral.ai)
   PARLEY_API_KEY        key of the local platform (default ${DEV_API_KEY})
   PARLEY_ADMIN_KEY      admin key of the local platform (default ${DEV_ADMIN_KEY})
-  PARLEY_ALLOW_ORIGINS  start: page origins allowed besides the server's own, comma-separated (with --allow-origin)
+  PARLEY_ALLOWED_ORIGINS start: more origins like --allow-origin, comma-separated
   PARLEY_RELAY_SECRET   relay token signing secret, 32+ bytes (start keeps one in the data dir; relay makes one per process)
   PARLEY_AGENT_ID       start with a real platform: the agent the demo talks to (else PARLEY_MODEL or mistral-small-latest)
   PARLEY_CHAT_URL       an OpenAI-compatible server (Ollama, llama.cpp) served as an extra local chat model
@@ -188,9 +188,9 @@ async function runStart(values: Values): Promise<void> {
   onStop(async () => { await server.close(); await platform?.close(); await demoMcp?.close(); });
 }
 
-/** `--allow-origin` values and `PARLEY_ALLOW_ORIGINS`, checked: each must be a bare origin. */
+/** `--allow-origin` values and `PARLEY_ALLOWED_ORIGINS`, checked: each must be a bare origin. */
 function allowOrigins(values: Values): string[] {
-  const fromEnv = (process.env.PARLEY_ALLOW_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  const fromEnv = (process.env.PARLEY_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
   const origins = [...(values['allow-origin'] ?? []), ...fromEnv];
   const canonical = origins.map((origin) => {
     if (!/^https?:\/\/[^/?#\s]+$/i.test(origin) || !URL.canParse(origin)) {
