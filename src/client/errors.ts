@@ -9,6 +9,8 @@ import type { ResponseErrorEvent, ValidationIssue } from './types.js';
 export const NETWORK_ERROR = 'network_error';
 /** `type` of streams that broke, sent something unreadable, or ended without a final event. */
 export const STREAM_ERROR = 'stream_error';
+/** `code` of the relay's refusal of a page whose origin is not on its allowed list (a 403). */
+export const ORIGIN_NOT_ALLOWED = 'origin_not_allowed';
 
 /**
  * An error from the platform (or the relay in front of it), a network failure or a broken stream.
@@ -41,6 +43,12 @@ export class PlatformError extends Error implements PlatformErrorShape {
    * an older `{message}` body, or anything else (non-JSON text, empty body).
    */
   static async fromResponse(res: Response): Promise<PlatformError> {
+    const error = await PlatformError.#read(res);
+    if (error.code === ORIGIN_NOT_ALLOWED) return originRefusal(error, res.url);
+    return error;
+  }
+
+  static async #read(res: Response): Promise<PlatformError> {
     let text = '';
     try {
       text = await res.text();
@@ -120,6 +128,44 @@ export class PlatformError extends Error implements PlatformErrorShape {
     if (this.detail) shape.detail = this.detail;
     return shape;
   }
+}
+
+/** The page's origin, when there is a page. */
+function pageOrigin(): string | null {
+  const origin = (globalThis as { location?: { origin?: string } }).location?.origin;
+  return origin && origin !== 'null' ? origin : null;
+}
+
+const reportedRefusals = new Set<string>();
+
+/**
+ * The relay refused this page's origin: a mistake of the site's configuration, not of the visitor. The
+ * site owner reads why in the console (once per page and relay), with the fix; the error keeps its code
+ * and says the same, for `parley-error` listeners. Elements show the visitor a neutral sentence instead.
+ */
+function originRefusal(error: PlatformError, relayUrl: string): PlatformError {
+  const origin = pageOrigin();
+  let relay = 'The relay';
+  try {
+    relay = `The relay at ${new URL(relayUrl).origin}`;
+  } catch {
+    // No URL (a Response made in code): the generic wording is enough.
+  }
+  const allow = origin ?? '<page origin>';
+  const message = `${relay} does not allow pages from ${origin ?? 'this page'} (origin_not_allowed). To allow it, add the origin `
+    + `to the relay's allowed origins: \`parley-relay --allow-origin ${allow}\` (or PARLEY_ALLOWED_ORIGINS), `
+    + `\`allowedOrigins: ['${allow}']\` in createRelay(), or \`parley start --allow-origin ${allow}\`.`;
+  const key = `${origin} ${relay}`;
+  if (!reportedRefusals.has(key)) {
+    reportedRefusals.add(key);
+    console.error(`parley: ${message}`);
+  }
+  return new PlatformError({ status: error.status, type: error.type, code: ORIGIN_NOT_ALLOWED, retryAfter: null, message });
+}
+
+/** Whether an error (or error shape) is the relay's refusal of the page's origin. */
+export function isOriginRefusal(error: unknown): boolean {
+  return !!error && typeof error === 'object' && (error as { code?: unknown }).code === ORIGIN_NOT_ALLOWED;
 }
 
 /** Whether a value has the {@link PlatformErrorShape} fields. */

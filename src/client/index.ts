@@ -13,7 +13,7 @@ export type { SharedClientOptions } from './registry.js';
 export { RelaySession } from './session.js';
 export type { RelaySessionOptions, ResumeTokenStore, TokenSource } from './session.js';
 export { ConversationEventStream } from './conversation-stream.js';
-export { PlatformError, NETWORK_ERROR, STREAM_ERROR, isAbortError, isPlatformErrorShape } from './errors.js';
+export { PlatformError, NETWORK_ERROR, ORIGIN_NOT_ALLOWED, STREAM_ERROR, isAbortError, isOriginRefusal, isPlatformErrorShape } from './errors.js';
 export type { RetryOptions } from './retry.js';
 export { ChatSession, EVICTED_NOTICE, NOT_SAVED_NOTICE } from './chat-session.js';
 export { isLocalId } from './chat-entries.js';

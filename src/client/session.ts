@@ -3,7 +3,7 @@
  * memory only, refreshed shortly before it expires, resumed after a reload with a resume token.
  */
 import type { HistoryStoreApi, SessionResponse } from './contracts.js';
-import { PlatformError } from './errors.js';
+import { PlatformError, isOriginRefusal } from './errors.js';
 import { fetchWithRetry, retryPolicy, type RetryOptions } from './retry.js';
 
 /** Anything that gives the client a bearer token: a {@link RelaySession}, or a site's own function. */
@@ -110,11 +110,12 @@ export class RelaySession implements TokenSource {
       (signal) => this.#fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body), signal }),
       this.#retry,
     );
-    if (mayBeRefused && (res.status === 401 || res.status === 403)) {
-      await res.body?.cancel().catch(() => {});
-      return null;
+    if (!res.ok) {
+      const error = await PlatformError.fromResponse(res);
+      // A refused token is answered by asking afresh; a refused page origin will be refused again, so it ends here.
+      if (mayBeRefused && (res.status === 401 || res.status === 403) && !isOriginRefusal(error)) return null;
+      throw error;
     }
-    if (!res.ok) throw await PlatformError.fromResponse(res);
     let session: SessionResponse;
     try {
       session = await res.json() as SessionResponse;

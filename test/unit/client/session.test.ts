@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { RelaySession, type ResumeTokenStore } from '../../../src/client/session.js';
 import { PlatformError } from '../../../src/client/errors.js';
 import { json, scriptedFetch } from './helpers.js';
@@ -122,5 +122,32 @@ describe('RelaySession', () => {
     const error = await s.getToken().catch((e) => e);
     expect(error).toBeInstanceOf(PlatformError);
     expect(error).toMatchObject({ status: 403, message: 'origin not allowed' });
+  });
+
+  test('a refused page origin ends at once: code origin_not_allowed, one console error for the site owner with the fix', async () => {
+    const refusal = () => json({ object: 'error', message: 'This origin may not open sessions', type: 'invalid_request_error', param: null, code: 'origin_not_allowed' }, 403);
+    const script = scriptedFetch([refusal(), refusal(), refusal()]);
+    const store = memoryStore({ 'https://relay.test': 'rs_old' });
+    const logged: unknown[][] = [];
+    const consoleError = vi.spyOn(console, 'error').mockImplementation((...args) => { logged.push(args); });
+    vi.stubGlobal('location', { origin: 'https://page.example' });
+    try {
+      const s = new RelaySession({ relayUrl: 'https://relay.test', fetch: script.fetch, store, now: () => T0 });
+      const error = await s.getToken().catch((e) => e);
+      expect(error).toBeInstanceOf(PlatformError);
+      expect(error).toMatchObject({ status: 403, code: 'origin_not_allowed' });
+      // The resume token was refused for the origin: no second try without it, it would be refused the same way.
+      expect(script.calls).toHaveLength(1);
+      expect(error.message).toContain('https://page.example');
+      expect(error.message).toContain('--allow-origin https://page.example');
+      expect(logged).toHaveLength(1);
+      expect(String(logged[0]![0])).toMatch(/^parley: .*does not allow pages from https:\/\/page\.example.*allowedOrigins/);
+      // Reported once per page and relay, however often it is met.
+      await s.getToken().catch(() => {});
+      expect(logged).toHaveLength(1);
+    } finally {
+      consoleError.mockRestore();
+      vi.unstubAllGlobals();
+    }
   });
 });
