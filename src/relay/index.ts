@@ -10,7 +10,12 @@ export type { AuthorizeDecision, AuthorizeHook, SessionRequestContext, SessionRe
 export { ALL_SCOPES, ANY, DEFAULT_POLICY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './policy.js';
 export { DEFAULT_BODY_LIMITS, defaultRoutes, isCleanPath, type BodyKind, type BodyLimits, type ConversationRole, type RelayRoute } from './route-table.js';
 export { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
-export { createMemoryStateStore, type BucketSpec, type MemoryStateStoreOptions, type RelayStateStore, type TakeResult } from './state-store.js';
+export { DEFAULT_BODY_RATE_LIMITS, type BodyRateLimits } from './body-rate.js';
+export {
+  createMemoryStateStore, issuedBefore, type BucketSpec, type IssuedTo, type MemoryStateStoreOptions, type RelayStateStore, type Revocation, type TakeResult,
+} from './state-store.js';
+export { createRedisStateStore, type RedisClientLike, type RedisStateStore, type RedisStateStoreOptions } from './redis-store.js';
+export { OPERATOR_REVOKE_PATH } from './operator.js';
 export type { RelaySigningKey, SessionClaims } from './session-tokens.js';
 export type { UpstreamOptions } from './forward.js';
 export { RelayError } from './errors.js';

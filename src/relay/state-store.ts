@@ -104,9 +104,17 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): R
   let operations = 0;
   let slots = 0;
 
-  /** Tells every listener, each in its own microtask so one throwing does not stop the others. */
+  /** Tells every listener, after the revoking call; one throwing does not stop the others. */
   const announce = (revocation: Revocation) => {
-    for (const listener of [...listeners]) queueMicrotask(() => listener(revocation));
+    queueMicrotask(() => {
+      for (const listener of [...listeners]) {
+        try {
+          listener(revocation);
+        } catch (error) {
+          console.error('[parley relay] revocation listener failed:', error);
+        }
+      }
+    });
   };
 
   /** Drops expired entries every so often, so memory stays bounded by live use. */
