@@ -1,11 +1,13 @@
 /**
- * SSE passthrough. Upstream bytes are passed on unmodified, chunk by chunk, as they arrive (no
- * buffering). Between events the relay may add `: ping` comments after silence, and may end a
+ * SSE passthrough. Upstream bytes are passed on chunk by chunk as they arrive (no buffering),
+ * unmodified but for the upstream key, scrubbed out even across chunks (scrub.ts: only the end of a
+ * chunk that could begin the key is held, never an event's closing blank line). Between events the relay may add `: ping` comments after silence, and may end a
  * broken stream with one error event. The first event can be sniffed (to learn a new conversation's
  * id) without changing a byte; the chunk that completes it is held only until the sniff callback
  * resolves, so ownership is recorded before the page can use the id.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { KeyScrubber } from './scrub.js';
 
 /** How a relayed stream ended. */
 export type StreamEnd = 'done' | 'cancelled' | 'upstream-error' | 'idle-timeout' | 'stopped';
@@ -22,6 +24,8 @@ export interface EventStreamOptions {
   errorFrame: (message: string, code?: number) => string;
   /** Aborts the upstream request (client gone, idle upstream). */
   abortUpstream: () => void;
+  /** Takes the upstream key out of the bytes passed on (`createKeyScrubber(apiKey)`). */
+  scrubber: KeyScrubber;
   /** Called once when the stream ends, however it ends. */
   onEnd: (how: StreamEnd) => void;
   /**
@@ -143,6 +147,8 @@ export function relayEventStream(upstream: ReadableStream<Uint8Array>, options: 
       if (ended) return;
       if (result.done) {
         end('done');
+        const rest = options.scrubber.flush();
+        if (rest.length) write(rest);
         controller.close();
         return;
       }
@@ -160,7 +166,8 @@ export function relayEventStream(upstream: ReadableStream<Uint8Array>, options: 
           sniffing = false;
         }
       }
-      write(chunk);
+      const passed = options.scrubber.push(chunk);
+      if (passed.length) write(passed);
     },
     cancel(reason) {
       if (end('cancelled')) options.abortUpstream();

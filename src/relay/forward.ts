@@ -57,9 +57,13 @@ export function withKey(headers: Headers, apiKey: string): Headers {
   return headers;
 }
 
-/** Headers of the client answer taken from the upstream answer (allowlist). */
-export function downstreamHeaders(upstream: Headers): Headers {
-  return copyAllowed(upstream, PASSED_RESPONSE_HEADERS);
+/** Headers of the client answer taken from the upstream answer (allowlist), the key scrubbed from their values. */
+export function downstreamHeaders(upstream: Headers, apiKey: string): Headers {
+  const headers = copyAllowed(upstream, PASSED_RESPONSE_HEADERS);
+  if (apiKey) {
+    for (const [name, value] of [...headers]) if (value.includes(apiKey)) headers.set(name, scrubKey(value, apiKey));
+  }
+  return headers;
 }
 
 /** One upstream call, as {@link callUpstream} makes it. */
@@ -71,6 +75,8 @@ export interface UpstreamCall {
   /** Aborts the upstream request: client gone, timeout, or body overflow. */
   controller: AbortController;
   fetch: (request: Request) => Promise<Response>;
+  /** Sends an attempt without building a `Request` (the host's own client); replaces `fetch(build())` when given. */
+  send?: () => Promise<Response>;
   /** Time allowed until the upstream answers with headers. */
   timeoutMs: number;
   retryDelayMs: number;
@@ -84,7 +90,7 @@ export async function callUpstream(call: UpstreamCall): Promise<Response> {
       const last = !call.retryable || attempt >= 2;
       let response: Response;
       try {
-        response = await call.fetch(call.build());
+        response = await (call.send ? call.send() : call.fetch(call.build()));
       } catch {
         if (call.controller.signal.aborted) throw abortedError(call.controller.signal.reason);
         if (last) throw upstreamError(502, 'The platform could not be reached', 'upstream_unavailable');

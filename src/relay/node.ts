@@ -3,7 +3,11 @@
  * address and raw request target to the relay (Web `Request`s have neither), and its WebSocket upgrades. A client that
  * disconnects aborts the request's signal, which cancels the upstream call.
  */
-import { serveFetch } from '../server/node-serve.js';
+import { serveFetch, type ServerTimeouts } from '../server/node-serve.js';
+import { Readable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import { incomingBody } from '../server/incoming-body.js';
+import { createNodeUpstreamSend, type UpstreamSend } from '../server/upstream-client.js';
 import type { RelayEnv } from './client-address.js';
 import type { Relay } from './relay.js';
 
@@ -13,6 +17,12 @@ export interface ServeRelayOptions {
   port?: number;
   /** Address to bind (default 127.0.0.1). */
   hostname?: string;
+  /**
+   * Slow clients (defaults: headers within 20 s, the whole request within 300 s, idle keep-alive 5 s,
+   * checked every second): a client sending headers at 1 byte/s is dropped after about 21 s. Slow
+   * bodies are also cut by the relay itself (`createRelay({ bodyRate })`, 408).
+   */
+  timeouts?: ServerTimeouts;
 }
 
 /** A relay listening on a port. */
@@ -23,9 +33,17 @@ export interface ServedRelay {
   close(): Promise<void>;
 }
 
-/** The relay env of a Node request: socket address and raw target. */
+let upstreamSend: UpstreamSend | undefined;
+
+/**
+ * The relay env of a Node request: socket address, raw target, its body read straight from the socket,
+ * and the upstream client of this process (keep-alive `node:http`; used when the relay has no `upstream.fetch` of its own).
+ */
 export function nodeRelayEnv(incoming: { url?: string; socket: { remoteAddress?: string } }): RelayEnv {
-  return { clientIp: incoming.socket.remoteAddress, rawTarget: incoming.url };
+  upstreamSend ??= createNodeUpstreamSend();
+  const env: RelayEnv = { clientIp: incoming.socket.remoteAddress, rawTarget: incoming.url, upstreamSend };
+  if (incoming instanceof Readable) env.requestBody = () => incomingBody(incoming as IncomingMessage);
+  return env;
 }
 
 /** Serves `relay` over HTTP on Node, its realtime WebSocket included; resolves once listening. */

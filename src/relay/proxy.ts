@@ -2,19 +2,23 @@
  * The platform routes under `{base}/v1/…`, in the order the checks run:
  *   route table (404/405, preflight) → origin (403) → token (401) → scope (403) → rate limits (429)
  *   → body framing (415/413/400) → path parameters and ownership (403/404) → body read and body
- *   scope (413/400/403) → stream cap (429) → upstream call → answer (headers rebuilt, SSE passed
- *   through, ownership learned).
+ *   scope (413/408/400/403; OCR documents 415/403) → stream cap (429) → upload read ahead and checked
+ *   (413/408/415/403/400, upload.ts) → upstream call → answer (headers rebuilt, SSE passed through,
+ *   ownership learned, the upstream key scrubbed from headers and bodies).
  */
 import { createClientSession } from './client-sessions.js';
 import { preflightResponse } from './cors.js';
 import { authenticate } from './credentials.js';
-import { RelayError, badRequest, forbidden, methodNotAllowed, noRoute, payloadTooLarge, unauthorized, upstreamError } from './errors.js';
+import { RelayError, badRequest, forbidden, methodNotAllowed, noRoute, unauthorized, upstreamError } from './errors.js';
 import { conversationErrorFrame, genericErrorFrame, relayEventStream } from './event-stream.js';
 import { callUpstream, downstreamHeaders, readUpstreamText, upstreamRequestHeaders } from './forward.js';
 import { conversationIdOfEvent, conversationIdOfJson, listOwnConversations, recordOwner, requireOwner } from './conversations.js';
 import { limitRequest, openStreamSlot, type StreamSlot } from './limits.js';
 import { ANY, isAllowed } from './policy.js';
-import { checkContentType, checkDeclaredLength, countedBody, parseJsonObject, readCapped, type CountedBody } from './request-body.js';
+import { rateGuardedBody } from './body-rate.js';
+import { checkContentType, checkDeclaredLength, parseJsonObject, readCapped } from './request-body.js';
+import { createKeyScrubber, type KeyScrubber } from './scrub.js';
+import { audioFormRules, checkOcrDocument, guardUpload, missingBoundary, type GuardedUpload, type UploadChecks } from './upload.js';
 import { upstreamUrl, type RelayRoute } from './route-table.js';
 import type { RelayRuntime, RequestState } from './runtime.js';
 import type { SessionClaims } from './session-tokens.js';
@@ -49,10 +53,12 @@ export async function handlePlatformRequest(runtime: RelayRuntime, state: Reques
   let json: Record<string, unknown> | undefined;
   let bytes: Uint8Array | undefined;
   if (route.body?.kind === 'json') {
-    bytes = await readCapped(request.body, route.body.maxBytes);
+    const source = state.env?.requestBody ? state.env.requestBody() : request.body;
+    bytes = await readCapped(source && rateGuardedBody(source, runtime.bodyRate), route.body.maxBytes);
     json = parseJsonObject(bytes);
     if (route.special === 'client-session') return createClientSession(runtime, state, json, claims);
     checkBody(route, json, claims);
+    if (route.upload === 'ocr-document') checkOcrDocument(json, runtime);
   }
   const wantsStream = (route.streamFromBody && json?.stream === true)
     || (route.body?.kind === 'multipart' && (request.headers.get('accept') ?? '').includes('text/event-stream'));
@@ -127,10 +133,15 @@ async function forward(job: ForwardJob): Promise<Response> {
   request.signal.addEventListener('abort', onClientGone, { once: true });
   const exchange: Exchange = { controller, detach: () => request.signal.removeEventListener('abort', onClientGone) };
 
-  let counted: CountedBody | undefined;
+  // A streamed upload is counted, timed and (transcription) scanned as it passes; see upload.ts.
+  let counted: GuardedUpload | undefined;
   if (route.body?.kind === 'multipart' && request.body) {
-    const max = route.body.maxBytes;
-    counted = countedBody(request.body, max, () => controller.abort(payloadTooLarge(max)));
+    try {
+      counted = await guardUpload(request.body, uploadChecks(job), (error) => controller.abort(error));
+    } catch (err) {
+      exchange.detach();
+      throw err;
+    }
   }
   const url = upstreamUrl(runtime.upstream.baseUrl, route, job.params, state.url.searchParams);
   const headers = upstreamRequestHeaders(request, runtime.upstream.apiKey);
@@ -157,17 +168,17 @@ async function forward(job: ForwardJob): Promise<Response> {
     });
   } catch (err) {
     exchange.detach();
-    if (counted?.overflowed) throw payloadTooLarge(route.body!.maxBytes);
+    if (counted?.failure) throw counted.failure;
     throw err;
   } finally {
     state.upstreamMs += performance.now() - started;
   }
-  if (counted?.overflowed) {
+  if (counted?.failure) {
     // The upstream answered before noticing the cut body: the upload still failed.
     exchange.detach();
     controller.abort();
     void response.body?.cancel().catch(() => {});
-    throw payloadTooLarge(route.body!.maxBytes);
+    throw counted.failure;
   }
 
   try {
@@ -176,6 +187,17 @@ async function forward(job: ForwardJob): Promise<Response> {
     exchange.detach();
     throw err;
   }
+}
+
+/** What a streamed upload is checked for: its cap, its pace and, for transcription, its form. */
+function uploadChecks({ runtime, state, route, claims }: ForwardJob): UploadChecks {
+  const checks: UploadChecks = { maxBytes: route.body!.maxBytes, rate: runtime.bodyRate };
+  if (route.upload === 'audio-form') {
+    const form = audioFormRules(state.request.headers.get('content-type'), claims.models, runtime);
+    if (!form) throw missingBoundary();
+    checks.form = form;
+  }
+  return checks;
 }
 
 /** Turns the upstream answer into the client answer. */
@@ -196,7 +218,7 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
     throw error;
   }
 
-  const headers = downstreamHeaders(response.headers);
+  const headers = downstreamHeaders(response.headers, runtime.upstream.apiKey);
   const creates = route.conversation === 'creates' || route.conversation === 'owned+creates';
   const isEventStream = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
 
@@ -216,7 +238,9 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
         ? (event) => recordOwner(runtime, conversationIdOfEvent(event), claims.sid).catch(runtime.report)
         : undefined,
       abortUpstream: () => controller.abort(),
-      stop: stop.signal,
+      scrubber: createKeyScrubber(runtime.upstream.apiKey),
+      // The client going away ends the stream too: workerd never cancels a body whose client left, it only aborts `request.signal`.
+      stop: AbortSignal.any([stop.signal, job.state.request.signal]),
       onEnd: () => {
         unregister();
         slot?.release();
@@ -238,11 +262,27 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
   }
   const conversationId = job.params.conversation_id;
   if (route.method === 'DELETE' && status < 300 && conversationId) await runtime.store.forgetConversation(conversationId);
+  if (response.body && isSmallJson(response.headers)) {
+    // Read whole (scrubbed) and answered in one write: cheaper than passing a stream through for a few bytes.
+    const text = await readUpstreamText(response, runtime.upstream.apiKey, SMALL_ANSWER_BYTES);
+    detach();
+    return new Response(text, { status, headers });
+  }
   if (!response.body || status === 204 || status === 304) {
     detach();
     return new Response(null, { status, headers });
   }
-  return new Response(trackEnd(response.body, detach, () => controller.abort()), { status, headers });
+  return new Response(trackEnd(response.body, createKeyScrubber(runtime.upstream.apiKey), detach, () => controller.abort()), { status, headers });
+}
+
+/** Answers up to this size with a declared length are read whole rather than streamed through. */
+const SMALL_ANSWER_BYTES = 64 * 1024;
+
+/** A JSON answer whose declared length is at most {@link SMALL_ANSWER_BYTES}. */
+function isSmallJson(headers: Headers): boolean {
+  const length = headers.get('content-length');
+  if (length === null || !/^\d{1,6}$/.test(length) || Number(length) > SMALL_ANSWER_BYTES) return false;
+  return /^application\/json\b/i.test(headers.get('content-type') ?? '');
 }
 
 /** Keeps only the model cards (by id or alias) the session may use. */
@@ -258,8 +298,11 @@ function filterModelList(text: string, allowed: string[]): string {
   }
 }
 
-/** Passes a body through; calls `onDone` when it ends, and `onCancel` when the client stops reading. */
-function trackEnd(body: ReadableStream<Uint8Array>, onDone: () => void, onCancel: () => void): ReadableStream<Uint8Array> {
+/**
+ * Passes a body through with the key scrubbed out; calls `onDone` when it ends, and `onCancel` when
+ * the client stops reading.
+ */
+function trackEnd(body: ReadableStream<Uint8Array>, scrubber: KeyScrubber, onDone: () => void, onCancel: () => void): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -267,9 +310,12 @@ function trackEnd(body: ReadableStream<Uint8Array>, onDone: () => void, onCancel
         const { done, value } = await reader.read();
         if (done) {
           onDone();
+          const rest = scrubber.flush();
+          if (rest.length) controller.enqueue(rest);
           controller.close();
         } else {
-          controller.enqueue(value);
+          const passed = scrubber.push(value);
+          if (passed.length) controller.enqueue(passed);
         }
       } catch (err) {
         onDone();

@@ -60,7 +60,10 @@ export interface RelayOptions {
   resumeTtlSeconds?: number;
   /** Clock skew tolerated when checking token times (default 30 s). */
   clockSkewSeconds?: number;
-  /** Policy of new sessions (default: every scope, any agent and model, 30 requests/min, burst 10, 2 streams). */
+  /**
+   * Policy of new sessions; missing fields come from the locked-down default: scope `conversations` only,
+   * no agent, no model (a session reaches nothing until you name them), 30 requests/min, burst 10, 2 streams.
+   */
   policy?: Partial<RelayPolicy>;
   /** Decides whether a session may be opened/resumed/refreshed and with what policy (default: allow, default policy). */
   authorize?: AuthorizeHook;

@@ -1,6 +1,7 @@
 /**
  * Request bodies: content-type checks (415), size caps counted while the body streams (413; a
- * `Content-Length` over the cap is refused before reading), JSON parsing (400).
+ * `Content-Length` over the cap is refused before reading), JSON parsing (400). Streamed uploads
+ * are counted in upload.ts.
  */
 import { BodyTooLargeError, readCapped as readWhole } from '../server/read-capped.js';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.js';
@@ -48,47 +49,4 @@ export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('Request body must be a JSON object', 'invalid_json');
   return value as Record<string, unknown>;
-}
-
-/** A body streamed upstream while being counted; `overflowed` turns true when it grew past the cap. */
-export interface CountedBody {
-  stream: ReadableStream<Uint8Array>;
-  readonly overflowed: boolean;
-}
-
-/**
- * Wraps a body so it errors as soon as more than `maxBytes` passed; `onOverflow` runs at that
- * moment (the caller aborts the upstream request).
- */
-export function countedBody(body: ReadableStream<Uint8Array>, maxBytes: number, onOverflow: () => void): CountedBody {
-  let total = 0;
-  let overflowed = false;
-  const reader = body.getReader();
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) {
-        controller.close();
-        return;
-      }
-      total += value.byteLength;
-      if (total > maxBytes) {
-        overflowed = true;
-        void reader.cancel('body too large').catch(() => {});
-        controller.error(payloadTooLarge(maxBytes));
-        onOverflow();
-        return;
-      }
-      controller.enqueue(value);
-    },
-    cancel(reason) {
-      void reader.cancel(reason).catch(() => {});
-    },
-  });
-  return {
-    stream,
-    get overflowed() {
-      return overflowed;
-    },
-  };
 }

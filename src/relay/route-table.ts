@@ -40,6 +40,12 @@ export interface RelayRoute {
   checkParam?: { agent?: string; model?: string };
   /** Whether the body's `stream: true` asks for an SSE answer (counts against the stream cap). */
   streamFromBody?: boolean;
+  /**
+   * How the relay checks the uploaded content (upload.ts): `audio-form` — a multipart form whose `file`
+   * must be audio and whose `model` must be allowed; `ocr-document` — a JSON `document` that must be a
+   * PDF or an image.
+   */
+  upload?: 'audio-form' | 'ocr-document';
   /** Built-in behaviour instead of plain forwarding. */
   special?: 'list-conversations' | 'list-models' | 'client-session';
   /** Event written when the upstream breaks mid-stream at an event boundary; omitted → plain `event: error`. */
@@ -94,11 +100,12 @@ export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS): RelayRo
     { name: 'speech.create', method: 'POST', path: '/v1/audio/speech', scope: 'speech', body: { kind: 'json', maxBytes: limits.speech },
       checkBody: { model: 'model' }, streamFromBody: true },
     { name: 'transcription.create', method: 'POST', path: '/v1/audio/transcriptions', scope: 'transcription',
-      body: { kind: 'multipart', maxBytes: limits.transcription } },
+      body: { kind: 'multipart', maxBytes: limits.transcription }, upload: 'audio-form' },
     // Answered by the relay (a one-time ticket for its realtime WebSocket route), never forwarded.
     { name: 'client_sessions.create', method: 'POST', path: '/v1/client/sessions', scope: 'transcription',
       body: { kind: 'json', maxBytes: 16 * KB }, special: 'client-session' },
-    { name: 'ocr.process', method: 'POST', path: '/v1/ocr', scope: 'ocr', body: { kind: 'json', maxBytes: limits.ocr }, checkBody: { model: 'model' } },
+    { name: 'ocr.process', method: 'POST', path: '/v1/ocr', scope: 'ocr', body: { kind: 'json', maxBytes: limits.ocr }, checkBody: { model: 'model' },
+      upload: 'ocr-document' },
   ];
 }
 

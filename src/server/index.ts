@@ -3,5 +3,5 @@
  * Web-standard fetch handler (WebSocket upgrades included) and reading a body with a byte cap.
  * Exported as `parley-kit/server`.
  */
-export { serveFetch, type NodeIncoming, type ServedFetch, type UpgradeHandler } from './node-serve.js';
+export { DEFAULT_SERVER_TIMEOUTS, serveFetch, type NodeIncoming, type ServedFetch, type ServerTimeouts, type UpgradeHandler } from './node-serve.js';
 export { BodyTooLargeError, readCapped } from './read-capped.js';

@@ -12,6 +12,30 @@ export interface NodeIncoming { url?: string; socket: { remoteAddress?: string }
  */
 export type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
 
+/**
+ * How long a Node server waits for clients (slowloris guards; Node's own defaults are 60 s for
+ * headers, 300 s for the request and a 30 s check interval, which let a 1 byte/s client hold a
+ * socket for 90 s).
+ */
+export interface ServerTimeouts {
+  /** Time to receive a request's headers; the socket is closed after it (default 20 000 ms). */
+  headersTimeoutMs?: number;
+  /** Time to receive a whole request, body included (default 300 000 ms: a 25 MB upload on a slow line). */
+  requestTimeoutMs?: number;
+  /** Time an idle keep-alive socket stays open between requests (default 5 000 ms). */
+  keepAliveTimeoutMs?: number;
+  /** How often those timeouts are checked (default 1 000 ms; Node's own is 30 s). */
+  timeoutCheckIntervalMs?: number;
+}
+
+/** Defaults of {@link ServerTimeouts}: a client sending headers at 1 byte/s is dropped after about 21 s. */
+export const DEFAULT_SERVER_TIMEOUTS: Required<ServerTimeouts> = {
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 300_000,
+  keepAliveTimeoutMs: 5_000,
+  timeoutCheckIntervalMs: 1_000,
+};
+
 /** A handler listening on a port. */
 export interface ServedFetch {
   url: string;
@@ -26,10 +50,17 @@ export interface ServedFetch {
  */
 export function serveFetch(
   fetch: (request: Request, env: { incoming: NodeIncoming }) => Promise<Response> | Response,
-  { port = 0, hostname = '127.0.0.1', upgrade = [] }: { port?: number; hostname?: string; upgrade?: UpgradeHandler[] } = {},
+  { port = 0, hostname = '127.0.0.1', upgrade = [], timeouts = {} }: { port?: number; hostname?: string; upgrade?: UpgradeHandler[]; timeouts?: ServerTimeouts } = {},
 ): Promise<ServedFetch> {
+  const t = { ...DEFAULT_SERVER_TIMEOUTS, ...definedOnly(timeouts) };
+  const serverOptions = {
+    headersTimeout: t.headersTimeoutMs,
+    requestTimeout: t.requestTimeoutMs,
+    keepAliveTimeout: t.keepAliveTimeoutMs,
+    connectionsCheckingInterval: t.timeoutCheckIntervalMs,
+  };
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: (request, env) => fetch(request, env as { incoming: NodeIncoming }), port, hostname }, (info: AddressInfo) => {
+    const server = serve({ fetch: (request, env) => fetch(request, env as { incoming: NodeIncoming }), port, hostname, serverOptions }, (info: AddressInfo) => {
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
       resolve({
         url: `http://${host}:${info.port}`,
@@ -41,6 +72,8 @@ export function serveFetch(
         }),
       });
     });
+    // Also set as properties: not every Node version takes all of them as createServer options.
+    Object.assign(server, { headersTimeout: t.headersTimeoutMs, requestTimeout: t.requestTimeoutMs, keepAliveTimeout: t.keepAliveTimeoutMs });
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on('error', () => socket.destroy());
       for (const handler of upgrade) if (handler(request, socket, head)) return;
@@ -48,4 +81,9 @@ export function serveFetch(
     });
     server.once('error', reject);
   });
+}
+
+/** The fields of `options` that are set (an explicit `undefined` keeps the default). */
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

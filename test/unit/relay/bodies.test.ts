@@ -3,16 +3,25 @@ import { api, fakeUpstream, json, makeRelay, openSession, within } from './helpe
 
 const KB = 1024;
 
-/** A request body that yields `chunkBytes` chunks until `totalBytes` (or forever), reporting cancellation. */
-function chunkedBody(chunkBytes: number, totalBytes = Infinity) {
+/**
+ * A request body that yields `chunkBytes` chunks until `totalBytes` (or forever), reporting cancellation;
+ * with `multipart`, the first chunk opens a WAV file part of boundary `abc` and the last one closes the form.
+ */
+function chunkedBody(chunkBytes: number, totalBytes = Infinity, { multipart = false } = {}) {
+  const encoder = new TextEncoder();
+  const opening = encoder.encode('--abc\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFF\0\0\0\0WAVEfmt ');
+  const closing = encoder.encode('\r\n--abc--\r\n');
   let sent = 0;
   let cancelled!: () => void;
   const wasCancelled = new Promise<void>((r) => { cancelled = r; });
   const stream = new ReadableStream<Uint8Array>({
     pull(controller) {
       if (sent >= totalBytes) return controller.close();
+      const chunk = new Uint8Array(chunkBytes).fill(0x20);
+      if (multipart && sent === 0) chunk.set(opening);
+      if (multipart && sent + chunkBytes >= totalBytes) chunk.set(closing, chunkBytes - closing.length);
       sent += chunkBytes;
-      controller.enqueue(new Uint8Array(chunkBytes).fill(0x20));
+      controller.enqueue(chunk);
     },
     cancel() { cancelled(); },
   });
@@ -46,7 +55,7 @@ describe('content types (415)', () => {
     expect((await api(relay, '/v1/audio/transcriptions', { token, body: { model: 'x' } })).status).toBe(415);
     const form = new FormData();
     form.set('model', 'voxtral-mini-latest');
-    form.set('file', new Blob([new Uint8Array(100)], { type: 'audio/wav' }), 'a.wav');
+    form.set('file', new Blob([new TextEncoder().encode('RIFF\0\0\0\0WAVEfmt '), new Uint8Array(100)], { type: 'audio/wav' }), 'a.wav');
     const req = new Request('http://x/', { method: 'POST', body: form });
     const res = await api(relay, '/v1/audio/transcriptions', { token, rawBody: await req.arrayBuffer(), headers: { 'content-type': req.headers.get('content-type')! } });
     expect(res.status).toBe(200);
@@ -83,7 +92,7 @@ describe('body caps (413), counted while the body streams', () => {
     });
     const relay = makeRelay(upstream.fetch, { bodyLimits: { transcription: 100 * KB } });
     const { token } = await openSession(relay);
-    const body = chunkedBody(16 * KB);
+    const body = chunkedBody(16 * KB, Infinity, { multipart: true });
     const res = await api(relay, '/v1/audio/transcriptions', { token, rawBody: body.stream, headers: { 'content-type': 'multipart/form-data; boundary=abc' } });
     expect(res.status).toBe(413);
     expect(upstream.calls).toHaveLength(1);
@@ -97,7 +106,7 @@ describe('body caps (413), counted while the body streams', () => {
     const upstream = fakeUpstream(async (req) => { received = (await req.arrayBuffer()).byteLength; return json({ text: 'ok' }); });
     const relay = makeRelay(upstream.fetch, { bodyLimits: { transcription: 100 * KB } });
     const { token } = await openSession(relay);
-    const body = chunkedBody(10 * KB, 90 * KB);
+    const body = chunkedBody(10 * KB, 90 * KB, { multipart: true });
     const res = await api(relay, '/v1/audio/transcriptions', { token, rawBody: body.stream, headers: { 'content-type': 'multipart/form-data; boundary=abc' } });
     expect(res.status).toBe(200);
     expect(received).toBe(90 * KB);

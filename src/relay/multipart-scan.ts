@@ -1,0 +1,231 @@
+/**
+ * A bounded scanner of multipart/form-data bodies as they stream through (RFC 7578): it finds the
+ * parts, reads each part's headers (name, filename) and hands over the first bytes of its body, and
+ * never holds more than one header block or a few bytes of a delimiter. Written here rather than
+ * taken from a library because it must run on Web streams in every runtime the relay runs in and
+ * must not buffer a 25 MB upload; it only looks, the bytes pass on unchanged.
+ */
+import { badRequest } from './errors.js';
+
+/** Limits of {@link createMultipartScanner}. */
+export interface MultipartScanLimits {
+  /** Largest header block of one part, in bytes (default 8 KB). */
+  maxHeaderBytes: number;
+  /** Most parts in one body (default 256). */
+  maxParts: number;
+}
+
+/** Default limits: 8 KB of headers per part, 256 parts. */
+export const DEFAULT_MULTIPART_SCAN_LIMITS: MultipartScanLimits = { maxHeaderBytes: 8 * 1024, maxParts: 256 };
+
+/** One part's headers, as far as the relay cares. */
+export interface PartHead {
+  /** The form field name (`Content-Disposition: form-data; name="…"`). */
+  name: string;
+  /** The file name, when the part is a file (`filename` or `filename*` present). */
+  filename?: string;
+}
+
+/** What the scanner reports. */
+export interface MultipartScanHandlers {
+  /** How many first bytes of this part's body the caller wants to see (0: none). */
+  want(head: PartHead): number;
+  /**
+   * The first bytes of a part's body: `want(head)` bytes, or fewer when the part ended first
+   * (`complete` is then true). May throw to refuse the body.
+   */
+  onPart(head: PartHead, first: Uint8Array, complete: boolean): void;
+}
+
+/** A streaming scanner: `push` each chunk, then `end`; both throw a 400 {@link RelayError} for a malformed body. */
+export interface MultipartScanner {
+  push(chunk: Uint8Array): void;
+  end(): void;
+  /** Whether the closing delimiter has been seen. */
+  readonly finished: boolean;
+}
+
+const CR = 13;
+const LF = 10;
+const DASH = 45;
+const encoder = new TextEncoder();
+
+/** The `boundary` parameter of a multipart `Content-Type` (1–70 characters, RFC 2046), or null. */
+export function boundaryOf(contentType: string | null): string | null {
+  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i.exec(contentType ?? '');
+  return m ? (m[1] ?? m[2])! : null;
+}
+
+const malformed = (why: string) => badRequest(`Malformed multipart body: ${why}`, 'invalid_multipart');
+
+/** Creates a scanner for `boundary`. */
+export function createMultipartScanner(
+  boundary: string, handlers: MultipartScanHandlers, limits: MultipartScanLimits = DEFAULT_MULTIPART_SCAN_LIMITS,
+): MultipartScanner {
+  // Every delimiter is CRLF "--" boundary; the body's first one has no CRLF before it, so one is assumed.
+  const delimiter = encoder.encode(`\r\n--${boundary}`);
+  let buf: Uint8Array = encoder.encode('\r\n');
+  let state: 'preamble' | 'after-delimiter' | 'headers' | 'body' | 'epilogue' = 'preamble';
+  let parts = 0;
+  let skipped = 0;
+  let head: PartHead | undefined;
+  let wanted = 0;
+  let first: Uint8Array[] = [];
+  let firstLength = 0;
+
+  /** Passes body bytes of the current part to its collector, reporting once `wanted` bytes are in. */
+  const collect = (bytes: Uint8Array) => {
+    if (firstLength >= wanted || !bytes.length) return;
+    const take = bytes.subarray(0, wanted - firstLength);
+    first.push(take.slice());
+    firstLength += take.length;
+    if (firstLength >= wanted) handlers.onPart(head!, join(first, firstLength), false);
+  };
+  const endPart = () => {
+    if (head && firstLength < wanted) handlers.onPart(head, join(first, firstLength), true);
+    head = undefined;
+    first = [];
+    firstLength = 0;
+  };
+
+  /** Runs the state machine over `buf` as far as it can; what it cannot decide yet stays in `buf`. */
+  const step = (): boolean => {
+    switch (state) {
+      case 'preamble':
+      case 'body': {
+        const at = indexOf(buf, delimiter);
+        if (at === -1) {
+          // Keep what could be the start of a delimiter split across chunks.
+          const keep = Math.min(buf.length, delimiter.length - 1);
+          const passed = buf.subarray(0, buf.length - keep);
+          if (state === 'body') collect(passed);
+          else if ((skipped += passed.length) > limits.maxHeaderBytes) throw malformed('no opening boundary');
+          buf = buf.slice(buf.length - keep);
+          return false;
+        }
+        if (state === 'body') {
+          collect(buf.subarray(0, at));
+          endPart();
+        }
+        buf = buf.subarray(at + delimiter.length);
+        state = 'after-delimiter';
+        return true;
+      }
+      case 'after-delimiter': {
+        if (buf.length < 2) return false;
+        if (buf[0] === DASH && buf[1] === DASH) {
+          state = 'epilogue';
+          return true;
+        }
+        const eol = indexOfCrlf(buf, 0);
+        if (eol === -1) {
+          if (buf.length > 256) throw malformed('a boundary line does not end');
+          return false;
+        }
+        if (!/^[ \t]*$/.test(latin1(buf.subarray(0, eol)))) throw malformed('text after a boundary');
+        buf = buf.subarray(eol + 2);
+        if (++parts > limits.maxParts) throw malformed(`more than ${limits.maxParts} parts`);
+        state = 'headers';
+        return true;
+      }
+      case 'headers': {
+        const bodyStart = headerBlockEnd(buf);
+        if (bodyStart === -1) {
+          if (buf.length > limits.maxHeaderBytes) throw malformed(`part headers larger than ${limits.maxHeaderBytes} bytes`);
+          return false;
+        }
+        if (bodyStart > limits.maxHeaderBytes) throw malformed(`part headers larger than ${limits.maxHeaderBytes} bytes`);
+        head = parseHead(new TextDecoder().decode(buf.subarray(0, Math.max(0, bodyStart - 4))));
+        wanted = handlers.want(head);
+        buf = buf.subarray(bodyStart);
+        state = 'body';
+        return true;
+      }
+      case 'epilogue':
+        buf = new Uint8Array(0);
+        return false;
+    }
+  };
+
+  return {
+    push(chunk) {
+      buf = buf.length ? concat(buf, chunk) : chunk;
+      while (step()) { /* until it needs more bytes */ }
+    },
+    end() {
+      if (state !== 'epilogue') throw malformed('the body ended before its closing boundary');
+    },
+    get finished() {
+      return state === 'epilogue';
+    },
+  };
+}
+
+/** Name and filename from a part's header block; a part without a form-data name is malformed. */
+function parseHead(block: string): PartHead {
+  let disposition: string | undefined;
+  for (const line of block.split('\r\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === 'content-disposition') disposition = line.slice(colon + 1);
+  }
+  if (!disposition || !/^\s*form-data\s*(;|$)/i.test(disposition)) throw malformed('a part has no Content-Disposition: form-data');
+  const params = new Map<string, string>();
+  for (const m of disposition.matchAll(/;\s*([A-Za-z0-9_*-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)/g)) {
+    const raw = m[2]!.trim();
+    params.set(m[1]!.toLowerCase(), raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, '$1') : raw);
+  }
+  const name = params.get('name');
+  if (name === undefined) throw malformed('a part has no name');
+  const filename = params.get('filename') ?? params.get('filename*');
+  return filename === undefined ? { name } : { name, filename };
+}
+
+/** First index of `needle` in `bytes`, or -1. */
+function indexOf(bytes: Uint8Array, needle: Uint8Array): number {
+  const first = needle[0]!;
+  const last = bytes.length - needle.length;
+  for (let i = bytes.indexOf(first); i !== -1 && i <= last; i = bytes.indexOf(first, i + 1)) {
+    let j = 1;
+    while (j < needle.length && bytes[i + j] === needle[j]) j++;
+    if (j === needle.length) return i;
+  }
+  return -1;
+}
+
+function indexOfCrlf(bytes: Uint8Array, from: number): number {
+  for (let i = bytes.indexOf(CR, from); i !== -1 && i + 1 < bytes.length; i = bytes.indexOf(CR, i + 1)) {
+    if (bytes[i + 1] === LF) return i;
+  }
+  return -1;
+}
+
+/** Where a part's body starts: after the blank line ending its header block (2 for an empty block), or -1. */
+function headerBlockEnd(bytes: Uint8Array): number {
+  if (bytes.length >= 2 && bytes[0] === CR && bytes[1] === LF) return 2;
+  for (let i = indexOfCrlf(bytes, 0); i !== -1; i = indexOfCrlf(bytes, i + 2)) {
+    if (bytes[i + 2] === CR && bytes[i + 3] === LF) return i + 4;
+  }
+  return -1;
+}
+
+function latin1(bytes: Uint8Array): string {
+  return String.fromCharCode(...bytes);
+}
+
+function join(chunks: Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
