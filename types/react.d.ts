@@ -320,6 +320,12 @@ export interface AudioTranscriberReactProps {
    * Event `parley-transcription-error`.
    */
   'onparley-transcription-error'?: (event: CustomEvent<ParleyTranscriptionErrorDetail>) => void;
+  /**
+   * The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
+   *
+   * Event `parley-error`.
+   */
+  'onparley-error'?: (event: CustomEvent<ParleyErrorDetail>) => void;
 }
 
 /** `<doc-ocr-viewer>` in React: attributes by their kebab-case names, properties by theirs, events as `on` + the event name. */
@@ -396,6 +402,12 @@ export interface DocOcrViewerReactProps {
    * Event `parley-ocr-error`.
    */
   'onparley-ocr-error'?: (event: CustomEvent<ParleyOcrErrorDetail>) => void;
+  /**
+   * The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
+   *
+   * Event `parley-error`.
+   */
+  'onparley-error'?: (event: CustomEvent<ParleyErrorDetail>) => void;
 }
 
 /** `<speech-player>` in React: attributes by their kebab-case names, properties by theirs, events as `on` + the event name. */
@@ -450,6 +462,12 @@ export interface SpeechPlayerReactProps {
    * Event `parley-speech-error`.
    */
   'onparley-speech-error'?: (event: CustomEvent<ParleySpeechErrorDetail>) => void;
+  /**
+   * The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
+   *
+   * Event `parley-error`.
+   */
+  'onparley-error'?: (event: CustomEvent<ParleyErrorDetail>) => void;
   /**
    * Audio arrived late and a gap was heard (`detail.underruns`).
    *

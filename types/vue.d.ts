@@ -250,6 +250,12 @@ export interface AudioTranscriberVueProps {
    * Event `parley-transcription-error`.
    */
   onParleyTranscriptionError?: (event: CustomEvent<ParleyTranscriptionErrorDetail>) => void;
+  /**
+   * The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
+   *
+   * Event `parley-error`.
+   */
+  onParleyError?: (event: CustomEvent<ParleyErrorDetail>) => void;
 }
 
 /** `<doc-ocr-viewer>` in Vue templates: `relay-url` and `:relayUrl` are both `relayUrl` here, `@parley-…` events are `onParley…`. */
@@ -308,6 +314,12 @@ export interface DocOcrViewerVueProps {
    * Event `parley-ocr-error`.
    */
   onParleyOcrError?: (event: CustomEvent<ParleyOcrErrorDetail>) => void;
+  /**
+   * The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
+   *
+   * Event `parley-error`.
+   */
+  onParleyError?: (event: CustomEvent<ParleyErrorDetail>) => void;
 }
 
 /** `<speech-player>` in Vue templates: `relay-url` and `:relayUrl` are both `relayUrl` here, `@parley-…` events are `onParley…`. */
@@ -356,6 +368,12 @@ export interface SpeechPlayerVueProps {
    * Event `parley-speech-error`.
    */
   onParleySpeechError?: (event: CustomEvent<ParleySpeechErrorDetail>) => void;
+  /**
+   * The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
+   *
+   * Event `parley-error`.
+   */
+  onParleyError?: (event: CustomEvent<ParleyErrorDetail>) => void;
   /**
    * Audio arrived late and a gap was heard (`detail.underruns`).
    *

@@ -14,6 +14,7 @@ import type { AgentChatStrings } from '../internal/strings.js';
 import { agentChatStyles } from './agent-chat.styles.js';
 import type { ReplySpeaker } from '../internal/reply-speaker.js';
 import { nextAnnouncement } from '../internal/announce.js';
+import { originRefusalOf } from '../internal/origin-refusal.js';
 import { ChatSessionController } from './controllers/chat-session-controller.js';
 import { TranscriptScrollController } from './controllers/transcript-scroll-controller.js';
 import { VoiceInController } from './controllers/voice-in-controller.js';
@@ -804,6 +805,10 @@ export class AgentChat extends ParleyElement {
     const voiceError = this.voiceIn.error;
     const error = this.chat.state.error ?? this.chat.localError;
     if (!voiceError && !error) return nothing;
+    // The relay refuses this page's origin: a neutral sentence only (the site owner's details are in the
+    // console and the parley-error event), and no retry, which would be refused the same way.
+    const refusal = originRefusalOf(voiceError) ?? originRefusalOf(error);
+    if (refusal) return html`<div part="error" class="error" role="alert"><p>${t.errorMessage(refusal)}</p></div>`;
     return html`<div part="error" class="error" role="alert">
       <p>${voiceError
         ? t.voiceErrorMessage(voiceError)

@@ -13,6 +13,7 @@ import type { AudioTranscriberStrings } from './strings.js';
 import { controlStyles } from '../internal/controls.styles.js';
 import { audioTranscriberStyles } from './audio-transcriber.styles.js';
 import { nextAnnouncement } from '../internal/announce.js';
+import { emitOriginRefusal } from '../internal/origin-refusal.js';
 
 /** Languages offered by the picker (codes the platform's transcription models know); `''` is Auto. */
 const LANGUAGES: ReadonlyArray<readonly [code: string, name: string]> = [
@@ -106,6 +107,7 @@ interface ShownError {
  * @fires {CustomEvent<ParleyTranscriptionPartialDetail>} parley-transcription-partial - The words so far (`detail.text`, the whole text, not a delta).
  * @fires {CustomEvent<ParleyTranscriptionFinalDetail>} parley-transcription-final - A finished transcript (`detail.text`, `segments`, `language`, `source`).
  * @fires {CustomEvent<ParleyTranscriptionErrorDetail>} parley-transcription-error - Recording or transcription failed (`detail.kind`, `message`).
+ * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  */
 export class AudioTranscriber extends ParleyElement {
   static override styles = [ParleyElement.styles, controlStyles, audioTranscriberStyles];
@@ -262,7 +264,8 @@ export class AudioTranscriber extends ParleyElement {
     this.releaseVoice();
     this.current = 'idle';
     if (heard) this.addEntry({ source: 'microphone', label: this.t.microphone, text: heard, segments, language: null, interrupted: true });
-    this.fail(error.kind, error.message);
+    if (emitOriginRefusal(this, error)) this.fail('not-available', error.message);
+    else this.fail(error.kind, error.message);
   }
 
   private releaseVoice(): void {
@@ -349,8 +352,9 @@ export class AudioTranscriber extends ParleyElement {
     const e = PlatformError.from(error);
     const received = text.trim();
     if (received) this.addEntry({ source: 'file', label, text: received, segments, language: null, interrupted: true });
-    const kind: TranscriptionErrorKind = received && (e.type === STREAM_ERROR || e.type === NETWORK_ERROR) ? 'interrupted'
-      : e.type === NETWORK_ERROR ? 'network' : 'platform';
+    const kind: TranscriptionErrorKind = emitOriginRefusal(this, e) ? 'not-available'
+      : received && (e.type === STREAM_ERROR || e.type === NETWORK_ERROR) ? 'interrupted'
+        : e.type === NETWORK_ERROR ? 'network' : 'platform';
     this.fail(kind, e.message);
   }
 

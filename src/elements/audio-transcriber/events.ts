@@ -9,9 +9,10 @@ export type TranscriptionSource = 'microphone' | 'file';
 
 /**
  * Why a transcription failed: the microphone kinds of voice input, plus `not-audio` (a file that is
- * not audio) and `interrupted` (the stream broke; the text received so far is kept).
+ * not audio), `interrupted` (the stream broke; the text received so far is kept) and `not-available`
+ * (the relay does not serve this page's origin: `parley-error` carries the details).
  */
-export type TranscriptionErrorKind = VoiceInputErrorKind | 'not-audio' | 'interrupted';
+export type TranscriptionErrorKind = VoiceInputErrorKind | 'not-audio' | 'interrupted' | 'not-available';
 
 /** Detail of `parley-transcription-start`: recording started, or a file is being sent. */
 export interface ParleyTranscriptionStartDetail {

@@ -69,6 +69,8 @@ const errorMessage = (kind: TranscriptionErrorKind, platformMessage: string): st
       return 'The transcription was interrupted before it finished. The text received so far is kept.';
     case 'platform':
       return `The transcription service could not transcribe this: ${platformMessage}`;
+    case 'not-available':
+      return 'Transcription is not available on this page.';
   }
 };
 

@@ -13,6 +13,7 @@ import { resolveDocOcrViewerStrings } from './strings.js';
 import type { DocOcrViewerStrings } from './strings.js';
 import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
 import { nextAnnouncement } from '../internal/announce.js';
+import { emitOriginRefusal } from '../internal/origin-refusal.js';
 
 const ACCEPT = 'application/pdf,image/png,image/jpeg,image/gif,image/webp,image/avif';
 /** Width, in CSS pixels, of a thumbnail in the page list. */
@@ -82,6 +83,7 @@ const THUMBNAIL_WIDTH = 96;
  * @fires {CustomEvent<ParleyOcrProgressDetail>} parley-ocr-progress - Pages read so far (`detail.pagesDone`, `pagesTotal`).
  * @fires {CustomEvent<ParleyOcrDoneDetail>} parley-ocr-done - The document was read (`detail.result`, `name`).
  * @fires {CustomEvent<ParleyOcrErrorDetail>} parley-ocr-error - Reading failed (`detail.error`, `message`).
+ * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  */
 export class DocOcrViewer extends ParleyElement {
   static override styles = [ParleyElement.styles, controlStyles, docOcrViewerStyles];
@@ -234,7 +236,7 @@ export class DocOcrViewer extends ParleyElement {
         return;
       }
       const e = PlatformError.from(error);
-      this.fail(e, t.errorMessage(e.message));
+      this.fail(e, emitOriginRefusal(this, e) ? t.notAvailable : t.errorMessage(e.message));
     }
   }
 

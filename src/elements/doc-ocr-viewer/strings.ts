@@ -48,6 +48,8 @@ export interface DocOcrViewerStrings {
   /** Shown instead of an image the document did not include or that is not an inline image. */
   imageUnavailable: (alt: string) => string;
   errorMessage: (message: string) => string;
+  /** Shown when the relay does not serve this page's origin (the site's setup; `parley-error` has the details). */
+  notAvailable: string;
   notDocument: (type: string) => string;
 }
 
@@ -85,6 +87,7 @@ export const defaultDocOcrViewerStrings: DocOcrViewerStrings = {
   emptyResult: 'Choose, drop or paste a PDF or an image, or give its URL, to see its text here.',
   imageUnavailable: (alt) => `[image${alt ? `: ${alt}` : ''}]`,
   errorMessage: (message) => `The document could not be read: ${message}`,
+  notAvailable: 'Document reading is not available on this page.',
   notDocument: (type) => `That file is not a PDF or an image (${type || 'unknown type'}). Choose a PDF, PNG, JPEG or WebP file.`,
 };
 

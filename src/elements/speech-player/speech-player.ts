@@ -6,6 +6,7 @@ import { sharedClient } from '../internal/shared-client.js';
 import type { PlatformErrorShape, SpeechAudioStream, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
 import { SpeechPlayback } from '../../audio/speech-playback.js';
 import { ParleyElement } from '../internal/parley-element.js';
+import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { resolveSpeechPlayerStrings } from './strings.js';
 import type { SpeechPlayerStrings } from './strings.js';
 import { controlStyles } from '../internal/controls.styles.js';
@@ -71,6 +72,7 @@ export type SpeechPlayerStatus = 'idle' | 'loading' | 'playing' | 'paused' | 'en
  * @fires {CustomEvent<ParleySpeechFirstAudioDetail>} parley-speech-first-audio - Its first audio is scheduled (`detail.latencyMs` from the request).
  * @fires {CustomEvent<ParleySpeechEndDetail>} parley-speech-end - Playback ended: all played, or stopped (`detail.stopped`, `played`, `received`, `underruns`).
  * @fires {CustomEvent<ParleySpeechErrorDetail>} parley-speech-error - The request or its stream failed (`detail.error`).
+ * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  * @fires {CustomEvent<ParleySpeechUnderrunDetail>} parley-speech-underrun - Audio arrived late and a gap was heard (`detail.underruns`).
  */
 export class SpeechPlayer extends ParleyElement {
@@ -253,6 +255,7 @@ export class SpeechPlayer extends ParleyElement {
     this.playerStatus = 'error';
     this.error = error.toJSON();
     this.emit('parley-speech-error', { error: this.error });
+    emitOriginRefusal(this, error);
   }
 
   private figures() {

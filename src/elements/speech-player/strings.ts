@@ -36,6 +36,7 @@ const clock = (seconds: number): string => {
 };
 
 const speechErrorMessage = (error: PlatformErrorShape): string => {
+  if (error.code === 'origin_not_allowed') return 'Speech is not available on this page.';
   if (error.type === 'network_error') return 'The speech service could not be reached.';
   if (error.type === 'stream_error') return 'The audio was cut off before it finished.';
   if (error.status === 401 || error.status === 403) return 'Speaking this text is not allowed.';
