@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createPlatform } from '@parley-kit/platform';
-import { createRelay } from '../dist/relay/index.js';
+import { ALL_SCOPES, createRelay } from '../dist/relay/index.js';
 import { ASSETS, servePage } from './page-server.mjs';
 
 const TEXT = [
@@ -68,6 +68,7 @@ export async function benchAudio() {
     upstream: { baseUrl: 'http://local-platform', apiKey, fetch: (r) => platform.fetch(r) },
     basePath: '/api',
     allowedOrigins: [pageOrigin],
+    policy: { scopes: [...ALL_SCOPES], agents: ['*'], models: ['*'] },
   }));
   const browser = await chromium.launch({
     executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', headless: true,

@@ -53,12 +53,12 @@ function streamEvents(res, count, gapMs) {
 }
 
 async function relay(upstreamUrl, key, origin) {
-  const { createRelay, serveRelay } = await import('../dist/relay/index.js');
+  const { ALL_SCOPES, createRelay, serveRelay } = await import('../dist/relay/index.js');
   const unlimited = 1e9;
   const r = createRelay({
     upstream: { baseUrl: upstreamUrl, apiKey: key },
     allowedOrigins: [origin],
-    policy: { limits: { requestsPerMinute: unlimited, burst: unlimited, concurrentStreams: 1000 } },
+    policy: { scopes: [...ALL_SCOPES], agents: ['*'], models: ['*'], limits: { requestsPerMinute: unlimited, burst: unlimited, concurrentStreams: 1000 } },
     limits: { requestsPerMinute: unlimited, burst: unlimited, sessionsPerMinute: unlimited, sessionBurst: unlimited },
   });
   return serveRelay(r);

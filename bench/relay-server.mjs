@@ -2,7 +2,7 @@
 // through the relay at /api, in one process, so both paths are measured in the same run.
 import { createPlatform } from '@parley-kit/platform';
 import { serveFetch } from 'parley-kit/server';
-import { createRelay, nodeRelayEnv } from '../dist/relay/index.js';
+import { ALL_SCOPES, createRelay, nodeRelayEnv } from '../dist/relay/index.js';
 import { KEY as apiKey } from './platform.mjs';
 
 const platform = createPlatform({ apiKey });
@@ -11,7 +11,7 @@ const unlimited = 1e9;
 const relay = createRelay({
   upstream: { baseUrl: 'http://local-platform', apiKey, fetch: platform.fetch },
   basePath: '/api',
-  policy: { limits: { requestsPerMinute: unlimited, burst: unlimited, concurrentStreams: 1000 } },
+  policy: { scopes: [...ALL_SCOPES], agents: ['*'], models: ['*'], limits: { requestsPerMinute: unlimited, burst: unlimited, concurrentStreams: 1000 } },
   limits: { requestsPerMinute: unlimited, burst: unlimited, sessionsPerMinute: unlimited, sessionBurst: unlimited },
 });
 const server = await serveFetch((request, env) => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createPlatform } from '@parley-kit/platform';
 import { serveFetch } from 'parley-kit/server';
-import { createRelay } from '../dist/relay/index.js';
+import { ALL_SCOPES, createRelay } from '../dist/relay/index.js';
 import { writeFakeMicWav } from '../test/browser/server/fake-mic.mjs';
 import { ASSETS, servePage } from './page-server.mjs';
 import { percentile } from './platform.mjs';
@@ -57,7 +57,7 @@ export async function benchVoice() {
   await platform.ready();
   const upstream = await serveFetch(platform.fetch, { upgrade: [platform.handleUpgrade] });
   const { server, origin } = await servePage(PAGE, (pageOrigin) =>
-    createRelay({ upstream: { baseUrl: upstream.url, apiKey }, basePath: '/api', allowedOrigins: [pageOrigin] }));
+    createRelay({ upstream: { baseUrl: upstream.url, apiKey }, basePath: '/api', allowedOrigins: [pageOrigin], policy: { scopes: [...ALL_SCOPES], agents: ['*'], models: ['*'] } }));
   const browser = await chromium.launch({
     executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run', '--disable-quic',

@@ -26,11 +26,11 @@ export interface SessionLimits {
 
 /** What a session is allowed to do. */
 export interface RelayPolicy {
-  /** Operations allowed (default: all of {@link ALL_SCOPES}). */
+  /** Operations allowed (default: `['conversations']` only). */
   scopes: RelayScope[];
-  /** Agent ids the session may talk to or read; `['*']` allows any (default `['*']`). */
+  /** Agent ids the session may talk to or read; `['*']` allows any (default none). */
   agents: string[];
-  /** Model names a session may start conversations, speech or OCR with; `['*']` allows any (default `['*']`). */
+  /** Model names a session may use for conversations, speech, OCR and transcription; `['*']` allows any (default none). */
   models: string[];
   limits: SessionLimits;
 }
@@ -38,11 +38,16 @@ export interface RelayPolicy {
 /** Default per-session limits: 30 requests/min, burst 10, 2 open streams. */
 export const DEFAULT_SESSION_LIMITS: SessionLimits = { requestsPerMinute: 30, burst: 10, concurrentStreams: 2 };
 
-/** Policy of new sessions when neither options nor the authorize hook say otherwise: everything allowed, default limits. */
+/**
+ * Policy of new sessions when neither options nor the authorize hook say otherwise: locked down.
+ * Conversations only, and with no agent and no model, so a session reaches nothing until the site
+ * names what it may use (`policy: { agents: ['ag_…'] }`); speech, transcription, OCR and agent or
+ * model reads need their scope. Default limits.
+ */
 export const DEFAULT_POLICY: RelayPolicy = {
-  scopes: [...ALL_SCOPES],
-  agents: [ANY],
-  models: [ANY],
+  scopes: ['conversations'],
+  agents: [],
+  models: [],
   limits: DEFAULT_SESSION_LIMITS,
 };
 

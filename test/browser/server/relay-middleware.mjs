@@ -120,7 +120,7 @@ async function sendWebResponse(res, response, abort) {
  */
 export async function createRelayServer({ rootDir, origin, tokenDelayMs = 5 }) {
   const { createPlatform } = await loadDist(rootDir, 'platform/dist/index.js');
-  const { createRelay } = await loadDist(rootDir, 'dist/relay/index.js');
+  const { ALL_SCOPES, createRelay } = await loadDist(rootDir, 'dist/relay/index.js');
   const { serveFetch } = await loadDist(rootDir, 'dist/server/node-serve.js');
   const apiKey = `test-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
   const platform = createPlatform({ apiKey, tokenDelayMs, onError: () => {} });
@@ -131,8 +131,8 @@ export async function createRelayServer({ rootDir, origin, tokenDelayMs = 5 }) {
     upstream: { baseUrl: platformServer.url, apiKey },
     basePath: '/api',
     allowedOrigins: [origin],
-    // The suite opens many sessions and turns from one address within a minute.
-    policy: { limits: { requestsPerMinute: 6000, burst: 1000, concurrentStreams: 4 } },
+    // Every scope, agent and model (the library default allows none); the suite opens many sessions and turns from one address within a minute.
+    policy: { scopes: [...ALL_SCOPES], agents: ['*'], models: ['*'], limits: { requestsPerMinute: 6000, burst: 1000, concurrentStreams: 4 } },
     limits: { requestsPerMinute: 12000, burst: 2000, sessionsPerMinute: 1000, sessionBurst: 500 },
     onError: (error) => console.error('[relay]', error),
   });

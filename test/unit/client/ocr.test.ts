@@ -10,6 +10,7 @@ import { countPdfPages } from '../../../src/client/ocr.js';
 import { RelaySession } from '../../../src/client/session.js';
 import type { OcrProgress, OcrRequest } from '../../../src/client/index.js';
 import { createRelay, serveRelay, type ServedRelay } from '../../../src/relay/index.js';
+import { OPEN_POLICY } from '../relay/helpers.js';
 import { serveFetch, type ServedFetch } from '../../../src/server/node-serve.js';
 
 const KEY = 'ocr-upstream-key';
@@ -190,6 +191,7 @@ describe('client.ocr.process', () => {
       basePath: '/api',
       allowedOrigins: [ORIGIN],
       secret: 'relay-test-secret-0123456789-abcdefghij',
+      policy: OPEN_POLICY,
       onError: () => {},
     }));
     const pageFetch: typeof fetch = async (input, init) => {

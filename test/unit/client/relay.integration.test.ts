@@ -2,6 +2,7 @@ import 'fake-indexeddb/auto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPlatform, type Platform } from '@parley-kit/platform';
 import { createRelay, type Relay } from '../../../src/relay/index.js';
+import { OPEN_POLICY } from '../relay/helpers.js';
 import { ChatSession } from '../../../src/client/chat-session.js';
 import { ParleyClient } from '../../../src/client/client.js';
 import { forgetClient, getClient } from '../../../src/client/registry.js';
@@ -35,7 +36,7 @@ beforeAll(async () => {
     allowedOrigins: [ORIGIN],
     secret: 'relay-test-secret-0123456789-abcdefghij',
     getClientIp: () => '127.0.0.1',
-    policy: { limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 2 } },
+    policy: { ...OPEN_POLICY, limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 2 } },
     onError: () => {},
   });
 });

@@ -13,6 +13,7 @@ import { createRelay, serveRelay, type RelayOptions, type ServedRelay } from '..
 import { serveFetch, type ServedFetch } from '../../../src/server/node-serve.js';
 import { wavS16 } from '../../browser/helpers/wav.js';
 import { fakeRealtimeUpstream } from '../relay/realtime-helpers.js';
+import { OPEN_POLICY } from '../relay/helpers.js';
 import { collect } from './helpers.js';
 
 const ORIGIN = 'https://shop.example';
@@ -43,7 +44,7 @@ async function relayClient(options: Partial<RelayOptions> = {}, socket: unknown 
     basePath: '/api',
     allowedOrigins: [ORIGIN],
     secret: 'relay-test-secret-0123456789-abcdefghij',
-    policy: { limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 4 } },
+    policy: { ...OPEN_POLICY, limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 4 } },
     onError: () => {},
     ...options,
   });
@@ -190,7 +191,7 @@ describe('client.transcription.realtime', () => {
     expect(refused).toBeInstanceOf(PlatformError);
     expect((refused as PlatformError).type).toBe('network_error');
 
-    const oneModel = await relayClient({ policy: { models: ['voxtral-mini-latest'], limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 4 } } });
+    const oneModel = await relayClient({ policy: { ...OPEN_POLICY, models: ['voxtral-mini-latest'], limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 4 } } });
     const forbidden = await oneModel.transcription.realtime().catch((e: unknown) => e);
     expect(forbidden).toMatchObject({ status: 403, code: 'model_not_allowed' });
 

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { SessionResponse } from '../../../src/client/contracts.js';
-import { createRelay, type Relay, type RelayOptions } from '../../../src/relay/index.js';
+import { ALL_SCOPES, createRelay, type Relay, type RelayOptions } from '../../../src/relay/index.js';
 
 export const UPSTREAM_KEY = 'sk-upstream-SECRET-4f9a2c7e1b';
 export const SECRET = 'relay-test-secret-0123456789-abcdefghij';
@@ -34,8 +34,15 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
-/** A relay under `/api` with test-friendly defaults (fixed client address, fast heartbeat, no retry delay). */
+/**
+ * Every scope, any agent and model: the tests' base policy (the library's default is locked down).
+ * `makeRelay` fills the fields a test's `policy` leaves out from it.
+ */
+export const OPEN_POLICY = { scopes: [...ALL_SCOPES], agents: ['*'], models: ['*'] };
+
+/** A relay under `/api` with test-friendly defaults (fixed client address, fast heartbeat, no retry delay, {@link OPEN_POLICY}). */
 export function makeRelay(upstreamFetch: (r: Request) => Promise<Response>, options: Partial<RelayOptions> = {}): Relay {
+  const { policy, ...rest } = options;
   return createRelay({
     upstream: { baseUrl: UPSTREAM, apiKey: UPSTREAM_KEY, fetch: upstreamFetch },
     basePath: '/api',
@@ -43,11 +50,11 @@ export function makeRelay(upstreamFetch: (r: Request) => Promise<Response>, opti
     secret: SECRET,
     getClientIp: () => '203.0.113.7',
     limits: { requestsPerMinute: 10_000, burst: 10_000, sessionsPerMinute: 10_000, sessionBurst: 10_000 },
-    policy: { limits: { requestsPerMinute: 10_000, burst: 10_000, concurrentStreams: 5 } },
+    policy: { ...OPEN_POLICY, limits: { requestsPerMinute: 10_000, burst: 10_000, concurrentStreams: 5 }, ...policy },
     retryDelayMs: 0,
     heartbeatMs: 50,
     onError: (e) => { throw e; },
-    ...options,
+    ...rest,
   });
 }
 

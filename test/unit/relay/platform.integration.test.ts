@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionResponse } from '../../../src/client/contracts.js';
 import { createPlatform, type Platform } from '@parley-kit/platform';
 import { createRelay, type Relay } from '../../../src/relay/index.js';
-import { ORIGIN, RELAY, SECRET, api, everyByte, openSession } from './helpers.js';
+import { OPEN_POLICY, ORIGIN, RELAY, SECRET, api, everyByte, openSession } from './helpers.js';
 
 const PLATFORM_KEY = 'platform-key-4b1d6a0c9e';
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
     allowedOrigins: [ORIGIN],
     secret: SECRET,
     getClientIp: () => '127.0.0.1',
-    policy: { limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 2 } },
+    policy: { ...OPEN_POLICY, limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 2 } },
     heartbeatMs: 2, // pings between the local model's tokens: the SDK must not mind
     onError: (e) => { throw e; },
   });
@@ -93,7 +93,7 @@ describe('through the relay to the local platform', () => {
   it('an agent conversation is allowed only for the token’s agents', async () => {
     const limited = createRelay({
       upstream: { baseUrl: 'http://platform.internal', apiKey: PLATFORM_KEY, fetch: (r) => platform.fetch(r) },
-      basePath: '/api', allowedOrigins: [ORIGIN], secret: SECRET, policy: { agents: [agentId], models: [] },
+      basePath: '/api', allowedOrigins: [ORIGIN], secret: SECRET, policy: { scopes: ['conversations', 'agents:read'], agents: [agentId], models: [] },
     });
     const s = await openSession(limited);
     const ok = await api(limited, '/v1/conversations', { token: s.token, body: { agent_id: agentId, inputs: 'hi' } });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createRelay, type RelayPolicy } from '../../../src/relay/index.js';
-import { ORIGIN, SECRET, UPSTREAM, UPSTREAM_KEY, api, fakeUpstream, json, makeRelay, openSession, sessionCall } from './helpers.js';
+import { ORIGIN, SECRET, UPSTREAM, UPSTREAM_KEY, api, fakeUpstream, json, makeRelay, openSession } from './helpers.js';
+
+/** A one-line PDF as a data: URL (the relay does not let the platform fetch remote documents). */
+const PDF = `data:application/pdf;base64,${Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64')}`;
 
 /** An upstream that answers every conversation call with a new or the same conversation id. */
 function conversationUpstream() {
@@ -70,12 +73,12 @@ describe('body checks on every route (the token decides, not the body)', () => {
     const { relay, upstream, token } = await narrowed();
     const calls = upstream.calls.length;
     await expectRefused(await api(relay, '/v1/audio/speech', { token, body: { model: 'tts-hd', input: 'x', stream: true } }), 'model_not_allowed');
-    await expectRefused(await api(relay, '/v1/ocr', { token, body: { model: 'ocr-2', document: { type: 'document_url', document_url: 'https://x/a.pdf' } } }), 'model_not_allowed');
+    await expectRefused(await api(relay, '/v1/ocr', { token, body: { model: 'ocr-2', document: { type: 'document_url', document_url: PDF } } }), 'model_not_allowed');
     await expectRefused(await api(relay, '/v1/client/sessions', { token, body: { purpose: 'realtime', model: 'rt-2' } }), 'model_not_allowed');
     expect(upstream.calls.length).toBe(calls);
     expect((await api(relay, '/v1/audio/speech', { token, body: { model: 'tts-1', input: 'x', voice_id: 'any-voice' } })).status).toBe(200);
     expect((await api(relay, '/v1/audio/speech', { token, body: { input: 'the platform default model' } })).status).toBe(200);
-    expect((await api(relay, '/v1/ocr', { token, body: { model: 'ocr-1', document: { type: 'document_url', document_url: 'https://x/a.pdf' } } })).status).toBe(200);
+    expect((await api(relay, '/v1/ocr', { token, body: { model: 'ocr-1', document: { type: 'document_url', document_url: PDF } } })).status).toBe(200);
     expect((await api(relay, '/v1/client/sessions', { token, body: { purpose: 'realtime', model: 'rt-1' } })).status).toBe(201);
   });
 
@@ -85,5 +88,24 @@ describe('body checks on every route (the token decides, not the body)', () => {
       await expectRefused(await api(relay, path, { token, body }), 'scope_not_allowed');
     }
     await expectRefused(await api(relay, '/v1/models', { token }), 'scope_not_allowed');
+  });
+});
+
+describe('the library default policy is locked down', () => {
+  it('createRelay without a policy: conversations only, with no agent and no model; other scopes refused', async () => {
+    const upstream = conversationUpstream();
+    const relay = createRelay({ upstream: { baseUrl: UPSTREAM, apiKey: UPSTREAM_KEY, fetch: upstream.fetch }, basePath: '/api', allowedOrigins: [ORIGIN], secret: SECRET });
+    const { token } = await openSession(relay);
+    await expectRefused(await api(relay, '/v1/conversations', { token, body: { model: 'any-model', inputs: 'x' } }), 'model_not_allowed');
+    await expectRefused(await api(relay, '/v1/conversations', { token, body: { agent_id: 'ag_any', inputs: 'x' } }), 'agent_not_allowed');
+    await expectRefused(await api(relay, '/v1/audio/speech', { token, body: { input: 'x' } }), 'scope_not_allowed');
+    await expectRefused(await api(relay, '/v1/models', { token }), 'scope_not_allowed');
+    await expectRefused(await api(relay, '/v1/agents/ag_any', { token }), 'scope_not_allowed');
+    expect(upstream.calls).toHaveLength(0);
+    // Naming an agent opens exactly that agent.
+    const named = createRelay({ upstream: { baseUrl: UPSTREAM, apiKey: UPSTREAM_KEY, fetch: upstream.fetch }, basePath: '/api', allowedOrigins: [ORIGIN], secret: SECRET, policy: { agents: ['ag_shop'] } });
+    const s = await openSession(named);
+    expect((await api(named, '/v1/conversations', { token: s.token, body: { agent_id: 'ag_shop', inputs: 'x' } })).status).toBe(200);
+    await expectRefused(await api(named, '/v1/conversations', { token: s.token, body: { model: 'any-model', inputs: 'x' } }), 'model_not_allowed');
   });
 });

@@ -6,7 +6,7 @@ import { createPlatform, type Platform } from '@parley-kit/platform';
 import { createRelay, serveRelay, type Relay, type ServedRelay } from '../../../src/relay/index.js';
 import { serveFetch, type ServedFetch } from '../../../src/server/node-serve.js';
 import { wavS16 } from '../../browser/helpers/wav.js';
-import { ORIGIN, SECRET, openSession } from './helpers.js';
+import { OPEN_POLICY, ORIGIN, SECRET, openSession } from './helpers.js';
 import { openPage, ticketFor } from './realtime-helpers.js';
 
 const KEY = 'platform-key-relay-realtime-7c1e';
@@ -26,7 +26,7 @@ beforeAll(async () => {
     basePath: '/api',
     allowedOrigins: [ORIGIN],
     secret: SECRET,
-    policy: { limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 2 } },
+    policy: { ...OPEN_POLICY, limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 2 } },
     onError: () => {},
   });
   served = await serveRelay(relay);

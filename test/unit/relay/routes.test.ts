@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SessionResponse } from '../../../src/client/contracts.js';
 import { createRelay, defaultRoutes, isCleanPath, type Relay } from '../../../src/relay/index.js';
-import { ORIGIN, RELAY, SECRET, UPSTREAM, UPSTREAM_KEY, api, fakeUpstream, json, makeRelay, openSession } from './helpers.js';
+import { OPEN_POLICY, ORIGIN, RELAY, SECRET, UPSTREAM, UPSTREAM_KEY, api, fakeUpstream, json, makeRelay, openSession } from './helpers.js';
 
 let upstream: ReturnType<typeof fakeUpstream>;
 let relay: Relay;
@@ -141,7 +141,7 @@ describe('the route table maps to fixed upstream URLs', () => {
 
   it('keeps an upstream base path prefix', async () => {
     const prefixed = fakeUpstream(() => json({ object: 'list', data: [] }));
-    const r = createRelay({ upstream: { baseUrl: 'https://gw.example/platform/', apiKey: UPSTREAM_KEY, fetch: prefixed.fetch }, basePath: '/api', allowedOrigins: [ORIGIN], secret: SECRET });
+    const r = createRelay({ upstream: { baseUrl: 'https://gw.example/platform/', apiKey: UPSTREAM_KEY, fetch: prefixed.fetch }, basePath: '/api', allowedOrigins: [ORIGIN], secret: SECRET, policy: OPEN_POLICY });
     const s = await openSession(r);
     await api(r, '/v1/models', { token: s.token });
     expect(prefixed.calls[0]!.url).toBe('https://gw.example/platform/v1/models');
