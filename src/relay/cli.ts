@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { RelayConfigError, describeRelayConfig, redactUrl, relayCliOptions, relayHelp, relayOptionsOf, resolveRelayConfig, type RelayConfig } from './config.js';
 import { createRelay } from './relay.js';
 import { serveRelay } from './node.js';
-import type { RelayStateStore } from './state-store.js';
+import type { RedisStateStore } from './redis-store.js';
 
 /** The options; a mistyped one ends the process with the help text. */
 function parseCommandLine(argv: string[], name: string) {
@@ -54,19 +54,18 @@ export async function runRelayCli(argv: string[], name = 'parley-relay'): Promis
     if (stopping) return;
     stopping = true;
     await server.close();
-    await (store as { close?: () => Promise<void> } | undefined)?.close?.();
+    await store?.close();
     process.exit(0);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
 
-/** The Redis state store (relay/redis-store.ts, loaded only when asked for). */
-async function redisStore(name: string, url: string): Promise<RelayStateStore> {
-  const module = await import('./index.js') as { createRedisStateStore?: (options: { url: string }) => Promise<RelayStateStore> };
-  if (!module.createRedisStateStore) fail(name, '--redis / REDIS_URL: this build of parley-kit has no Redis state store');
+/** The Redis state store (redis-store.ts and `@redis/client`, loaded only when asked for); unreachable → exit 2. */
+async function redisStore(name: string, url: string): Promise<RedisStateStore> {
+  const { createRedisStateStore } = await import('./redis-store.js');
   try {
-    return await module.createRedisStateStore({ url });
+    return await createRedisStateStore({ url });
   } catch (err) {
     fail(name, `cannot use Redis at ${redactUrl(url)}: ${(err as Error).message}`);
   }

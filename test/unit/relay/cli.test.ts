@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis } from './redis-helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const BIN = join(ROOT, 'bin/parley-relay.js');
@@ -213,5 +214,45 @@ describe('parley-relay: refusals exit with code 2 and say why', () => {
     for (const word of ['--config', '--trust-proxy', '--public-origin', '--agent', '--model', '--scope', '--redis', 'REDIS_URL', 'PARLEY_OPERATOR_SECRET', 'Locked down by default']) {
       expect(stdout).toContain(word);
     }
+  });
+});
+
+describe('parley-relay: two instances on one Redis (--redis, PARLEY_OPERATOR_SECRET)', () => {
+  it('share the session bucket and revocation through the operator endpoint; an unreachable Redis refuses to start', async () => {
+    const redis = await startRedis();
+    try {
+      const env = { PARLEY_RELAY_SECRET: 'shared-signing-secret-0123456789-abcdef', PARLEY_OPERATOR_SECRET: 'operator-secret-0123456789-abcdefghij' };
+      const args = ['--redis', redis.url, '--allow-origin', ORIGIN, '--model', 'm1', '--session-burst', '2', '--session-rpm', '1'];
+      const a = await start(args, env);
+      const b = await start(args, env);
+      expect(a.banner).toContain(`store          Redis ${redis.url}`);
+      expect(a.banner).toMatch(/operator\s+endpoint enabled/);
+      expect(a.banner).not.toContain(env.PARLEY_OPERATOR_SECRET);
+
+      // One bucket for the session, whichever instance answers.
+      const token = await openSession(a.url);
+      expect((await call(a.url, token, '/v1/conversations', { model: 'm1', inputs: 'hi' })).status).toBe(200);
+      expect((await call(b.url, token, '/v1/conversations', { model: 'm1', inputs: 'hi' })).status).toBe(200);
+      expect((await call(a.url, token, '/v1/conversations', { model: 'm1', inputs: 'hi' })).status).toBe(429);
+
+      // Revoked on B through the operator endpoint → refused on A (polled; safety net 10 s).
+      const other = await openSession(a.url);
+      const sessionId = JSON.parse(Buffer.from(other.split('.')[1]!, 'base64url').toString()).sid as string;
+      const revoked = await fetch(`${b.url}/operator/revoke`, { method: 'POST', headers: { authorization: `Bearer ${env.PARLEY_OPERATOR_SECRET}`, 'content-type': 'application/json' }, body: JSON.stringify({ session_id: sessionId }) });
+      expect(revoked.status, await revoked.clone().text()).toBe(200);
+      const deadline = Date.now() + 10_000;
+      let status = 0;
+      while (Date.now() < deadline) {
+        status = (await call(a.url, other, '/v1/conversations', { model: 'm1', inputs: 'hi' })).status;
+        if (status === 401) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(status).toBe(401);
+    } finally {
+      await redis.dispose();
+    }
+    const refused = await runToEnd(['--redis', 'redis://127.0.0.1:1'], { PLATFORM_API_KEY: KEY });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/cannot use Redis at redis:\/\/127\.0\.0\.1:1/);
   });
 });
