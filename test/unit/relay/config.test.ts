@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RelayConfigError, describeRelayConfig, policyOf, relayHelp, relayOptionsOf, resolveRelayConfig, type RelayConfigSources } from '../../../src/relay/config.js';
 
@@ -142,5 +143,16 @@ describe('relay config: every value validated, with where it came from', () => {
       expect(help, word).toContain(word);
     }
     expect(help).toMatch(/never in flags/);
+  });
+});
+
+describe('the README config example', () => {
+  it('is a valid config file, as printed under "Production deployment"', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const section = readme.split('## Production deployment')[1]!.split('\n## ')[0]!;
+    const example = /```json\n([\s\S]*?)```/.exec(section)![1]!;
+    const config = resolve({ config: '/srv/relay.json' }, {}, { '/srv/relay.json': example });
+    expect(config).toMatchObject({ allowedOrigins: ['https://shop.example'], publicOrigin: 'https://chat.shop.example', trustProxy: 1, redisUrl: 'redis://127.0.0.1:6379' });
+    expect(config.scopes).toEqual(['conversations', 'speech', 'transcription']);
   });
 });
