@@ -113,6 +113,27 @@ async function sendWebResponse(res, response, abort) {
 }
 
 /**
+ * Two more relays in front of the same platform, each on a loopback port of its own at `127.0.0.1`, so
+ * on another origin than the test page (`localhost`): one lists the page's origin (`allowed`), one does
+ * not (`refused`). Cross-origin embedding is tested against them: real CORS, preflights included.
+ */
+async function startCrossOriginRelays({ createRelay, serveFetch, platformUrl, apiKey, origin, policy }) {
+  const servers = [];
+  const urls = {};
+  for (const [name, allowedOrigins] of [['allowed', [origin]], ['refused', []]]) {
+    const relay = createRelay({
+      upstream: { baseUrl: platformUrl, apiKey }, basePath: '/api', allowedOrigins,
+      policy, limits: { requestsPerMinute: 12000, burst: 2000, sessionsPerMinute: 1000, sessionBurst: 500 },
+      onError: (error) => console.error(`[relay ${name}]`, error),
+    });
+    const server = await serveFetch(relay.fetch, { hostname: '127.0.0.1', port: 0, upgrade: [relay.handleUpgrade] });
+    servers.push(server);
+    urls[name] = `${server.url}/api`;
+  }
+  return { urls, close: () => Promise.all(servers.map((s) => s.close())) };
+}
+
+/**
  * The relay for @web/dev-server: `middleware` (Koa) sends `/api/…` to the relay (which forwards
  * `/api/v1/…` to the local platform with the API key) and answers `/api-test/fixtures` with the ids
  * of the test agents; `plugin` hands the dev server's WebSocket upgrades of the relay's realtime
@@ -136,11 +157,15 @@ export async function createRelayServer({ rootDir, origin, tokenDelayMs = 5 }) {
     limits: { requestsPerMinute: 12000, burst: 2000, sessionsPerMinute: 1000, sessionBurst: 500 },
     onError: (error) => console.error('[relay]', error),
   });
+  const crossOrigin = await startCrossOriginRelays({
+    createRelay, serveFetch, platformUrl: platformServer.url, apiKey, origin,
+    policy: { scopes: [...ALL_SCOPES], agents: ['*'], models: ['*'], limits: { requestsPerMinute: 6000, burst: 1000, concurrentStreams: 4 } },
+  });
 
   async function middleware(ctx, next) {
     if (ctx.path === '/api-test/fixtures') {
       ctx.set('cache-control', 'no-store');
-      ctx.body = fixtures;
+      ctx.body = { ...fixtures, crossOrigin: crossOrigin.urls };
       return;
     }
     if (ctx.path !== '/api' && !ctx.path.startsWith('/api/')) return next();
@@ -158,6 +183,7 @@ export async function createRelayServer({ rootDir, origin, tokenDelayMs = 5 }) {
       server.on('upgrade', (request, socket, head) => relay.handleUpgrade(request, socket, head));
     },
     async serverStop() {
+      await crossOrigin.close();
       await platformServer.close();
       await platform.close();
     },
