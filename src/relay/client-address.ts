@@ -3,6 +3,8 @@
  * in the relay's env (the Node adapter does; `@hono/node-server`'s own env works too). A client's
  * `X-Forwarded-For` is only believed when `trustProxy` says how many proxies stand in front.
  */
+import type { IncomingBodyLimits } from '../server/incoming-body.js';
+import type { UpstreamSend } from '../server/upstream-client.js';
 
 /** Options deciding where the client address comes from. */
 export interface ClientAddressOptions {
@@ -19,6 +21,16 @@ export interface RelayEnv {
   clientIp?: string;
   /** The raw request target (`/api/v1/…?x`), before any URL normalisation. */
   rawTarget?: string;
+  /**
+   * The host's own upstream client, used instead of the global `fetch` when the relay has no `upstream.fetch`
+   * (the Node adapter passes a keep-alive `node:http` client: much cheaper than undici's fetch).
+   */
+  upstreamSend?: UpstreamSend;
+  /**
+   * Reads the whole request body straight from the host's socket, instead of `request.body` (the Node
+   * adapter's; called at most once). Fails with an `IncomingBodyError` (`reason`: too-large, idle, slow, closed).
+   */
+  readBody?: (limits: IncomingBodyLimits) => Promise<Uint8Array>;
   /** `@hono/node-server` passes the Node request as `incoming`; its socket address and raw URL are used. */
   incoming?: { url?: string; socket?: { remoteAddress?: string } };
 }

@@ -5,6 +5,7 @@
  * One retry is made for a connection failure or a 502/503, only before anything was sent downstream
  * and only when the request body can be sent again.
  */
+import { bufferedBodyOf } from './buffered-body.js';
 import { BodyTooLargeError, readCapped } from '../server/read-capped.js';
 import { RelayError, upstreamError } from './errors.js';
 
@@ -145,7 +146,9 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
 export async function readUpstreamText(response: Response, apiKey: string, maxBytes = 16 * 1024 * 1024): Promise<string> {
   let bytes: Uint8Array;
   try {
-    bytes = await readCapped(response.body, maxBytes);
+    const buffered = bufferedBodyOf(response);
+    if (buffered && buffered.byteLength > maxBytes) throw new BodyTooLargeError(maxBytes);
+    bytes = buffered ?? await readCapped(response.body, maxBytes);
   } catch (err) {
     if (err instanceof BodyTooLargeError) throw upstreamError(502, 'The platform answer was too large');
     throw err;

@@ -9,7 +9,7 @@
 import { createClientSession } from './client-sessions.js';
 import { preflightResponse } from './cors.js';
 import { authenticate } from './credentials.js';
-import { RelayError, badRequest, forbidden, methodNotAllowed, noRoute, unauthorized, upstreamError } from './errors.js';
+import { RelayError, badRequest, forbidden, methodNotAllowed, noRoute, payloadTooLarge, requestTimeout, unauthorized, upstreamError } from './errors.js';
 import { conversationErrorFrame, genericErrorFrame, relayEventStream } from './event-stream.js';
 import { callUpstream, downstreamHeaders, readUpstreamText, upstreamRequestHeaders } from './forward.js';
 import { conversationIdOfEvent, conversationIdOfJson, listOwnConversations, recordOwner, requireOwner } from './conversations.js';
@@ -20,6 +20,7 @@ import { checkContentType, checkDeclaredLength, parseJsonObject, readCapped } fr
 import { createKeyScrubber, type KeyScrubber } from './scrub.js';
 import { audioFormRules, checkOcrDocument, guardUpload, missingBoundary, type GuardedUpload, type UploadChecks } from './upload.js';
 import { upstreamUrl, type RelayRoute } from './route-table.js';
+import type { RelayEnv } from './client-address.js';
 import type { RelayRuntime, RequestState } from './runtime.js';
 import type { SessionClaims } from './session-tokens.js';
 
@@ -53,8 +54,9 @@ export async function handlePlatformRequest(runtime: RelayRuntime, state: Reques
   let json: Record<string, unknown> | undefined;
   let bytes: Uint8Array | undefined;
   if (route.body?.kind === 'json') {
-    const source = state.env?.requestBody ? state.env.requestBody() : request.body;
-    bytes = await readCapped(source && rateGuardedBody(source, runtime.bodyRate), route.body.maxBytes);
+    bytes = state.env?.readBody
+      ? await readHostBody(state.env.readBody, route.body.maxBytes, runtime)
+      : await readCapped(request.body && rateGuardedBody(request.body, runtime.bodyRate), route.body.maxBytes);
     json = parseJsonObject(bytes);
     if (route.special === 'client-session') return createClientSession(runtime, state, json, claims);
     checkBody(route, json, claims);
@@ -68,6 +70,20 @@ export async function handlePlatformRequest(runtime: RelayRuntime, state: Reques
   } catch (err) {
     slot?.release();
     throw err;
+  }
+}
+
+/** Reads a JSON body through the host (Node: straight from the socket), with the same cap and rate guards as the Web path. */
+async function readHostBody(read: NonNullable<RelayEnv['readBody']>, maxBytes: number, runtime: RelayRuntime): Promise<Uint8Array> {
+  const rate = runtime.bodyRate;
+  try {
+    return await read({ maxBytes, ...rate });
+  } catch (err) {
+    const reason = (err as { reason?: string }).reason;
+    if (reason === 'too-large') throw payloadTooLarge(maxBytes);
+    if (reason === 'idle') throw requestTimeout(`No request body bytes arrived for ${rate.idleTimeoutMs / 1000} s`);
+    if (reason === 'slow') throw requestTimeout(`The request body arrived slower than ${rate.minBytesPerSecond} bytes/s`);
+    throw new RelayError(499, 'Request aborted by the client', 'invalid_request_error', 'client_closed_request');
   }
 }
 

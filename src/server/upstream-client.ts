@@ -1,0 +1,158 @@
+/**
+ * The relay's upstream client on Node: `node:http`/`node:https` with keep-alive agents, used by the Node
+ * adapter instead of the global `fetch` (undici's fetch builds a `Request`, a body stream and an
+ * abort signal per call, and writes headers and body separately; this costs more than the rest of the
+ * relay together). The answer is a Web `Response` whose body streams the socket's bytes as they come.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { withBufferedBody } from '../relay/buffered-body.js';
+
+/** An upstream request, before it would become a `Request`. */
+export interface UpstreamRequestInit {
+  url: string;
+  method: string;
+  headers: Headers;
+  /** In-memory bodies are sent in one write with their length; streams are sent chunked. */
+  body?: Uint8Array | ReadableStream<Uint8Array> | null;
+  signal: AbortSignal;
+}
+
+/** Sends an upstream request; resolves with the answer once its headers arrive, rejects when it cannot be sent. */
+export type UpstreamSend = (init: UpstreamRequestInit) => Promise<Response>;
+
+/** Options of {@link createNodeUpstreamSend}. */
+export interface NodeUpstreamOptions {
+  /** Sockets per upstream host (default 256). */
+  maxSockets?: number;
+}
+
+/** An upstream client over keep-alive `node:http` and `node:https` agents. */
+export function createNodeUpstreamSend(options: NodeUpstreamOptions = {}): UpstreamSend {
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256, scheduling: 'lifo' as const };
+  const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+  return (init) => new Promise<Response>((resolve, reject) => {
+    const { signal } = init;
+    if (signal.aborted) return reject(signal.reason);
+    const url = new URL(init.url);
+    const secure = url.protocol === 'https:';
+    const headers: OutgoingHttpHeaders = {};
+    init.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const body = init.body ?? undefined;
+    if (body instanceof Uint8Array) headers['content-length'] = String(body.byteLength);
+    const req = (secure ? httpsRequest : httpRequest)(url, { method: init.method, headers, agent: secure ? agents.https : agents.http });
+    let response: IncomingMessage | undefined;
+    const onAbort = () => {
+      const reason = signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      req.destroy(reason);
+      response?.destroy(reason);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (err) => {
+      signal.removeEventListener('abort', onAbort);
+      reject(err);
+    });
+    req.on('response', (res: IncomingMessage) => {
+      response = res;
+      res.on('close', () => signal.removeEventListener('abort', onAbort));
+      if (isSmall(res)) readWhole(res).then((bytes) => resolve(bufferedResponse(res, bytes)), reject);
+      else resolve(webResponse(res, init.method));
+    });
+    if (body instanceof ReadableStream) void pump(body, req);
+    else req.end(body);
+  });
+}
+
+/** Writes a body stream into the request, waiting for `drain`; a failed body destroys the request. */
+async function pump(body: ReadableStream<Uint8Array>, req: ReturnType<typeof httpRequest>): Promise<void> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (req.destroyed) throw new Error('upstream request closed');
+      if (!req.write(value)) await new Promise<void>((r) => req.once('drain', r));
+    }
+    req.end();
+  } catch (err) {
+    req.destroy(err instanceof Error ? err : new Error(String(err)));
+    void reader.cancel(err).catch(() => {});
+  }
+}
+
+/** Answers up to this declared size, not event streams, are read whole before the `Response` is made. */
+const SMALL_ANSWER_BYTES = 64 * 1024;
+
+function isSmall(res: IncomingMessage): boolean {
+  const length = res.headers['content-length'];
+  return length !== undefined && /^\d{1,6}$/.test(length) && Number(length) <= SMALL_ANSWER_BYTES
+    && !(res.headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
+}
+
+function readWhole(res: IncomingMessage): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    res.on('error', () => {}); // reported through `close`
+    res.on('close', () => {
+      if (!res.complete) reject(new Error('The upstream connection closed before the answer ended'));
+    });
+  });
+}
+
+function headersOf(res: IncomingMessage): Headers {
+  const headers = new Headers();
+  const raw = res.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  return headers;
+}
+
+/** A small answer read whole: its bytes are the body, and {@link bufferedBodyOf} gives them without a stream. */
+function bufferedResponse(res: IncomingMessage, bytes: Uint8Array): Response {
+  const status = res.statusCode ?? 502;
+  const body = status === 204 || status === 304 ? null : bytes as Uint8Array<ArrayBuffer>;
+  const response = new Response(body, { status, headers: headersOf(res) });
+  return body ? withBufferedBody(response, bytes) : response;
+}
+
+/** The Node answer as a Web `Response`; its body pauses the socket while the reader is behind. */
+function webResponse(res: IncomingMessage, method: string): Response {
+  const headers = headersOf(res);
+  const status = res.statusCode ?? 502;
+  if (method === 'HEAD' || status === 204 || status === 304) {
+    res.resume();
+    return new Response(null, { status, headers });
+  }
+  let settled = false;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      res.on('data', (chunk: Buffer) => {
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 1) <= 0) res.pause();
+      });
+      res.on('end', () => {
+        if (settled) return;
+        settled = true;
+        controller.close();
+      });
+      res.on('error', () => {}); // reported through `close` below
+      res.on('close', () => {
+        if (settled) return;
+        settled = true;
+        controller.error(new Error('The upstream connection closed before the answer ended'));
+      });
+    },
+    pull() {
+      res.resume();
+    },
+    cancel() {
+      settled = true;
+      res.destroy();
+    },
+  });
+  return new Response(body, { status, headers });
+}
