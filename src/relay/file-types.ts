@@ -5,8 +5,8 @@
  * the codec inside is supported stays the platform's answer.
  */
 
-/** Bytes needed to decide on audio (a shorter file is judged on what it has). */
-export const AUDIO_SNIFF_BYTES = 64;
+/** Bytes needed to decide on audio: every signature below fits in 12 (a shorter file is judged on what it has). */
+export const AUDIO_SNIFF_BYTES = 16;
 /** Bytes needed to decide on a document (a PDF header may come anywhere in the first 1024 bytes). */
 export const DOCUMENT_SNIFF_BYTES = 1024;
 
