@@ -183,10 +183,15 @@ export async function createRedisStateStore(options: RedisStateStoreOptions): Pr
     throw new Error(`createRedisStateStore: cannot reach Redis (${error instanceof Error ? error.message : String(error)})`, { cause: error });
   }
 
+  /**
+   * Sends one command, bounded by `commandTimeout` (node-redis's own `timeout` only bounds the wait
+   * to be written, not the wait for the reply: a frozen server would hang the request).
+   */
+  const send = (args: string[]) => withTimeout(client.sendCommand(args, { timeout: commandTimeout }), commandTimeout, `Redis did not answer within ${commandTimeout} ms`);
   /** One command; any failure becomes the 503 (unexpected replies are reported too). */
   const command = async <T>(args: string[]): Promise<T> => {
     try {
-      return (await client.sendCommand(args, { timeout: commandTimeout })) as T;
+      return (await send(args)) as T;
     } catch (error) {
       if (isErrorReply(error)) report(error);
       throw stateStoreUnavailable();
@@ -196,10 +201,10 @@ export async function createRedisStateStore(options: RedisStateStoreOptions): Pr
     const rest = [String(keys.length), ...keys, ...args.map(String)];
     try {
       try {
-        return (await client.sendCommand(['EVALSHA', shas[name], ...rest], { timeout: commandTimeout })) as T;
+        return (await send(['EVALSHA', shas[name], ...rest])) as T;
       } catch (error) {
         if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-        return (await client.sendCommand(['EVAL', SCRIPTS[name], ...rest], { timeout: commandTimeout })) as T;
+        return (await send(['EVAL', SCRIPTS[name], ...rest])) as T;
       }
     } catch (error) {
       if (isErrorReply(error)) report(error);
@@ -344,7 +349,9 @@ function parseRevocation(message: string): Revocation | null {
   return null;
 }
 
+/** `promise`, or a rejection after `ms` (the late outcome of `promise` is then ignored). */
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  promise.catch(() => { /* settled after the timeout: nobody waits for it */ });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(message)), ms); });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));

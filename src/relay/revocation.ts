@@ -8,6 +8,7 @@
  * Revoking a subject ends only what was opened with a token issued up to the revocation, so a user
  * who signs in again afterwards keeps their new streams.
  */
+import { RelayError } from './errors.js';
 import { issuedBefore, type Revocation, type RelayStateStore } from './state-store.js';
 
 /** One open stream or socket, and how to end it as revoked. */
@@ -37,7 +38,8 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
 
   const startPolling = () => {
     if (poll) return;
-    poll = setInterval(() => { check().catch(report); }, checkMs);
+    // A store that cannot answer (503) reports its outage itself; the next poll tries again.
+    poll = setInterval(() => { check().catch((e: unknown) => { if (!(e instanceof RelayError)) report(e); }); }, checkMs);
     // A poll alone must not keep a Node process alive.
     (poll as { unref?: () => void }).unref?.();
   };

@@ -18,6 +18,10 @@ export interface RedisServer {
   start(): Promise<void>;
   /** Stops it for good and removes its temp dir. */
   dispose(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections stay open but nothing is answered. */
+  pause(): void;
+  /** Lets a paused process go on (SIGCONT). */
+  resume(): void;
 }
 
 /** Starts redis-server; throws with the install command when it is missing. */
@@ -51,6 +55,8 @@ export async function startRedis(): Promise<RedisServer> {
     port,
     start,
     stop,
+    pause: () => { (child as ChildProcess | null)?.kill('SIGSTOP'); },
+    resume: () => { (child as ChildProcess | null)?.kill('SIGCONT'); },
     async dispose() {
       await stop();
       rmSync(dir, { recursive: true, force: true });

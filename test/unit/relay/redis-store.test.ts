@@ -177,6 +177,21 @@ describe('createRedisStateStore', () => {
     await waitFor(async () => a.takeToken('k', spec).then((r) => r.allowed, () => false), 20_000, 'the store to recover');
     expect(await a.useOnce('after', 5)).toBe(true);
   }, 60_000);
+
+  it('Redis frozen (connected, never answering) → 503 after the command timeout, not a hang', async () => {
+    freshPrefix();
+    const a = await store({ commandTimeoutMs: 300 });
+    expect(await a.useOnce('before', 5)).toBe(true);
+    redis.pause();
+    try {
+      const error = await a.useOnce('frozen', 5).then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(RelayError);
+      expect((error as RelayError).code).toBe('state_store_unavailable');
+    } finally {
+      redis.resume();
+    }
+    await waitFor(async () => a.useOnce(`after-${Math.random()}`, 5).then(() => true, () => false), 20_000, 'answers again');
+  }, 60_000);
 });
 
 describe('the memory store\'s revocation feed', () => {
