@@ -214,7 +214,7 @@ export function describeRelayConfig(config: RelayConfig, store: string): string[
     `  token          ${config.tokenTtlSeconds} s`,
     `  session limits ${config.sessionLimits.requestsPerMinute}/min, burst ${config.sessionLimits.burst}, ${config.sessionLimits.concurrentStreams} open streams`,
     `  address limits ${config.addressLimits.requestsPerMinute}/min, burst ${config.addressLimits.burst}; sessions ${config.addressLimits.sessionsPerMinute}/min, burst ${config.addressLimits.sessionBurst}`,
-    `  trusted proxies ${config.trustProxy ? `${config.trustProxy} hop${config.trustProxy > 1 ? 's' : ''} (X-Forwarded-For believed from them)` : '0 (X-Forwarded-For ignored; behind a reverse proxy set --trust-proxy)'}`,
+    `  trusted hops   ${config.trustProxy ? `${config.trustProxy} proxy hop${config.trustProxy > 1 ? 's' : ''} (X-Forwarded-For believed from them)` : '0 (X-Forwarded-For ignored; behind a reverse proxy set --trust-proxy)'}`,
     `  store          ${store}`,
     `  operator       ${config.operatorSecret ? 'endpoint enabled (PARLEY_OPERATOR_SECRET)' : '(no endpoint: set PARLEY_OPERATOR_SECRET to revoke sessions from outside)'}`,
   ];

@@ -116,7 +116,7 @@ describe('parley-relay: locked down by default', () => {
     expect(banner).toMatch(/scopes\s+conversations\n/);
     expect(banner).toMatch(/session limits 30\/min, burst 10, 2 open streams/);
     expect(banner).toMatch(/address limits 120\/min, burst 40; sessions 20\/min, burst 10/);
-    expect(banner).toMatch(/trusted proxies 0 \(X-Forwarded-For ignored/);
+    expect(banner).toMatch(/trusted hops\s+0 \(X-Forwarded-For ignored/);
     expect(banner).toMatch(/store\s+in memory/);
     expect(banner).toMatch(/pages can open sessions but reach nothing/);
     expect(banner).toMatch(/not allowed\s+speech transcription ocr agents:read models:read/);
@@ -151,7 +151,7 @@ describe('parley-relay: config file, environment and flags', () => {
     expect(banner).toMatch(/token\s+300 s/);
     expect(banner).toMatch(/session limits 60\/min, burst 15, 3 open streams/);
     expect(banner).toMatch(/sessions 50\/min/);
-    expect(banner).toMatch(/trusted proxies 1 hop/);
+    expect(banner).toMatch(/trusted hops\s+1 proxy hop \(/);
     expect(banner).toMatch(/public origin\s+https:\/\/chat\.shop\.example/);
     expect(banner).not.toMatch(/reach nothing/);
 
