@@ -8,7 +8,7 @@ import { serveFetch, type ServedFetch } from '../../../src/server/node-serve.js'
 import {
   ALL_SCOPES, ANY, createRedisStateStore, createRelay, serveRelay, type Relay, type RelayOptions, type RedisStateStore, type RelayStateStore, type ServedRelay,
 } from '../../../src/relay/index.js';
-import { ORIGIN, SECRET } from './helpers.js';
+import { ORIGIN, SECRET, api, fakeUpstream, makeRelay, openSession, scriptedStream, sseEvent, startedEvent } from './helpers.js';
 import { fakeRealtimeUpstream, openPage, type Opened } from './realtime-helpers.js';
 import { startRedis, waitFor, type RedisServer } from './redis-helpers.js';
 
@@ -381,4 +381,26 @@ describe('two relay instances on one Redis', () => {
     await a.relay.revokeSession(victim.session_id);
     await waitFor(endedWithError(stream), SAFETY_MS, 'the stream to end after recovery');
   }, 60_000);
+});
+
+describe('one instance, memory store', () => {
+  it('revokeSession ends an open SSE stream at once with an error event at an event boundary, and aborts its upstream', async () => {
+    const upstream = fakeUpstream((_request, seen) => scriptedStream([startedEvent('conv_mem'), sseEvent('message.output.delta', { content: 'a' })], { holdOpen: true, signal: seen.signal }).response);
+    const relay = makeRelay(upstream.fetch, { revocationCheckMs: 60_000, policy: { models: [ANY], limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 2 } } });
+    const { token, session_id } = await openSession(relay);
+    const res = await api(relay, '/v1/conversations', { token, body: { model: 'm', inputs: 'hi', stream: true } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('message.output.delta')) text += decoder.decode((await reader.read()).value);
+    await relay.revokeSession(session_id);
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value);
+    expect(text.trimEnd().endsWith('}')).toBe(true);
+    const last = text.trim().split('\n\n').at(-1)!;
+    expect(last).toMatch(/^event: conversation\.response\.error\ndata: /);
+    expect(JSON.parse(last.split('data: ')[1]!)).toMatchObject({ code: 401, message: 'The session was revoked' });
+    expect(upstream.calls[0]!.signal.aborted).toBe(true);
+    expect((await api(relay, '/v1/conversations', { token, body: { model: 'm', inputs: 'hi' } })).status).toBe(401);
+  });
 });
