@@ -8,6 +8,7 @@
  */
 import * as v from 'valibot';
 import type { SessionResponse } from '../client/contracts.js';
+import { rateGuardedBody } from './body-rate.js';
 import { badRequest, forbidden, unauthorized, unsupportedMediaType } from './errors.js';
 import { limitSessionMint } from './limits.js';
 import { completePolicy, type RelayPolicy } from './policy.js';
@@ -30,7 +31,7 @@ export async function handleSessionRequest(runtime: RelayRuntime, state: Request
   if (!origin && !runtime.authorize) throw forbidden('Sessions are opened from pages of allowed origins', 'origin_required');
   await limitSessionMint(runtime.store, state.address, runtime.addressLimits);
 
-  const body = await readSessionBody(request);
+  const body = await readSessionBody(request, runtime);
   const kind: SessionRequestKind = body.token ? 'refresh' : body.resume_token ? 'resume' : 'new';
   let previous: SessionClaims | null = null;
   if (kind === 'refresh') {
@@ -87,11 +88,11 @@ async function waitPastSubjectRevocation(runtime: RelayRuntime, subject: string)
 }
 
 /** The session body: empty, or a JSON object with at most one of `token` / `resume_token`. */
-async function readSessionBody(request: Request): Promise<{ token?: string; resume_token?: string; raw: Record<string, unknown> }> {
+async function readSessionBody(request: Request, runtime: RelayRuntime): Promise<{ token?: string; resume_token?: string; raw: Record<string, unknown> }> {
   const type = mediaType(request);
   if (type !== null && type !== 'application/json') throw unsupportedMediaType('application/json');
   checkDeclaredLength(request, SESSION_BODY_LIMIT);
-  const bytes = await readCapped(request.body, SESSION_BODY_LIMIT);
+  const bytes = await readCapped(request.body && rateGuardedBody(request.body, runtime.bodyRate), SESSION_BODY_LIMIT);
   if (!bytes.length) return { raw: {} };
   if (type === null) throw unsupportedMediaType('application/json');
   const raw = parseJsonObject(bytes);

@@ -138,6 +138,19 @@ describe('slow bodies → 408 in the relay error shape (createRelay bodyRate)', 
     socket.destroy();
   });
 
+  it('a session request body dribbled → 408 too', async () => {
+    const { socket, received } = await open();
+    const body = JSON.stringify({ note: 'y'.repeat(300) });
+    socket.write(`POST /api/session HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: ${ORIGIN}\r\n`
+      + `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    const slow = dribble(socket, body, 20);
+    await until(() => received().includes('\r\n\r\n{'), '408 answer');
+    slow.stop();
+    expect(received()).toMatch(/^HTTP\/1\.1 408/);
+    expect(received()).toContain('"code":"request_timeout"');
+    socket.destroy();
+  });
+
   it('a body that stops → 408 after the idle timeout', async () => {
     const { socket, received } = await open();
     socket.write(`POST /api/v1/conversations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n`
