@@ -4,7 +4,8 @@
  * chunk that could begin the key is held, never an event's closing blank line). Between events the relay may add `: ping` comments after silence, and may end a
  * broken stream with one error event. The first event can be sniffed (to learn a new conversation's
  * id) without changing a byte; the chunk that completes it is held only until the sniff callback
- * resolves, so ownership is recorded before the page can use the id.
+ * resolves, so ownership is recorded before the page can use the id. A revocation stops a stream
+ * from outside (`stop`): the upstream is aborted and the page gets one error event.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { KeyScrubber } from './scrub.js';
