@@ -131,10 +131,25 @@ ${pad(envs)}
   Lists in the environment are separated by commas or spaces.
 
 Config file (JSON; unknown keys are refused; secrets belong here or in the environment, never in flags):
-  ${RELAY_SETTINGS.map((s) => s.key).join(', ')}
+${wrap(RELAY_SETTINGS.map((s) => s.key), 100)}
   e.g. { "allowedOrigins": ["https://shop.example"], "agents": ["ag_123"], "scopes": ["conversations", "speech"],
          "sessionLimits": { "requestsPerMinute": 30 }, "trustProxy": 1, "redisUrl": "redis://127.0.0.1:6379" }
 `;
+}
+
+/** `items` joined with commas into indented lines of at most `width` characters. */
+function wrap(items: string[], width: number): string {
+  const lines: string[] = [];
+  let line = ' ';
+  for (const item of items) {
+    if (line.length + item.length + 2 > width) {
+      lines.push(line.trimEnd());
+      line = ' ';
+    }
+    line += ` ${item},`;
+  }
+  lines.push(line.slice(0, -1));
+  return lines.join('\n');
 }
 
 /** Where the settings come from: parsed flags, the environment, and the config file's path and text. */
