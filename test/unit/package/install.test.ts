@@ -64,6 +64,8 @@ describe('the packed parley-kit installed into an empty project', () => {
       expect(installed.files).toContain(file);
     }
     expect(installed.files.filter((f) => /platform|engines|\.map$/.test(f))).toEqual([]);
+    // The vendor bundles carry a content hash (cached for good by CDNs); dist/vendor/ re-exports them by that name.
+    expect(installed.files.filter((f) => /^dist\/browser\/vendor\/(pdfjs|pdf-worker|audio-context)-[\w-]{8}\.js$/.test(f))).toHaveLength(3);
     expect(installed.names).not.toContain('@parley-kit/platform');
     expect(installed.names).not.toContain('pdfjs-dist');
   });
