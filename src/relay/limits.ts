@@ -1,7 +1,8 @@
 /**
  * Rate limits and the stream cap. Token buckets live in the state store, keyed per session
  * (`session:<sid>`), per client address (`ip:<address>`, IPv6 by /56 so one subscriber's many
- * addresses share a bucket) and per address for minting sessions (`mint:<address>`).
+ * addresses share a bucket), per address for minting sessions (`mint:<address>`) and per address
+ * on the operator endpoint (`operator:<address>`). Stream slots are held by id (`streams:<sid>`).
  */
 import { rateLimited, tooManyStreams } from './errors.js';
 import type { SessionLimits } from './policy.js';
