@@ -65,7 +65,8 @@ const nonEmpty = v.pipe(v.string(), v.minLength(1), v.maxLength(4096));
 const httpUrl = v.pipe(v.string(), v.check((s) => isUrl(s, ['http:', 'https:'])));
 const redisUrl = v.pipe(v.string(), v.check((s) => isUrl(s, ['redis:', 'rediss:'])));
 const origin = v.pipe(v.string(), v.check((s) => normaliseOrigin(s) !== null));
-const name = v.pipe(v.string(), v.regex(/^(\*|[A-Za-z0-9][A-Za-z0-9_.:-]{0,199})$/));
+/** An agent id or model name (`/` and `@` for names such as `org/model`), or `*`. */
+const name = v.pipe(v.string(), v.regex(/^(\*|[A-Za-z0-9][A-Za-z0-9_.:/@-]{0,199})$/));
 const list = (item: v.GenericSchema) => v.array(item);
 const secret = v.pipe(v.string(), v.minLength(1));
 
