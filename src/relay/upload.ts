@@ -68,7 +68,14 @@ export async function guardUpload(
   let total = 0;
   /** The next checked chunk, or null at the end; throws a RelayError to refuse the body. */
   const next = async (): Promise<Uint8Array | null> => {
-    const { done, value } = await source.read();
+    let read: ReadableStreamReadResult<Uint8Array>;
+    try {
+      read = await source.read();
+    } catch (err) {
+      // A timeout is ours; anything else is the client's connection (gone, or a broken chunked body).
+      throw err instanceof RelayError ? err : badRequest('The request body could not be read', 'body_unreadable');
+    }
+    const { done, value } = read;
     if (done) {
       scanner?.end();
       return null;
