@@ -128,7 +128,7 @@ export function createAssetHandler(options: AssetHandlerOptions) {
     const body = coding ? await encode(entry, coding) : entry.body;
     if (coding) headers.set('content-encoding', coding);
     headers.set('content-length', String(body.length));
-    return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), { status: 200, headers });
+    return new Response(request.method === 'HEAD' ? null : new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.length), { status: 200, headers });
   };
 }
 
