@@ -28,7 +28,10 @@ export interface SessionLimits {
 export interface RelayPolicy {
   /** Operations allowed (default: `['conversations']` only). */
   scopes: RelayScope[];
-  /** Agent ids the session may talk to or read; `['*']` allows any (default none). */
+  /**
+   * Agent ids the session may talk to or read; `['*']` allows any (default none). `ag_…@3` pins an agent
+   * to a version or alias: conversations with it must ask for that `agent_version`.
+   */
   agents: string[];
   /** Model names a session may use for conversations, speech, OCR and transcription; `['*']` allows any (default none). */
   models: string[];
@@ -64,4 +67,23 @@ export function completePolicy(partial: Partial<RelayPolicy> | undefined, base: 
 /** Whether `value` is in an allow list (`'*'` allows everything). */
 export function isAllowed(list: readonly string[], value: string): boolean {
   return list.includes(ANY) || list.includes(value);
+}
+
+/** Separates an agent id from its pinned version in {@link RelayPolicy.agents}: `ag_123@3`. */
+export const VERSION_PIN = '@';
+
+/** Whether an agent is on the list at all: `*`, its id, or its id pinned to a version. */
+export function isAgentAllowed(list: readonly string[], agentId: string): boolean {
+  return isAllowed(list, agentId) || list.some((entry) => entry.startsWith(agentId + VERSION_PIN));
+}
+
+/**
+ * Whether a body may ask for `version` (`agent_version`, absent: the current one) of `agentId`.
+ * `*` or the plain id allows any version; pins allow exactly theirs. Without `agentId` (a restart: the
+ * conversation's agent is not in the body) a version may be asked for only when no agent is pinned.
+ */
+export function isAgentVersionAllowed(list: readonly string[], agentId: string | undefined, version: string | undefined): boolean {
+  if (agentId === undefined) return version === undefined || !list.some((entry) => entry.includes(VERSION_PIN));
+  if (isAllowed(list, agentId)) return true;
+  return version !== undefined && list.includes(agentId + VERSION_PIN + version);
 }

@@ -14,7 +14,7 @@ import { conversationErrorFrame, genericErrorFrame, relayEventStream } from './e
 import { callUpstream, downstreamHeaders, readUpstreamText, upstreamRequestHeaders } from './forward.js';
 import { conversationIdOfEvent, conversationIdOfJson, listOwnConversations, recordOwner, requireOwner } from './conversations.js';
 import { limitRequest, openStreamSlot, type StreamSlot } from './limits.js';
-import { ANY, isAllowed } from './policy.js';
+import { ANY, isAgentAllowed, isAgentVersionAllowed, isAllowed } from './policy.js';
 import { rateGuardedBody } from './body-rate.js';
 import { checkContentType, checkDeclaredLength, parseJsonObject, readCapped } from './request-body.js';
 import { createKeyScrubber, type KeyScrubber } from './scrub.js';
@@ -90,35 +90,60 @@ async function readHostBody(read: NonNullable<RelayEnv['readBody']>, maxBytes: n
 /** Path parameters naming agents or models must be allowed by the token. */
 function checkParams(route: RelayRoute, params: Record<string, string>, claims: SessionClaims): void {
   const agent = route.checkParam?.agent && params[route.checkParam.agent];
-  if (agent && !isAllowed(claims.agents, agent)) throw forbidden(`This session may not use agent '${agent}'`, 'agent_not_allowed');
+  if (agent && !isAgentAllowed(claims.agents, agent)) throw forbidden(`This session may not use agent '${agent}'`, 'agent_not_allowed');
   const model = route.checkParam?.model && params[route.checkParam.model];
   if (model && !isAllowed(claims.models, model)) throw forbidden(`This session may not use model '${model}'`, 'model_not_allowed');
 }
 
 /**
  * Body fields naming agents or models must be allowed by the token (the token, not the body, decides):
- * on every route that has them (start, append, restart, speech, OCR), and in handoff entries of `inputs`.
- * An absent field is the platform's choice (the conversation's own agent, the default speech model), not the caller's.
+ * on every route that has them (start, append, restart, speech, OCR), in handoff entries of `inputs`
+ * (a handed-to agent speaks at its current version, so only an unpinned entry allows it), and
+ * `agent_version` against pinned agents. An absent field is the platform's choice (the conversation's
+ * own agent and version, the default speech model), not the caller's.
  */
 function checkBody(route: RelayRoute, body: Record<string, unknown>, claims: SessionClaims): void {
   const checks = route.checkBody;
   if (!checks) return;
-  if (checks.agent) checkName('agent', checks.agent, body[checks.agent], claims.agents);
-  if (checks.model) checkName('model', checks.model, body[checks.model], claims.models);
+  const agent = checks.agent ? nameIn(body, checks.agent) : undefined;
+  if (agent !== undefined && !isAgentAllowed(claims.agents, agent)) throw agentNotAllowed(agent);
+  const model = checks.model ? nameIn(body, checks.model) : undefined;
+  if (model !== undefined && !isAllowed(claims.models, model)) throw forbidden(`This session may not use model '${model}'`, 'model_not_allowed');
+  if (checks.agentVersion) {
+    const version = versionIn(body, checks.agentVersion);
+    if (!isAgentVersionAllowed(claims.agents, agent, version)) {
+      throw forbidden(agent === undefined
+        ? `This session may not ask for agent_version '${version}'`
+        : `This session may use agent '${agent}' only at its pinned version`, 'agent_not_allowed');
+    }
+  }
   const entries = checks.entries && body[checks.entries];
   if (!Array.isArray(entries)) return;
   for (const entry of entries) {
     if (entry && typeof entry === 'object' && (entry as { type?: unknown }).type === 'agent.handoff') {
-      checkName('agent', 'next_agent_id', (entry as { next_agent_id?: unknown }).next_agent_id, claims.agents);
+      const next = nameIn(entry as Record<string, unknown>, 'next_agent_id');
+      if (next !== undefined && !isAllowed(claims.agents, next)) throw agentNotAllowed(next);
     }
   }
 }
 
-/** One body value naming an agent or a model: absent is fine, a string must be on the token's list. */
-function checkName(kind: 'agent' | 'model', field: string, value: unknown, list: readonly string[]): void {
-  if (value === undefined || value === null) return;
+const agentNotAllowed = (agent: string) => forbidden(`This session may not use agent '${agent}'`, 'agent_not_allowed');
+
+/** A body field naming an agent or a model: absent (or null) → undefined, else it must be a string. */
+function nameIn(body: Record<string, unknown>, field: string): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw badRequest(`${field} must be a string`);
-  if (!isAllowed(list, value)) throw forbidden(`This session may not use ${kind} '${value}'`, `${kind}_not_allowed`);
+  return value;
+}
+
+/** An `agent_version` field: absent (or null) → undefined, a number or an alias → its text. */
+function versionIn(body: Record<string, unknown>, field: string): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number' && Number.isInteger(value)) return String(value);
+  if (typeof value === 'string' && value !== '') return value;
+  throw badRequest(`${field} must be a version number or an alias`);
 }
 
 /** One request on its way upstream: what was decided about it so far. */

@@ -33,9 +33,10 @@ export interface RelayRoute {
   /**
    * Body fields checked against the token: `agent` (e.g. `agent_id`) against agents, `model` against models,
    * and `entries` (e.g. `inputs`): an array whose `agent.handoff` entries name a `next_agent_id`, also checked
-   * against agents (a handoff entry the caller writes into the history decides who speaks after a restart).
+   * against agents (a handoff entry the caller writes into the history decides who speaks after a restart),
+   * and `agentVersion` (e.g. `agent_version`) against agents pinned to a version (`ag_…@3`).
    */
-  checkBody?: { agent?: string; model?: string; entries?: string };
+  checkBody?: { agent?: string; model?: string; entries?: string; agentVersion?: string };
   /** Path parameter checked against the token's agents or models. */
   checkParam?: { agent?: string; model?: string };
   /** Whether the body's `stream: true` asks for an SSE answer (counts against the stream cap). */
@@ -79,7 +80,7 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
 export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS): RelayRoute[] {
   const conversationBody = { kind: 'json' as const, maxBytes: limits.conversations };
   // Append and restart bodies name no agent or model in the API, but any such field is checked all the same.
-  const conversationChecks = { agent: 'agent_id', model: 'model', entries: 'inputs' };
+  const conversationChecks = { agent: 'agent_id', model: 'model', entries: 'inputs', agentVersion: 'agent_version' };
   return [
     { name: 'conversations.start', method: 'POST', path: '/v1/conversations', scope: 'conversations', body: conversationBody,
       conversation: 'creates', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation' },

@@ -62,6 +62,34 @@ describe('body checks on every route (the token decides, not the body)', () => {
     expect((await api(relay, `/v1/conversations/${id}`, { token, body: { inputs: [handoff('ag_shop')] } })).status).toBe(200);
   });
 
+  it('agent_version: any version of an unpinned agent; a pinned agent (ag_…@3) only at its version, on start and restart', async () => {
+    const open = await narrowed();
+    expect((await api(open.relay, '/v1/conversations', { token: open.token, body: { agent_id: 'ag_shop', agent_version: 7, inputs: 'x' } })).status).toBe(200);
+    expect((await api(open.relay, `/v1/conversations/${open.id}/restart`, { token: open.token, body: { from_entry_id: 'msg_1', agent_version: 'beta' } })).status).toBe(200);
+
+    const upstream = conversationUpstream();
+    const relay = makeRelay(upstream.fetch, { authorize: () => ({ policy: { agents: ['ag_shop@3', 'ag_shop@stable'], models: [] } }) });
+    const { token } = await openSession(relay);
+    const ok = await api(relay, '/v1/conversations', { token, body: { agent_id: 'ag_shop', agent_version: 3, inputs: 'x' } });
+    expect(ok.status).toBe(200);
+    const { conversation_id: id } = await ok.json() as { conversation_id: string };
+    expect((await api(relay, '/v1/conversations', { token, body: { agent_id: 'ag_shop', agent_version: 'stable', inputs: 'x' } })).status).toBe(200);
+    const calls = upstream.calls.length;
+    await expectRefused(await api(relay, '/v1/conversations', { token, body: { agent_id: 'ag_shop', agent_version: 4, inputs: 'x' } }), 'agent_not_allowed');
+    // No version: the agent's current one, which the pin does not allow.
+    await expectRefused(await api(relay, '/v1/conversations', { token, body: { agent_id: 'ag_shop', inputs: 'x' } }), 'agent_not_allowed');
+    // A restart cannot switch the pinned conversation to another version (the body does not name the agent).
+    await expectRefused(await api(relay, `/v1/conversations/${id}/restart`, { token, body: { from_entry_id: 'msg_1', agent_version: 4 } }), 'agent_not_allowed');
+    // A handoff entry to a pinned agent would run its current version.
+    const handoff = { type: 'agent.handoff', previous_agent_id: 'ag_shop', previous_agent_name: 'Shop', next_agent_id: 'ag_shop', next_agent_name: 'Shop' };
+    await expectRefused(await api(relay, `/v1/conversations/${id}`, { token, body: { inputs: [handoff] } }), 'agent_not_allowed');
+    expect(upstream.calls.length).toBe(calls);
+    // Without a version the restart keeps the conversation's own (pinned) one; the agent's card is readable.
+    expect((await api(relay, `/v1/conversations/${id}/restart`, { token, body: { from_entry_id: 'msg_1' } })).status).toBe(200);
+    expect((await api(relay, '/v1/agents/ag_shop', { token })).status).toBe(200);
+    expect((await api(relay, '/v1/conversations', { token, body: { agent_id: 'ag_shop', agent_version: 3.5, inputs: 'x' } })).status).toBe(400);
+  });
+
   it('a field of the wrong type is a 400, not a pass', async () => {
     const { relay, token, id } = await narrowed();
     const res = await api(relay, `/v1/conversations/${id}`, { token, body: { inputs: 'x', agent_id: ['ag_other'] } });
