@@ -1,0 +1,31 @@
+/**
+ * The relay for edge runtimes (Cloudflare Workers / workerd, Vercel Edge, any host of Web-standard
+ * `fetch` handlers): everything of `parley-kit/relay` that runs on Web APIs alone, without the Node
+ * adapter (`serveRelay`, which loads `node:http`) or stores that need sockets. `parley-kit/relay`
+ * resolves here under the `workerd`, `worker` and `edge-light` export conditions; `parley-kit/relay/edge`
+ * names it directly. No `nodejs_compat` is needed: the realtime WebSocket (`relay.handleUpgrade`) is
+ * Node only and loads `ws` on its first upgrade, which never happens here.
+ *
+ * ```ts
+ * import { createRelay, type Relay } from 'parley-kit/relay';
+ * let relay: Relay | undefined;
+ * export default {
+ *   fetch(request: Request, env: { PLATFORM_API_KEY: string; RELAY_SECRET: string }) {
+ *     relay ??= createRelay({ upstream: { baseUrl: 'https://api.mistral.ai', apiKey: env.PLATFORM_API_KEY }, secret: env.RELAY_SECRET });
+ *     return relay.fetch(request, { clientIp: request.headers.get('cf-connecting-ip') ?? undefined });
+ *   },
+ * };
+ * ```
+ */
+export { createRelay, type Relay, type RelayOptions } from './relay.js';
+export type { RelayEnv, ClientAddressOptions } from './client-address.js';
+export { addressKey, clientAddress, parseIp } from './client-address.js';
+export type { AuthorizeDecision, AuthorizeHook, SessionRequestContext, SessionRequestKind } from './runtime.js';
+export { ALL_SCOPES, ANY, DEFAULT_POLICY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './policy.js';
+export { DEFAULT_BODY_LIMITS, defaultRoutes, isCleanPath, type BodyKind, type BodyLimits, type ConversationRole, type RelayRoute } from './route-table.js';
+export { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
+export { createMemoryStateStore, type BucketSpec, type MemoryStateStoreOptions, type RelayStateStore, type TakeResult } from './state-store.js';
+export type { RelaySigningKey, SessionClaims, TicketClaims } from './session-tokens.js';
+export type { UpstreamOptions } from './forward.js';
+export { RelayError } from './errors.js';
+export { DEFAULT_REALTIME_LIMITS, type RealtimeLimits } from './realtime.js';

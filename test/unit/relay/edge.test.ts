@@ -1,0 +1,282 @@
+/**
+ * The relay on an edge runtime: `createRelay`, unchanged, in workerd (Miniflare from npm), without
+ * `nodejs_compat`. A worker module importing `parley-kit/relay` (the built package, resolved through its
+ * exports under wrangler's conditions and bundled with esbuild) answers every request with `relay.fetch`;
+ * upstream is the local platform listening on loopback. Real HTTP all the way: test → workerd → platform.
+ *
+ * Needs `npm run build` (the relay's and the platform's dist/).
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { Miniflare } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPlatform, servePlatform, type Platform } from '@parley-kit/platform';
+import type { SessionResponse } from '../../../src/client/contracts.js';
+import { ORIGIN, SECRET, api, deltaEvent, fakeUpstream, makeRelay, openSession as openLocalSession, scriptedStream, startedEvent, type ScriptedStream } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const WORKER = fileURLToPath(new URL('../../fixtures/edge/worker.js', import.meta.url));
+const PLATFORM_KEY = 'platform-key-edge-7c1e93a05d';
+/** What wrangler bundles a Worker with (its esbuild conditions), so `parley-kit/relay` resolves as it would there. */
+const WORKER_CONDITIONS = ['workerd', 'worker', 'browser'];
+/** Polls are safety nets, not timing claims. */
+const SAFETY_MS = 10_000;
+/** What every conversation here says; the local model answers it in about 90 tokens. */
+const PROMPT = 'Hello there';
+
+/** What the platform's HTTP server received, and whether the caller (the worker) went away. */
+interface PlatformCall { method: string; path: string; aborted: boolean }
+
+let platform: Platform;
+let platformServer: Awaited<ReturnType<typeof servePlatform>>;
+let calls: PlatformCall[];
+let bundle: string;
+let mf: Miniflare | undefined;
+/** The relay's base URL in workerd. */
+let relayUrl: string;
+
+/** Starts workerd on the bundle with `compatibilityFlags`; resolves with the relay's base URL. */
+async function startWorker(compatibilityFlags: string[]): Promise<string> {
+  const started = performance.now();
+  mf = new Miniflare({
+    modules: true,
+    script: bundle,
+    compatibilityDate: '2025-09-01',
+    compatibilityFlags,
+    bindings: { PLATFORM_URL: platformServer.url, PLATFORM_API_KEY: PLATFORM_KEY, RELAY_SECRET: SECRET, ALLOWED_ORIGIN: ORIGIN },
+  });
+  const url = new URL('/api', await mf.ready).href;
+  console.info(`[edge] workerd [${compatibilityFlags.join(', ')}] ready in ${Math.round(performance.now() - started)} ms (bundle ${Math.round(bundle.length / 1024)} KB)`);
+  return url;
+}
+
+
+interface SseEvent { event: string; data: any }
+
+/** Parses complete SSE blocks (comments such as `: ping` skipped). */
+function parseSse(text: string): SseEvent[] {
+  return text.split(/\n\n+/).filter((b) => b.trim() && !b.startsWith(':')).map((block) => {
+    const lines = block.split('\n').filter((l) => !l.startsWith(':'));
+    return {
+      event: lines.find((l) => l.startsWith('event:'))!.slice(6).trim(),
+      data: JSON.parse(lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n')),
+    };
+  });
+}
+
+/** The assistant's text of a streamed turn. */
+function textOf(events: SseEvent[]): string {
+  return events.filter((e) => e.event === 'message.output.delta').map((e) => String(e.data.content)).join('');
+}
+
+async function openSession(relay = relayUrl): Promise<SessionResponse> {
+  const res = await fetch(`${relay}/session`, { method: 'POST', headers: { origin: ORIGIN } });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return res.json() as Promise<SessionResponse>;
+}
+
+/** Starts a streamed conversation through the worker. */
+function startStream(session: SessionResponse, inputs: string, signal?: AbortSignal, relay = relayUrl): Promise<Response> {
+  return fetch(`${relay}/v1/conversations`, {
+    method: 'POST',
+    headers: { origin: ORIGIN, authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'parley-local', inputs, stream: true }),
+    signal,
+  });
+}
+
+/** The same turn asked of the platform directly, with its key. */
+async function directTurn(inputs: string): Promise<SseEvent[]> {
+  const res = await fetch(`${platformServer.url}/v1/conversations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${PLATFORM_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'parley-local', inputs, stream: true }),
+  });
+  expect(res.status).toBe(200);
+  return parseSse(await res.text());
+}
+
+async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, everyMs = 25): Promise<T> {
+  const deadline = Date.now() + SAFETY_MS;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what} (${SAFETY_MS} ms safety net)`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/**
+ * Starts a stream through `relay`, reads to its first piece of text, aborts, and checks the platform's
+ * side: its server saw the worker go away, and it stored the turn cut short (an output never
+ * completed, a strict prefix of the full answer). Returns the session used.
+ */
+async function abortMidStream(relay: string): Promise<SessionResponse> {
+  const full = textOf(await directTurn(PROMPT));
+  const session = await openSession(relay);
+  const client = new AbortController();
+  const res = await startStream(session, PROMPT, client.signal, relay);
+  expect(res.status).toBe(200);
+  const upstreamCall = calls.filter((c) => c.path === '/v1/conversations' && c.method === 'POST').at(-1)!;
+
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const complete = () => (text.includes('\n\n') ? parseSse(text.slice(0, text.lastIndexOf('\n\n'))) : []);
+  while (!complete().some((e) => e.event === 'message.output.delta')) {
+    const { done, value } = await reader.read();
+    expect(done, 'the stream ended before its first delta').toBe(false);
+    text += decoder.decode(value, { stream: true });
+  }
+  const id = parseSse(text)[0]!.data.conversation_id as string;
+  client.abort();
+
+  await until(() => (upstreamCall.aborted ? true : undefined), 'the platform to see the worker abort its call');
+  const output = await until(async () => {
+    const history = await fetch(`${platformServer.url}/v1/conversations/${id}/history`, { headers: { authorization: `Bearer ${PLATFORM_KEY}` } });
+    const { entries } = await history.json() as { entries: Array<{ type: string; content: unknown; completed_at: string | null }> };
+    return entries.find((e) => e.type === 'message.output');
+  }, 'the platform to store the cut turn');
+  expect(output.completed_at).toBeNull();
+  expect(typeof output.content).toBe('string');
+  expect(full.startsWith(output.content as string)).toBe(true);
+  expect((output.content as string).length).toBeLessThan(full.length);
+  return session;
+}
+
+
+describe('the relay in workerd, in front of the local platform', () => {
+  beforeAll(async () => {
+    for (const file of ['dist/relay/edge.js', 'platform/dist/index.js']) {
+      if (!existsSync(ROOT + file)) throw new Error(`The edge test needs the built package: ${file} is missing. Run \`npm run build\` first.`);
+    }
+    // Tokens 30 ms apart: a stream lasts long enough to be cut mid-way.
+    platform = createPlatform({ apiKey: PLATFORM_KEY, tokenDelayMs: 20, onError: () => {} });
+    await platform.ready();
+    calls = [];
+    platformServer = await servePlatform((request) => {
+      const call: PlatformCall = { method: request.method, path: new URL(request.url).pathname, aborted: false };
+      calls.push(call);
+      request.signal.addEventListener('abort', () => { call.aborted = true; }, { once: true });
+      return platform.fetch(request);
+    });
+
+    const built = await build({
+      entryPoints: [WORKER], absWorkingDir: ROOT, bundle: true, write: false, format: 'esm',
+      platform: 'neutral', conditions: WORKER_CONDITIONS, mainFields: ['module', 'main'], logLevel: 'silent',
+    });
+    bundle = built.outputFiles[0]!.text;
+    // No nodejs_compat: the relay runs on Web APIs alone.
+    relayUrl = await startWorker([]);
+  });
+
+  afterAll(async () => {
+    await mf?.dispose();
+    await platformServer?.close();
+    await platform?.close();
+  });
+
+  it('bundles for a Worker without Node modules or the Node adapter', () => {
+    expect(bundle).not.toMatch(/\bfrom\s*["']node:|\bimport\(\s*["']node:|\brequire\(\s*["']node:/);
+    expect(bundle).not.toContain('@hono/node-server');
+    expect(bundle).toContain('createRelay');
+  });
+
+  it('opens a session for an allowed origin, and refuses another origin', async () => {
+    const res = await fetch(`${relayUrl}/session`, { method: 'POST', headers: { origin: ORIGIN } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const session = await res.json() as SessionResponse;
+    expect(session.token).toEqual(expect.any(String));
+    expect(session.session_id).toEqual(expect.any(String));
+
+    const refused = await fetch(`${relayUrl}/session`, { method: 'POST', headers: { origin: 'https://evil.example' } });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ object: 'error', code: 'origin_not_allowed' });
+  });
+
+  it('streams a conversation over SSE to the done event; the text is the platform\'s own', async () => {
+    const session = await openSession();
+    const res = await startStream(session, PROMPT);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = parseSse(await res.text());
+    expect(events[0]!.event).toBe('conversation.response.started');
+    expect(events.filter((e) => e.event === 'message.output.delta').length).toBeGreaterThan(1);
+    expect(events.at(-1)!.event).toBe('conversation.response.done');
+
+    const direct = await directTurn(PROMPT);
+    expect(textOf(events)).toBe(textOf(direct));
+    expect(textOf(events).length).toBeGreaterThan(0);
+
+    // The conversation is the session's: its history reads through the worker.
+    const id = events[0]!.data.conversation_id as string;
+    const history = await fetch(`${relayUrl}/v1/conversations/${id}/history`, { headers: { origin: ORIGIN, authorization: `Bearer ${session.token}` } });
+    expect(history.status).toBe(200);
+    expect(((await history.json()) as { entries: unknown[] }).entries).toHaveLength(2);
+  });
+
+  it('a client that aborts mid-stream makes the worker abort the platform call', async () => {
+    await abortMidStream(relayUrl);
+  });
+
+  it('answers a path outside the route table 404 in the relay\'s words; the platform never sees it', async () => {
+    const session = await openSession();
+    const before = calls.length;
+    for (const [method, path] of [['GET', '/v1/files'], ['GET', '/v1/agents'], ['POST', '/v1/chat/completions'], ['GET', '/v1/conversations/a%2Fb/history']]) {
+      const res = await fetch(`${relayUrl}${path}`, { method, headers: { origin: ORIGIN, authorization: `Bearer ${session.token}` } });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(await res.json()).toMatchObject({ object: 'error', code: 'not_found' });
+    }
+    expect(calls.length).toBe(before);
+  });
+
+  it('refuses a missing, malformed or foreign token with 401; the platform never sees it', async () => {
+    const before = calls.length;
+    const foreign = 'eyJhbGciOiJIUzI1NiIsImtpZCI6Im1haW4iLCJ0eXAiOiJKV1QifQ.eyJzaWQiOiJ4In0.c2lnbmF0dXJlLW9mLWFub3RoZXItcmVsYXk';
+    for (const authorization of [undefined, 'Bearer not-a-token', `Bearer ${foreign}`, `Bearer ${PLATFORM_KEY}`]) {
+      const res = await fetch(`${relayUrl}/v1/conversations`, {
+        method: 'POST',
+        headers: { origin: ORIGIN, 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+        body: JSON.stringify({ model: 'parley-local', inputs: PROMPT, stream: true }),
+      });
+      expect(res.status, String(authorization)).toBe(401);
+      expect(await res.json()).toMatchObject({ object: 'error', type: 'authentication_error' });
+    }
+    expect(calls.length).toBe(before);
+  });
+});
+
+describe('a host that never cancels a departed client\'s body, only aborts request.signal (workerd)', () => {
+  it('the client\'s signal alone ends the stream: upstream aborted, stream slot freed', async () => {
+    const streams: ScriptedStream[] = [];
+    const upstream = fakeUpstream((req) => {
+      const stream = scriptedStream([startedEvent('conv_1'), deltaEvent('Hello')], { holdOpen: true, signal: req.signal });
+      streams.push(stream);
+      return stream.response;
+    });
+    const relay = makeRelay(upstream.fetch, { policy: { limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 1 } } });
+    const { token } = await openLocalSession(relay);
+    const body = { model: 'm', inputs: 'hi', stream: true };
+    const client = new AbortController();
+    const res = await api(relay, '/v1/conversations', { token, body, signal: client.signal });
+    expect(res.status).toBe(200);
+    // Read the first event; the second then waits in the relay's queue, so no read of the upstream is pending.
+    await res.body!.getReader().read();
+    await until(() => (streams[0]!.emitted.length === 2 ? true : undefined), 'the upstream\'s second event');
+    await new Promise((r) => setTimeout(r, 0));
+
+    client.abort(); // the body is neither read nor cancelled any more: the host stopped pumping it
+    expect(await until(() => (upstream.calls[0]!.signal.aborted ? true : undefined), 'the upstream call to be aborted')).toBe(true);
+    const again = await until(async () => {
+      const next = await api(relay, '/v1/conversations', { token, body });
+      if (next.status !== 429) return next;
+      expect(await next.json()).toMatchObject({ code: 'too_many_streams' });
+      return undefined;
+    }, 'the stream slot to be freed');
+    expect(again.status).toBe(200);
+    await again.body!.cancel();
+  });
+});
