@@ -7,6 +7,7 @@ import type { ReactiveController } from 'lit';
 import type { VoiceInputApi, VoiceInputError, VoiceInputOptions } from '../../../client/contracts.js';
 import type { ParleyElement } from '../../internal/parley-element.js';
 import { sharedClient } from '../../internal/shared-client.js';
+import { emitOriginRefusal } from '../../internal/origin-refusal.js';
 import type { VoiceComposer, VoiceComposerHost, VoicePhase } from '../voice-composer.js';
 
 /** What the controller reads of `<agent-chat>` (and `handsFree`, which it turns off on an error). */
@@ -156,6 +157,7 @@ export class VoiceInController implements ReactiveController {
       failed: (error) => {
         this.#setError(error);
         host.handsFree = false;
+        emitOriginRefusal(host, error); // the relay refuses this page: parley-error, as for a typed message
       },
       // A ring around the microphone button that grows with the input level: straight to the style, about
       // 20 times a second, without rendering the chat.
