@@ -34,7 +34,28 @@ export interface OpenStreams {
 /** Creates the registry, subscribed to the store's revocations and polling it while anything is open. */
 export function createOpenStreams(store: RelayStateStore, checkMs: number, report: (error: unknown) => void): OpenStreams {
   const open = new Set<OpenStream>();
+  // Indexes, so a revocation touches only what it covers.
+  const bySession = new Map<string, Set<OpenStream>>();
+  const bySubject = new Map<string, Set<OpenStream>>();
   let poll: ReturnType<typeof setInterval> | undefined;
+
+  const index = (map: Map<string, Set<OpenStream>>, key: string, stream: OpenStream) => {
+    const set = map.get(key) ?? new Set<OpenStream>();
+    set.add(stream);
+    map.set(key, set);
+  };
+  const unindex = (map: Map<string, Set<OpenStream>>, key: string, stream: OpenStream) => {
+    const set = map.get(key);
+    set?.delete(stream);
+    if (set && !set.size) map.delete(key);
+  };
+  /** Forgets a stream; false when it was not registered (any more). */
+  const remove = (stream: OpenStream) => {
+    if (!open.delete(stream)) return false;
+    unindex(bySession, stream.sessionId, stream);
+    unindex(bySubject, stream.subject, stream);
+    return true;
+  };
 
   const startPolling = () => {
     if (poll) return;
@@ -50,7 +71,7 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
   };
 
   const end = (stream: OpenStream) => {
-    if (!open.delete(stream)) return;
+    if (!remove(stream)) return;
     try {
       stream.end();
     } catch (error) {
@@ -60,11 +81,10 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
   };
 
   const apply = (revocation: Revocation) => {
-    for (const stream of [...open]) {
-      const covered = revocation.kind === 'session'
-        ? stream.sessionId === revocation.id
-        : stream.subject === revocation.subject && issuedBefore(stream.issuedAt, revocation.at);
-      if (covered) end(stream);
+    if (revocation.kind === 'session') {
+      for (const stream of [...bySession.get(revocation.id) ?? []]) end(stream);
+    } else {
+      for (const stream of [...bySubject.get(revocation.subject) ?? []]) if (issuedBefore(stream.issuedAt, revocation.at)) end(stream);
     }
   };
 
@@ -87,9 +107,11 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
   return {
     add(stream) {
       open.add(stream);
+      index(bySession, stream.sessionId, stream);
+      index(bySubject, stream.subject, stream);
       startPolling();
       return () => {
-        open.delete(stream);
+        remove(stream);
         stopPollingWhenIdle();
       };
     },

@@ -3,6 +3,7 @@
 // instances would be.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RelayError, createMemoryStateStore, createRedisStateStore, type RedisStateStore, type RedisStateStoreOptions, type Revocation } from '../../../src/relay/index.js';
+import { createOpenStreams } from '../../../src/relay/revocation.js';
 import { startRedis, waitFor, type RedisServer } from './redis-helpers.js';
 
 let redis: RedisServer;
@@ -209,6 +210,36 @@ describe('the memory store\'s revocation feed', () => {
     await store.revoke('ses_2', 60);
     await waitFor(() => two.length === 3, 5_000, 'the third announcement');
     expect(one).toHaveLength(2);
+  });
+
+  it('reaches open streams through a relay\'s registry: by session, by subject up to its time, and by polling when missed', async () => {
+    const store = createMemoryStateStore();
+    const registry = createOpenStreams(store, 50, (e) => { throw e; });
+    const ended: string[] = [];
+    const add = (name: string, sessionId: string, subject: string, issuedAt: number) =>
+      registry.add({ sessionId, subject, issuedAt, end: () => ended.push(name) });
+    add('s1-a', 's1', 'user', 100);
+    add('s1-b', 's1', 'user', 100);
+    add('s2-old', 's2', 'user', 100);
+    add('s3-new', 's3', 'user', 200);
+    const gone = add('s4-closed', 's4', 'other', 100);
+    gone(); // a stream that ended by itself is never ended again
+    await store.revoke('s1', 60);
+    await waitFor(() => ended.length === 2, 5_000, 'session revocation');
+    expect(ended.sort()).toEqual(['s1-a', 's1-b']);
+    await store.revokeSubject('user', 150_000, 60);
+    await waitFor(() => ended.length === 3, 5_000, 'subject revocation');
+    expect(ended[2]).toBe('s2-old');
+    await store.revoke('s4', 60);
+    // A revocation the registry was not told of (another store's announcement lost) is found by its poll.
+    const deaf = createOpenStreams({ ...store, onRevoked: () => () => {} }, 50, (e) => { throw e; });
+    deaf.add({ sessionId: 's5', subject: 'x', issuedAt: 1, end: () => ended.push('s5') });
+    await store.revoke('s5', 60);
+    await waitFor(() => ended.includes('s5'), 5_000, 'the poll');
+    expect(ended).not.toContain('s3-new');
+    expect(ended).not.toContain('s4-closed');
+    expect(registry.size).toBe(1);
+    expect(deaf.size).toBe(0);
   });
 
   it('subject revocation covers tokens issued up to it, not later ones', async () => {
