@@ -1,9 +1,11 @@
 // Child processes of bench/relay-overhead.mjs, one role each (argv[2]):
 //   upstream <key>               a mock platform on plain node:http: small JSON answers, and SSE answers of
 //                                `bench_events` events `bench_gap_ms` apart, each stamped with its send time;
-//   relay <upstream-url> <key> <origin>   the relay (serveRelay on loopback) in front of that mock.
+//   relay <upstream-url> <key> <origin>   the relay (serveRelay on loopback) in front of that mock;
+//   bare-proxy <upstream-url> <key>       the least a Node proxy does (node:http in, keep-alive node:http out,
+//                                         no checks): the floor of what the relay could cost on this runtime.
 // Each prints `READY <url>` once listening, and exits on SIGTERM (so `--cpu-prof` writes its profile).
-import { createServer } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
 
 const [role, ...args] = process.argv.slice(2);
 const now = () => performance.timeOrigin + performance.now();
@@ -56,7 +58,7 @@ async function relay(upstreamUrl, key, origin) {
   const { ALL_SCOPES, createRelay, serveRelay } = await import('../dist/relay/index.js');
   const unlimited = 1e9;
   const r = createRelay({
-    upstream: { baseUrl: upstreamUrl, apiKey: key },
+    upstream: { baseUrl: upstreamUrl, apiKey: key, ...(process.env.PARLEY_BENCH_GLOBAL_FETCH ? { fetch: (request) => fetch(request) } : {}) },
     allowedOrigins: [origin],
     policy: { scopes: [...ALL_SCOPES], agents: ['*'], models: ['*'], limits: { requestsPerMinute: unlimited, burst: unlimited, concurrentStreams: 1000 } },
     limits: { requestsPerMinute: unlimited, burst: unlimited, sessionsPerMinute: unlimited, sessionBurst: unlimited },
@@ -64,9 +66,29 @@ async function relay(upstreamUrl, key, origin) {
   return serveRelay(r);
 }
 
+/** A bare pass-through proxy: headers copied, the key added, bodies piped both ways. */
+function bareProxy(upstreamUrl, key) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const target = new URL(upstreamUrl);
+  return createServer((req, res) => {
+    const headers = { ...req.headers, host: target.host, authorization: `Bearer ${key}` };
+    const out = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent }, (up) => {
+      res.writeHead(up.statusCode, up.headers);
+      up.pipe(res);
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+}
+
 let served;
 if (role === 'upstream') {
   const server = mockUpstream(args[0]);
+  server.keepAliveTimeout = 60_000;
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  served = { url: `http://127.0.0.1:${server.address().port}`, close: () => { server.closeAllConnections(); server.close(); } };
+} else if (role === 'bare-proxy') {
+  const server = bareProxy(args[0], args[1]);
   server.keepAliveTimeout = 60_000;
   await new Promise((done) => server.listen(0, '127.0.0.1', done));
   served = { url: `http://127.0.0.1:${server.address().port}`, close: () => { server.closeAllConnections(); server.close(); } };

@@ -222,6 +222,8 @@ export async function benchRelayOverhead({ seconds = 3, rounds = 2 } = {}) {
     started.push(relay);
     const nginx = NGINX ? await startNginx(upstream.url) : undefined;
     if (nginx) started.push(nginx);
+    const bare = await startChild(['bare-proxy', upstream.url, KEY]);
+    started.push(bare);
 
     const mintAgent = new Agent();
     const session = await send(mintAgent, 'POST', `${relay.url}/session`, { 'content-type': 'application/json', origin: ORIGIN }, '{}');
@@ -234,6 +236,7 @@ export async function benchRelayOverhead({ seconds = 3, rounds = 2 } = {}) {
     const direct = { name: 'direct', jsonUrl: upstream.url + path, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, pids: upstream.pids };
     const targets = [direct, { name: 'relay', jsonUrl: relay.url + path, headers: relayHeaders, pids: relay.pids }];
     if (nginx) targets.push({ name: 'nginx', jsonUrl: nginx.url + path, headers: { 'content-type': 'application/json' }, pids: nginx.pids });
+    targets.push({ name: 'bare', jsonUrl: bare.url + path, headers: { 'content-type': 'application/json' }, pids: bare.pids });
 
     // Interleave targets in rounds so drift on the machine hits all alike.
     const totals = Object.fromEntries(targets.map((t) => [t.name, { served: 0, elapsed: 0, cpu: 0, firsts: [], delays: [] }]));
@@ -265,7 +268,7 @@ export async function benchRelayOverhead({ seconds = 3, rounds = 2 } = {}) {
 }
 
 function report(totals) {
-  const { direct: d, relay: r, nginx: n } = totals;
+  const { direct: d, relay: r, nginx: n, bare: b } = totals;
   const none = 'not installed';
   const cpuRatio = n ? r.cpuPerRequest / n.cpuPerRequest : undefined;
   const cpuOk = r.cpuPerRequest <= 0.1 && (cpuRatio === undefined || cpuRatio <= 6);
@@ -284,6 +287,8 @@ function report(totals) {
     'per-event delivery p50 (ms): direct / relay / nginx': `${ms(d.delay50)} / ${ms(r.delay50)} / ${n ? ms(n.delay50) : none}`,
     'relay added per-event delivery p50 (target ≤ 0.1 ms)': `${ms(addedDelay)} ms ${mark(addedDelay <= 0.1)}`,
     'nginx added per-event delivery p50 (reference, ms)': n ? ms(n.delay50 - d.delay50) : none,
+    'bare Node proxy (no checks; the floor on Node): CPU ms/request, throughput / direct': `${ms(b.cpuPerRequest)}, ${(b.rps / d.rps).toFixed(3)}`,
+    'bare Node proxy added first event / per event p50 (ms)': `${ms(b.first50 - d.first50)} / ${ms(b.delay50 - d.delay50)}`,
   };
 }
 

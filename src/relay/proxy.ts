@@ -303,7 +303,8 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
   }
   const conversationId = job.params.conversation_id;
   if (route.method === 'DELETE' && status < 300 && conversationId) await runtime.store.forgetConversation(conversationId);
-  if (response.body && isSmallJson(response.headers)) {
+  // (`response.body` is not touched here: a host client's small answer has its bytes beside it, see buffered-body.ts.)
+  if (status !== 204 && status !== 304 && isSmallJson(response.headers)) {
     // Read whole (scrubbed) and answered in one write: cheaper than passing a stream through for a few bytes.
     const text = await readUpstreamText(response, runtime.upstream.apiKey, SMALL_ANSWER_BYTES);
     detach();

@@ -291,22 +291,31 @@ function freezeClaims(claims: SessionClaims): SessionClaims {
   return Object.freeze(claims);
 }
 
-/** A bounded LRU of verified tokens (a Map keeps insertion order: a hit moves the entry to the end). */
+/**
+ * A bounded cache of verified tokens, least recently used out (CLOCK: a hit only marks the entry; when
+ * full, marked entries from the oldest end get a second chance at the young end, the first unmarked one goes).
+ */
 function createTokenCache(max: number) {
-  const entries = new Map<string, SessionClaims>();
+  const entries = new Map<string, { claims: SessionClaims; used: boolean }>();
+  const evictOne = () => {
+    for (const [token, entry] of entries) {
+      entries.delete(token);
+      if (!entry.used) return;
+      entry.used = false;
+      entries.set(token, entry);
+    }
+  };
   return {
     get(token: string): SessionClaims | undefined {
-      const claims = entries.get(token);
-      if (claims) {
-        entries.delete(token);
-        entries.set(token, claims);
-      }
-      return claims;
+      const entry = entries.get(token);
+      if (!entry) return undefined;
+      entry.used = true;
+      return entry.claims;
     },
     set(token: string, claims: SessionClaims): void {
       if (max <= 0) return;
-      entries.set(token, claims);
-      if (entries.size > max) entries.delete(entries.keys().next().value!);
+      if (entries.size >= max && !entries.has(token)) evictOne();
+      entries.set(token, { claims, used: false });
     },
     delete(token: string): void {
       entries.delete(token);
