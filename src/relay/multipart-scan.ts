@@ -62,9 +62,11 @@ const malformed = (why: string) => badRequest(`Malformed multipart body: ${why}`
 export function createMultipartScanner(
   boundary: string, handlers: MultipartScanHandlers, limits: MultipartScanLimits = DEFAULT_MULTIPART_SCAN_LIMITS,
 ): MultipartScanner {
-  // Every delimiter is CRLF "--" boundary; the body's first one has no CRLF before it, so one is assumed.
+  // Every delimiter is CRLF "--" boundary, but the first: the first "--" boundary anywhere opens the
+  // form (as the platform's parser reads it), so no part can hide from the relay in a "preamble".
   const delimiter = encoder.encode(`\r\n--${boundary}`);
-  let buf: Uint8Array = encoder.encode('\r\n');
+  const opening = delimiter.subarray(2);
+  let buf: Uint8Array = new Uint8Array(0);
   let state: 'preamble' | 'after-delimiter' | 'headers' | 'body' | 'epilogue' = 'preamble';
   let parts = 0;
   let skipped = 0;
@@ -93,10 +95,11 @@ export function createMultipartScanner(
     switch (state) {
       case 'preamble':
       case 'body': {
-        const at = indexOf(buf, delimiter);
+        const sought = state === 'body' ? delimiter : opening;
+        const at = indexOf(buf, sought);
         if (at === -1) {
           // Keep what could be the start of a delimiter split across chunks.
-          const keep = Math.min(buf.length, delimiter.length - 1);
+          const keep = Math.min(buf.length, sought.length - 1);
           const passed = buf.subarray(0, buf.length - keep);
           if (state === 'body') collect(passed);
           else if ((skipped += passed.length) > limits.maxHeaderBytes) throw malformed('no opening boundary');
@@ -106,8 +109,10 @@ export function createMultipartScanner(
         if (state === 'body') {
           collect(buf.subarray(0, at));
           endPart();
+        } else if (skipped + at > limits.maxHeaderBytes) {
+          throw malformed('no opening boundary');
         }
-        buf = buf.subarray(at + delimiter.length);
+        buf = buf.subarray(at + sought.length);
         state = 'after-delimiter';
         return true;
       }
@@ -135,7 +140,7 @@ export function createMultipartScanner(
           return false;
         }
         if (bodyStart > limits.maxHeaderBytes) throw malformed(`part headers larger than ${limits.maxHeaderBytes} bytes`);
-        head = parseHead(new TextDecoder().decode(buf.subarray(0, Math.max(0, bodyStart - 4))));
+        head = parseHead(buf.subarray(0, Math.max(0, bodyStart - 4)));
         wanted = handlers.want(head);
         buf = buf.subarray(bodyStart);
         state = 'body';
@@ -161,22 +166,62 @@ export function createMultipartScanner(
   };
 }
 
-/** Name and filename from a part's header block; a part without a form-data name is malformed. */
-function parseHead(block: string): PartHead {
+/** A header field name (RFC 9110 token) and its colon, at the start of a line. */
+const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)[ \t]*:[ \t]*(.*)$/s;
+/** Field names the relay will judge (the platform's are plain words: `model`, `file`, `context_bias`…). */
+const FIELD_NAME = /^[A-Za-z0-9_.[\]-]{1,100}$/;
+
+/**
+ * Name and filename from a part's header block, read strictly so that the relay and any parser after
+ * it (the platform's) cannot disagree about which field a part is: bare CR or LF, folded or malformed
+ * lines, two Content-Disposition headers, a repeated or encoded (`name*`) name, a backslash in a
+ * quoted value, a transfer encoding, or anything left unparsed are refused (400).
+ */
+function parseHead(block: Uint8Array): PartHead {
+  for (let i = 0; i < block.length; i++) {
+    if ((block[i] === CR && block[i + 1] !== LF) || (block[i] === LF && block[i - 1] !== CR)) throw malformed('a bare CR or LF in part headers');
+  }
   let disposition: string | undefined;
-  for (const line of block.split('\r\n')) {
-    const colon = line.indexOf(':');
-    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === 'content-disposition') disposition = line.slice(colon + 1);
+  for (const line of block.length ? new TextDecoder().decode(block).split('\r\n') : []) {
+    const m = HEADER_LINE.exec(line);
+    if (!m) throw malformed('a part header line is not "Name: value"');
+    const field = m[1]!.toLowerCase();
+    if (field === 'content-disposition') {
+      if (disposition !== undefined) throw malformed('a part has two Content-Disposition headers');
+      disposition = m[2]!;
+    } else if (field === 'content-transfer-encoding' && !/^(7bit|8bit|binary)\s*$/i.test(m[2]!)) {
+      throw malformed('Content-Transfer-Encoding is not allowed in form-data');
+    }
   }
-  if (!disposition || !/^\s*form-data\s*(;|$)/i.test(disposition)) throw malformed('a part has no Content-Disposition: form-data');
-  const params = new Map<string, string>();
-  for (const m of disposition.matchAll(/;\s*([A-Za-z0-9_*-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)/g)) {
-    const raw = m[2]!.trim();
-    params.set(m[1]!.toLowerCase(), raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, '$1') : raw);
+  if (disposition === undefined) throw malformed('a part has no Content-Disposition');
+  return parseDisposition(disposition);
+}
+
+/** `form-data; name="…"; filename="…"` (see {@link parseHead} for what is refused). */
+function parseDisposition(value: string): PartHead {
+  const type = /^form-data[ \t]*/i.exec(value);
+  if (!type) throw malformed('a part is not form-data');
+  let rest = value.slice(type[0].length);
+  let name: string | undefined;
+  let filename: string | undefined;
+  while (rest.length && !/^;[ \t]*$/.test(rest)) {
+    // `; attribute=value` with a token, "quoted" or (filename*) extended value.
+    const m = /^;[ \t]*([!#$%&'+.^_`|~0-9A-Za-z-]+)(\*?)[ \t]*=[ \t]*(?:"([^"\r\n]*)"|([^ \t;"]+))[ \t]*/.exec(rest);
+    if (!m) throw malformed('a Content-Disposition parameter cannot be read');
+    rest = rest.slice(m[0].length);
+    const attribute = m[1]!.toLowerCase();
+    const quoted = m[3];
+    // `\"` ends the value here but is an escaped quote to some parsers: refused, not guessed.
+    if (quoted?.endsWith('\\')) throw malformed('a backslash before a closing quote in Content-Disposition');
+    if (attribute === 'name') {
+      if (m[2] || name !== undefined) throw malformed('a part names its field more than once, or encoded');
+      name = quoted ?? m[4]!;
+    } else if (attribute === 'filename') {
+      filename = quoted ?? m[4]!;
+    }
   }
-  const name = params.get('name');
   if (name === undefined) throw malformed('a part has no name');
-  const filename = params.get('filename') ?? params.get('filename*');
+  if (!FIELD_NAME.test(name)) throw malformed(`unexpected field name '${name.slice(0, 40)}'`);
   return filename === undefined ? { name } : { name, filename };
 }
 

@@ -153,6 +153,32 @@ describe('the form fields of a transcription', () => {
   });
 });
 
+describe('a forbidden model smuggled past the relay\'s reading of the form', () => {
+  const wav = 'RIFF\0\0\0\0WAVEfmt \0\0\0\0';
+  const lead = '--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nvoxtral-mini-latest\r\n';
+  const file = `--b\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n${wav}\r\n--b--\r\n`;
+  it.each([
+    ['in a preamble without CRLF', `junk--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nvoxtral-large\r\n${file}`],
+    ['as a second name', `${lead}--b\r\nContent-Disposition: form-data; name="language"; name="model"\r\n\r\nvoxtral-large\r\n${file}`],
+    ['as an encoded name*', `${lead}--b\r\nContent-Disposition: form-data; name="language"; name*=utf-8''model\r\n\r\nvoxtral-large\r\n${file}`],
+    ['behind a bare CR', `${lead}--b\r\nContent-Disposition: form-data; name="language"\r\nX-A: 1\rXContent-Disposition: form-data; name="model"\r\n\r\nvoxtral-large\r\n${file}`],
+    ['behind a backslash-quote', `${lead}--b\r\nContent-Disposition: form-data; filename="x\\"; name="model"\r\n\r\nvoxtral-large\r\n${file}`],
+    ['in a second Content-Disposition', `${lead}--b\r\nContent-Disposition: form-data; name="language"\r\nContent-Disposition: form-data; name="model"\r\n\r\nvoxtral-large\r\n${file}`],
+  ])('%s → refused; the platform never reads a form with that model', async (_, body) => {
+    const models: string[] = [];
+    const upstream = fakeUpstream(async (req) => {
+      const form = await req.formData(); // the platform's parser (undici)
+      models.push(...form.getAll('model').map(String));
+      return json({ text: 'ok' });
+    });
+    const relay = makeRelay(upstream.fetch, { policy: { models: ['voxtral-mini-latest'] } });
+    const { token } = await openSession(relay);
+    const res = await api(relay, '/v1/audio/transcriptions', { token, rawBody: body, headers: { 'content-type': 'multipart/form-data; boundary=b' } });
+    expect([400, 403]).toContain(res.status);
+    expect(models).not.toContain('voxtral-large');
+  });
+});
+
 describe('malformed forms → 400 invalid_multipart, bounded', () => {
   it('no boundary, no opening boundary, no closing boundary', async () => {
     const { send, upstream, received } = await setup();
