@@ -1,7 +1,8 @@
 // Child processes of bench/relay-overhead.mjs, one role each (argv[2]):
 //   upstream <key>               a mock platform on plain node:http: small JSON answers, and SSE answers of
 //                                `bench_events` events `bench_gap_ms` apart, each stamped with its send time;
-//   relay <upstream-url> <key> <origin>   the relay (serveRelay on loopback) in front of that mock;
+//   relay <upstream-url> <key> <origin> [dist]   the relay (serveRelay on loopback) in front of that mock
+//                                         (from `dist`, another build's dist/ directory, for a before/after run);
 //   bare-proxy <upstream-url> <key>       the least a Node proxy does (node:http in, keep-alive node:http out,
 //                                         no checks): the floor of what the relay could cost on this runtime.
 // Each prints `READY <url>` once listening, and exits on SIGTERM (so `--cpu-prof` writes its profile).
@@ -54,8 +55,9 @@ function streamEvents(res, count, gapMs) {
   send();
 }
 
-async function relay(upstreamUrl, key, origin) {
-  const { ALL_SCOPES, createRelay, serveRelay } = await import('../dist/relay/index.js');
+async function relay(upstreamUrl, key, origin, dist = new URL('../dist', import.meta.url).pathname) {
+  const { createRelay, serveRelay } = await import(`${dist}/relay/index.js`);
+  const ALL_SCOPES = ['conversations', 'agents:read', 'models:read', 'speech', 'transcription', 'ocr'];
   const unlimited = 1e9;
   const r = createRelay({
     upstream: { baseUrl: upstreamUrl, apiKey: key, ...(process.env.PARLEY_BENCH_GLOBAL_FETCH ? { fetch: (request) => fetch(request) } : {}) },
@@ -93,7 +95,7 @@ if (role === 'upstream') {
   await new Promise((done) => server.listen(0, '127.0.0.1', done));
   served = { url: `http://127.0.0.1:${server.address().port}`, close: () => { server.closeAllConnections(); server.close(); } };
 } else if (role === 'relay') {
-  served = await relay(args[0], args[1], args[2]);
+  served = await relay(args[0], args[1], args[2], args[3]);
 } else {
   throw new Error(`unknown role ${role}`);
 }

@@ -6,6 +6,8 @@
 //
 // `npm run bench -- relay-overhead`, or `node bench/relay-overhead.mjs` after `npm run build`.
 // PARLEY_BENCH_CPU_PROF=<dir> runs the relay with `node --cpu-prof` and writes its profile there.
+// PARLEY_BENCH_RELAY_BEFORE=<dist dir> also measures another build of the relay (e.g. an older commit's
+// `tsc` output) in the same run, interleaved, for a before/after table.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
@@ -208,6 +210,18 @@ async function streams(target, count, events, gapMs) {
   return { firsts, delays };
 }
 
+/** A session on a relay and a conversation it owns: the headers and path the bench calls. */
+async function openConversation(url) {
+  const agent = new Agent();
+  const session = await send(agent, 'POST', `${url}/session`, { 'content-type': 'application/json', origin: ORIGIN }, '{}');
+  if (session.status !== 200) throw new Error(`session: ${session.status} ${session.text}`);
+  const headers = { authorization: `Bearer ${JSON.parse(session.text).token}`, 'content-type': 'application/json', origin: ORIGIN };
+  const created = await send(agent, 'POST', `${url}/v1/conversations`, headers, JSON.stringify({ inputs: 'hello', stream: false }));
+  if (created.status !== 200) throw new Error(`conversation start: ${created.status} ${created.text}`);
+  agent.destroy();
+  return { headers, path: `/v1/conversations/${JSON.parse(created.text).conversation_id}` };
+}
+
 const mark = (ok) => (ok ? '✓' : '✗');
 const ms = (x) => x.toFixed(3);
 
@@ -224,19 +238,16 @@ export async function benchRelayOverhead({ seconds = 3, rounds = 2 } = {}) {
     if (nginx) started.push(nginx);
     const bare = await startChild(['bare-proxy', upstream.url, KEY]);
     started.push(bare);
+    const beforeDist = process.env.PARLEY_BENCH_RELAY_BEFORE;
+    const before = beforeDist ? await startChild(['relay', upstream.url, KEY, ORIGIN, beforeDist]) : undefined;
+    if (before) started.push(before);
 
-    const mintAgent = new Agent();
-    const session = await send(mintAgent, 'POST', `${relay.url}/session`, { 'content-type': 'application/json', origin: ORIGIN }, '{}');
-    if (session.status !== 200) throw new Error(`session: ${session.status} ${session.text}`);
-    const token = JSON.parse(session.text).token;
-    const relayHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json', origin: ORIGIN };
-    const created = await send(mintAgent, 'POST', `${relay.url}/v1/conversations`, relayHeaders, JSON.stringify({ inputs: 'hello', stream: false }));
-    if (created.status !== 200) throw new Error(`conversation start: ${created.status} ${created.text}`);
-    const path = `/v1/conversations/${JSON.parse(created.text).conversation_id}`;
+    const { headers: relayHeaders, path } = await openConversation(relay.url);
     const direct = { name: 'direct', jsonUrl: upstream.url + path, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, pids: upstream.pids };
     const targets = [direct, { name: 'relay', jsonUrl: relay.url + path, headers: relayHeaders, pids: relay.pids }];
     if (nginx) targets.push({ name: 'nginx', jsonUrl: nginx.url + path, headers: { 'content-type': 'application/json' }, pids: nginx.pids });
     targets.push({ name: 'bare', jsonUrl: bare.url + path, headers: { 'content-type': 'application/json' }, pids: bare.pids });
+    if (before) targets.push({ name: 'before', jsonUrl: before.url + path, headers: (await openConversation(before.url)).headers, pids: before.pids });
 
     // Interleave targets in rounds so drift on the machine hits all alike.
     const totals = Object.fromEntries(targets.map((t) => [t.name, { served: 0, elapsed: 0, cpu: 0, firsts: [], delays: [] }]));
@@ -268,7 +279,7 @@ export async function benchRelayOverhead({ seconds = 3, rounds = 2 } = {}) {
 }
 
 function report(totals) {
-  const { direct: d, relay: r, nginx: n, bare: b } = totals;
+  const { direct: d, relay: r, nginx: n, bare: b, before: o } = totals;
   const none = 'not installed';
   const cpuRatio = n ? r.cpuPerRequest / n.cpuPerRequest : undefined;
   const cpuOk = r.cpuPerRequest <= 0.1 && (cpuRatio === undefined || cpuRatio <= 6);
@@ -289,6 +300,10 @@ function report(totals) {
     'nginx added per-event delivery p50 (reference, ms)': n ? ms(n.delay50 - d.delay50) : none,
     'bare Node proxy (no checks; the floor on Node): CPU ms/request, throughput / direct': `${ms(b.cpuPerRequest)}, ${(b.rps / d.rps).toFixed(3)}`,
     'bare Node proxy added first event / per event p50 (ms)': `${ms(b.first50 - d.first50)} / ${ms(b.delay50 - d.delay50)}`,
+    ...(o ? {
+      'relay before (PARLEY_BENCH_RELAY_BEFORE): CPU ms/request, throughput / direct': `${ms(o.cpuPerRequest)}, ${(o.rps / d.rps).toFixed(3)}`,
+      'relay before: added first event / per event p50 (ms)': `${ms(o.first50 - d.first50)} / ${ms(o.delay50 - d.delay50)}`,
+    } : {}),
   };
 }
 
