@@ -1,7 +1,9 @@
 /**
  * Talking to the upstream platform. Upstream requests are built from an allowlist of headers (the
  * client's credentials, cookies, forwarding and hop-by-hop headers never pass) plus the relay's own
- * key; answers are rebuilt from an allowlist too (no `Set-Cookie`, `Server`, internal headers).
+ * key; answers are rebuilt from an allowlist too (no `Set-Cookie`, `Server`, internal headers), with
+ * the key scrubbed from the values kept. Bodies passed through are scrubbed as they stream (scrub.ts,
+ * in proxy.ts and event-stream.ts); bodies read whole here are scrubbed by {@link readUpstreamText}.
  * One retry is made for a connection failure or a 502/503, only before anything was sent downstream
  * and only when the request body can be sent again.
  */
@@ -13,7 +15,7 @@ import { RelayError, upstreamError } from './errors.js';
 export interface UpstreamOptions {
   /** Base URL of the platform API, e.g. `https://api.mistral.ai` (paths `/v1/…` are appended). */
   baseUrl: string;
-  /** The platform API key; sent upstream only, never answered. */
+  /** The platform API key; sent upstream only, and scrubbed from everything answered (an upstream echoing it included). */
   apiKey: string;
   /** Fetch function for upstream calls (default: global fetch; `npm start` passes the local platform's handler). */
   fetch?: (request: Request) => Promise<Response>;
