@@ -5,6 +5,8 @@ import { expect, fixture, html, waitUntil, oneEvent } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import '../../src/elements/agent-chat/define.js';
 import '../../src/elements/speech-player/define.js';
+import '../../src/elements/audio-transcriber/define.js';
+import '../../src/elements/doc-ocr-viewer/define.js';
 import type { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
 import type { ParleyErrorDetail } from '../../src/elements/internal/events.js';
 
@@ -93,5 +95,23 @@ describe('cross-origin embedding', () => {
     expect((await failed).detail.error.code).to.equal('origin_not_allowed');
     await waitUntil(() => shadow(el).textContent!.includes('Speech is not available on this page.'), 'the neutral message is shown', { timeout: 10_000 });
     expect(shadow(el).querySelector('[part="error"]')!.textContent!.trim()).to.equal('Speech is not available on this page.');
+  });
+
+  it('a refused origin: <audio-transcriber> and <doc-ocr-viewer> fire parley-error and say so neutrally', async () => {
+    const transcriber = await fixture(html`<audio-transcriber relay-url=${fixtures.crossOrigin.refused}></audio-transcriber>`);
+    const transcriberFailed = oneEvent(transcriber, 'parley-error');
+    const audio = new Blob([new Uint8Array(64)], { type: 'audio/wav' });
+    await consoleErrors(() => (transcriber as unknown as { transcribeFile(file: Blob): Promise<void> }).transcribeFile(audio));
+    expect((await transcriberFailed).detail.error.code).to.equal('origin_not_allowed');
+    await waitUntil(() => shadow(transcriber).querySelector('[part="error"]'), 'the transcriber shows its error', { timeout: 10_000 });
+    expect(shadow(transcriber).querySelector('[part="error"]')!.textContent!.trim()).to.equal('Transcription is not available on this page.');
+
+    const viewer = await fixture(html`<doc-ocr-viewer relay-url=${fixtures.crossOrigin.refused}></doc-ocr-viewer>`);
+    const viewerFailed = oneEvent(viewer, 'parley-error');
+    const image = new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])], { type: 'image/png' });
+    await consoleErrors(() => (viewer as unknown as { read(document: Blob): Promise<void> }).read(image));
+    expect((await viewerFailed).detail.error.code).to.equal('origin_not_allowed');
+    await waitUntil(() => shadow(viewer).querySelector('[part="error"]'), 'the viewer shows its error', { timeout: 10_000 });
+    expect(shadow(viewer).querySelector('[part="error"]')!.textContent!.trim()).to.equal('Document reading is not available on this page.');
   });
 });
