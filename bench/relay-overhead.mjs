@@ -167,7 +167,8 @@ function sendStream(agent, url, headers, body) {
           delays.push(at - Number(m[1]));
         }
       });
-      res.on('end', () => resolve({ first, delays }));
+      const own = /relay;dur=([\d.]+)/.exec(res.headers['server-timing'] ?? '');
+      res.on('end', () => resolve({ first, delays, own: own ? Number(own[1]) : undefined }));
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -200,14 +201,15 @@ async function load(target, seconds) {
 async function streams(target, count, events, gapMs) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const body = JSON.stringify({ inputs: 'bench', stream: true, bench_events: events, bench_gap_ms: gapMs });
-  const firsts = [], delays = [];
+  const firsts = [], delays = [], own = [];
   for (let i = 0; i < count; i++) {
     const r = await sendStream(agent, target.jsonUrl, target.headers, body);
     firsts.push(r.first);
+    if (r.own !== undefined) own.push(r.own);
     delays.push(...r.delays.slice(1)); // the first event's delay is the first-event figure
   }
   agent.destroy();
-  return { firsts, delays };
+  return { firsts, delays, own };
 }
 
 /** A session on a relay and a conversation it owns: the headers and path the bench calls. */
@@ -250,7 +252,7 @@ export async function benchRelayOverhead({ seconds = 3, rounds = 2 } = {}) {
     if (before) targets.push({ name: 'before', jsonUrl: before.url + path, headers: (await openConversation(before.url)).headers, pids: before.pids });
 
     // Interleave targets in rounds so drift on the machine hits all alike.
-    const totals = Object.fromEntries(targets.map((t) => [t.name, { served: 0, elapsed: 0, cpu: 0, firsts: [], delays: [] }]));
+    const totals = Object.fromEntries(targets.map((t) => [t.name, { served: 0, elapsed: 0, cpu: 0, firsts: [], delays: [], own: [] }]));
     for (let round = 0; round < rounds; round++) {
       for (const t of targets) {
         const r = await load(t, seconds);
@@ -263,6 +265,7 @@ export async function benchRelayOverhead({ seconds = 3, rounds = 2 } = {}) {
         const first = await streams(t, 50, 1, 0);
         const per = await streams(t, 5, 20, 2);
         totals[t.name].firsts.push(...first.firsts);
+        totals[t.name].own.push(...first.own);
         totals[t.name].delays.push(...per.delays);
       }
     }
@@ -271,6 +274,7 @@ export async function benchRelayOverhead({ seconds = 3, rounds = 2 } = {}) {
       sum.cpuPerRequest = sum.cpu / sum.served;
       sum.first50 = percentile(sum.firsts.sort((a, b) => a - b), 50);
       sum.delay50 = percentile(sum.delays.sort((a, b) => a - b), 50);
+      sum.own50 = sum.own.length ? percentile(sum.own.sort((a, b) => a - b), 50) : undefined;
     }
     return report(totals);
   } finally {
@@ -295,6 +299,7 @@ function report(totals) {
     'first event p50 (ms): direct / relay / nginx': `${ms(d.first50)} / ${ms(r.first50)} / ${n ? ms(n.first50) : none}`,
     'relay added first-event time p50 (target ≤ 0.5 ms)': `${ms(addedFirst)} ms ${mark(addedFirst <= 0.5)}`,
     'nginx added first-event time p50 (reference, ms)': n ? ms(n.first50 - d.first50) : none,
+    'relay own time to a stream\'s answer p50 (Server-Timing relay;dur, ms)': r.own50 === undefined ? 'n/a' : ms(r.own50),
     'per-event delivery p50 (ms): direct / relay / nginx': `${ms(d.delay50)} / ${ms(r.delay50)} / ${n ? ms(n.delay50) : none}`,
     'relay added per-event delivery p50 (target ≤ 0.1 ms)': `${ms(addedDelay)} ms ${mark(addedDelay <= 0.1)}`,
     'nginx added per-event delivery p50 (reference, ms)': n ? ms(n.delay50 - d.delay50) : none,
@@ -307,7 +312,7 @@ function report(totals) {
   };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const figures = await benchRelayOverhead();
   for (const [k, v] of Object.entries(figures)) process.stdout.write(`${k.padEnd(64)} ${v}\n`);
 }
