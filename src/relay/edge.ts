@@ -11,7 +11,10 @@
  * let relay: Relay | undefined;
  * export default {
  *   fetch(request: Request, env: { PLATFORM_API_KEY: string; RELAY_SECRET: string }) {
- *     relay ??= createRelay({ upstream: { baseUrl: 'https://api.mistral.ai', apiKey: env.PLATFORM_API_KEY }, secret: env.RELAY_SECRET });
+ *     relay ??= createRelay({
+ *       upstream: { baseUrl: 'https://api.mistral.ai', apiKey: env.PLATFORM_API_KEY },
+ *       secret: env.RELAY_SECRET, allowedOrigins: ['https://shop.example'], policy: { agents: ['ag_…'] },
+ *     });
  *     return relay.fetch(request, { clientIp: request.headers.get('cf-connecting-ip') ?? undefined });
  *   },
  * };

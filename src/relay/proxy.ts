@@ -267,9 +267,13 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
     headers.set('x-accel-buffering', 'no');
     // Registered while open: a revocation of the session (or of its subject) ends it, on every instance.
     const stop = new AbortController();
+    // A revocation may come from another request: it settles a promise, and the abort runs as its reaction, in this
+    // request's own context (workerd refuses to abort this request's I/O from another request's handler).
+    let revoked!: () => void;
+    void new Promise<void>((resolve) => { revoked = resolve; }).then(() => stop.abort(unauthorized('The session was revoked')));
     const unregister = runtime.openStreams.add({
       sessionId: claims.sid, subject: claims.sub, issuedAt: claims.iat,
-      end: () => stop.abort(unauthorized('The session was revoked')),
+      end: () => revoked(),
     });
     const body = relayEventStream(response.body, {
       heartbeatMs: runtime.heartbeatMs,

@@ -18,6 +18,7 @@ import { ORIGIN, SECRET, api, deltaEvent, fakeUpstream, makeRelay, openSession a
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const WORKER = fileURLToPath(new URL('../../fixtures/edge/worker.js', import.meta.url));
 const PLATFORM_KEY = 'platform-key-edge-7c1e93a05d';
+const OPERATOR_SECRET = 'operator-secret-edge-0123456789-abcdefghij';
 /** What wrangler bundles a Worker with (its esbuild conditions), so `parley-kit/relay` resolves as it would there. */
 const WORKER_CONDITIONS = ['workerd', 'worker', 'browser'];
 /** Polls are safety nets, not timing claims. */
@@ -44,7 +45,7 @@ async function startWorker(compatibilityFlags: string[]): Promise<string> {
     script: bundle,
     compatibilityDate: '2025-09-01',
     compatibilityFlags,
-    bindings: { PLATFORM_URL: platformServer.url, PLATFORM_API_KEY: PLATFORM_KEY, RELAY_SECRET: SECRET, ALLOWED_ORIGIN: ORIGIN },
+    bindings: { PLATFORM_URL: platformServer.url, PLATFORM_API_KEY: PLATFORM_KEY, RELAY_SECRET: SECRET, ALLOWED_ORIGIN: ORIGIN, OPERATOR_SECRET },
   });
   const url = new URL('/api', await mf.ready).href;
   console.info(`[edge] workerd [${compatibilityFlags.join(', ')}] ready in ${Math.round(performance.now() - started)} ms (bundle ${Math.round(bundle.length / 1024)} KB)`);
@@ -220,6 +221,35 @@ describe('the relay in workerd, in front of the local platform', () => {
 
   it('a client that aborts mid-stream makes the worker abort the platform call', async () => {
     await abortMidStream(relayUrl);
+  });
+
+  it('revoking the session through the operator endpoint ends its open stream and the platform call', async () => {
+    const session = await openSession();
+    const res = await startStream(session, PROMPT);
+    expect(res.status).toBe(200);
+    const upstreamCall = calls.filter((c) => c.path === '/v1/conversations' && c.method === 'POST').at(-1)!;
+    const reader = res.body!.getReader();
+    let text = new TextDecoder().decode((await reader.read()).value);
+
+    // Another request (the site's server) revokes: workerd lets no request touch another's I/O, the relay must not either.
+    const revoked = await fetch(`${relayUrl}/operator/revoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OPERATOR_SECRET}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: session.session_id }),
+    });
+    expect(revoked.status).toBe(200);
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    const events = parseSse(text);
+    expect(events.at(-1)).toMatchObject({ event: 'conversation.response.error', data: { code: 401, message: 'The session was revoked' } });
+    expect(events.some((e) => e.event === 'conversation.response.done')).toBe(false);
+    await until(() => (upstreamCall.aborted ? true : undefined), 'the platform to see the worker abort its call');
+    const after = await startStream(session, PROMPT);
+    expect(after.status).toBe(401);
   });
 
   it('answers a path outside the route table 404 in the relay\'s words; the platform never sees it', async () => {
