@@ -8,7 +8,7 @@ const encoder = new TextEncoder();
 const bytes = (...parts: Array<string | number[]>) => new Uint8Array(parts.flatMap((p) => (typeof p === 'string' ? [...p].map((c) => c.charCodeAt(0)) : p)));
 
 /** First bytes of each audio container the relay lets through, padded to look like a file. */
-const AUDIO: Record<string, Uint8Array> = {
+const AUDIO: Record<string, Uint8Array<ArrayBuffer>> = {
   wav: bytes('RIFF', [0x24, 0, 0, 0], 'WAVEfmt ', [16, 0, 0, 0, 1, 0, 1, 0]),
   rf64: bytes('RF64', [0xff, 0xff, 0xff, 0xff], 'WAVEds64'),
   'mp3 (ID3)': bytes('ID3', [4, 0, 0, 0, 0, 0, 0]),
@@ -22,7 +22,7 @@ const AUDIO: Record<string, Uint8Array> = {
 };
 
 /** Files that are not audio, whatever their name and declared type say. */
-const NOT_AUDIO: Record<string, Uint8Array> = {
+const NOT_AUDIO: Record<string, Uint8Array<ArrayBuffer>> = {
   html: encoder.encode('<!DOCTYPE html><html><script>alert(1)</script></html>'),
   exe: bytes('MZ', [0x90, 0, 3, 0, 0, 0, 4, 0], 'This program cannot be run in DOS mode'),
   pdf: encoder.encode('%PDF-1.7\n%âãÏÓ\n'),
@@ -32,7 +32,7 @@ const NOT_AUDIO: Record<string, Uint8Array> = {
 };
 
 /** A multipart body built by the platform's own FormData encoder: bytes and content type. */
-async function form(fields: Array<[string, string | Blob, string?]>): Promise<{ body: Uint8Array; type: string }> {
+async function form(fields: Array<[string, string | Blob, string?]>): Promise<{ body: Uint8Array<ArrayBuffer>; type: string }> {
   const data = new FormData();
   for (const [name, value, filename] of fields) {
     if (typeof value === 'string') data.append(name, value);
