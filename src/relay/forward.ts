@@ -17,7 +17,10 @@ export interface UpstreamOptions {
   baseUrl: string;
   /** The platform API key; sent upstream only, and scrubbed from everything answered (an upstream echoing it included). */
   apiKey: string;
-  /** Fetch function for upstream calls (default: global fetch; `npm start` passes the local platform's handler). */
+  /**
+   * Fetch function for upstream calls (`npm start` passes the local platform's handler). Default: served by
+   * the Node adapter (`serveRelay`, `nodeRelayEnv`), a keep-alive `node:http` client; elsewhere the global fetch.
+   */
   fetch?: (request: Request) => Promise<Response>;
   /**
    * Base URL of the platform's WebSockets (realtime transcription), e.g. `wss://api.mistral.ai`; a
