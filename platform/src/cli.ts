@@ -147,6 +147,8 @@ async function runStart(values: Values): Promise<void> {
     relay = createRelay({
       upstream: { baseUrl, apiKey: realKey }, basePath: '/api', secret: relaySecret(resolve(values.data)), allowedOrigins,
       policy: demoPolicy(demo.agentId ? [demo.agentId] : [], [...(demo.model ? [demo.model] : []), REALTIME_MODEL, OCR_MODEL]),
+      // The demo's document viewer reads pasted https URLs: the platform fetches them (its own allowlist decides).
+      allowRemoteFiles: true,
     });
     lines.push(`  upstream       ${baseUrl} (PLATFORM_API_KEY is set; the key stays in this process)`);
   } else {
@@ -162,6 +164,7 @@ async function runStart(values: Values): Promise<void> {
       upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch, webSocketBaseUrl: () => ownUrl.replace(/^http/, 'ws') },
       basePath: '/api', secret: relaySecret(local.dataDir), allowedOrigins,
       policy: demoPolicy([agents.shopAgentId, agents.billingAgentId, orders.ordersAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx', REALTIME_MODEL, 'parley-ocr', OCR_MODEL]),
+      allowRemoteFiles: true,
     });
     lines.push('  upstream       the local platform (in this process)', ...local.notes,
       `  platform API   http://${values.host}:<port>/v1 (for the SDK, with the API key above)`,
