@@ -162,7 +162,8 @@ export function audioFormRules(contentType: string | null, models: readonly stri
       } else if (head.name === 'model') {
         if (!complete) throw badRequest(`model is longer than ${MAX_MODEL_BYTES} bytes`);
         const model = new TextDecoder().decode(first).trim();
-        if (!isAllowed(models, model)) throw forbidden(`This session may not use model '${model}'`, 'model_not_allowed');
+        // An empty model is the platform's to refuse (422, with its field details).
+        if (model && !isAllowed(models, model)) throw forbidden(`This session may not use model '${model}'`, 'model_not_allowed');
       }
     },
   };
