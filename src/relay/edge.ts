@@ -1,7 +1,7 @@
 /**
  * The relay for edge runtimes (Cloudflare Workers / workerd, Vercel Edge, any host of Web-standard
  * `fetch` handlers): everything of `parley-kit/relay` that runs on Web APIs alone, without the Node
- * adapter (`serveRelay`, which loads `node:http`) or stores that need sockets. `parley-kit/relay`
+ * adapter (`serveRelay`, `nodeRelayEnv`) and the Redis store (its client needs TCP sockets). `parley-kit/relay`
  * resolves here under the `workerd`, `worker` and `edge-light` export conditions; `parley-kit/relay/edge`
  * names it directly. No `nodejs_compat` is needed: the realtime WebSocket (`relay.handleUpgrade`) is
  * Node only and loads `ws` on its first upgrade, which never happens here.
@@ -27,7 +27,11 @@ export type { AuthorizeDecision, AuthorizeHook, SessionRequestContext, SessionRe
 export { ALL_SCOPES, ANY, DEFAULT_POLICY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './policy.js';
 export { DEFAULT_BODY_LIMITS, defaultRoutes, isCleanPath, type BodyKind, type BodyLimits, type ConversationRole, type RelayRoute } from './route-table.js';
 export { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
-export { createMemoryStateStore, type BucketSpec, type MemoryStateStoreOptions, type RelayStateStore, type TakeResult } from './state-store.js';
+export { DEFAULT_BODY_RATE_LIMITS, type BodyRateLimits } from './body-rate.js';
+export {
+  createMemoryStateStore, issuedBefore, type BucketSpec, type IssuedTo, type MemoryStateStoreOptions, type RelayStateStore, type Revocation, type TakeResult,
+} from './state-store.js';
+export { OPERATOR_REVOKE_PATH } from './operator.js';
 export type { RelaySigningKey, SessionClaims, TicketClaims } from './session-tokens.js';
 export type { UpstreamOptions } from './forward.js';
 export { RelayError } from './errors.js';

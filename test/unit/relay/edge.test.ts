@@ -310,3 +310,16 @@ describe('a host that never cancels a departed client\'s body, only aborts reque
     await again.body!.cancel();
   });
 });
+
+describe('parley-kit/relay for edge runtimes (edge.ts)', () => {
+  /** What only Node can run: the Node adapter and the Redis store (its client needs TCP sockets). */
+  const NODE_ONLY = ['serveRelay', 'nodeRelayEnv', 'createRedisStateStore'];
+
+  it('exports everything of parley-kit/relay but the Node-only parts', async () => {
+    const full = Object.keys(await import('../../../src/relay/index.js'));
+    const edge = Object.keys(await import('../../../src/relay/edge.js'));
+    expect(edge.filter((name) => !full.includes(name))).toEqual([]);
+    // A new portable export belongs in edge.ts too (index.ts alone leaves Workers without it).
+    expect(full.filter((name) => !edge.includes(name)).sort()).toEqual([...NODE_ONLY].sort());
+  });
+});
