@@ -36,7 +36,9 @@ export interface GuardedUpload {
 
 /** What {@link guardUpload} checks. */
 export interface UploadChecks {
+  /** The route's body cap (413 past it). */
   maxBytes: number;
+  /** How slowly the body may arrive (408 below). */
   rate: BodyRateLimits;
   /** The multipart form's rules, when the route's form is inspected. */
   form?: FormRules;
@@ -44,6 +46,7 @@ export interface UploadChecks {
 
 /** Rules a multipart form is scanned with; `ready` says when enough was seen to call the upstream. */
 export interface FormRules {
+  /** The form's boundary, from its `Content-Type`. */
   boundary: string;
   handlers: MultipartScanHandlers;
   ready(): boolean;
