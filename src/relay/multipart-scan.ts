@@ -50,10 +50,22 @@ const LF = 10;
 const DASH = 45;
 const encoder = new TextEncoder();
 
-/** The `boundary` parameter of a multipart `Content-Type` (1–70 characters, RFC 2046), or null. */
+/** RFC 2046 boundary characters, 1–70 of them, not ending in a space. */
+const BOUNDARY = /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/;
+
+/**
+ * The `boundary` parameter of a multipart `Content-Type`, or null when there is none, more than one,
+ * or one with characters RFC 2046 does not allow (quoting escapes included): anything a later parser
+ * could read as another boundary is refused rather than guessed.
+ */
 export function boundaryOf(contentType: string | null): string | null {
-  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i.exec(contentType ?? '');
-  return m ? (m[1] ?? m[2])! : null;
+  const found = (contentType ?? '').split(';').slice(1)
+    .map((param) => /^\s*boundary\s*=\s*(.*?)\s*$/i.exec(param)?.[1])
+    .filter((value): value is string => value !== undefined);
+  if (found.length !== 1) return null;
+  const raw = found[0]!;
+  const value = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
+  return BOUNDARY.test(value) ? value : null;
 }
 
 const malformed = (why: string) => badRequest(`Malformed multipart body: ${why}`, 'invalid_multipart');

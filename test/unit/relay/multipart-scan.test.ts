@@ -48,6 +48,11 @@ describe('the multipart scanner', () => {
     expect(boundaryOf('multipart/form-data; boundary=----WebKitFormBoundary7MA4YWxk')).toBe('----WebKitFormBoundary7MA4YWxk');
     expect(boundaryOf('multipart/form-data; charset=utf-8; boundary="a b:c"')).toBe('a b:c');
     expect(boundaryOf('multipart/form-data')).toBeNull();
+    // Anything another parser could read differently is refused: escapes, two boundaries, odd characters.
+    expect(boundaryOf('multipart/form-data; boundary="a\\"b"')).toBeNull();
+    expect(boundaryOf('multipart/form-data; boundary=a; boundary=b')).toBeNull();
+    expect(boundaryOf('multipart/form-data; boundary=a"b')).toBeNull();
+    expect(boundaryOf(`multipart/form-data; boundary=${'x'.repeat(71)}`)).toBeNull();
     expect(boundaryOf(null)).toBeNull();
   });
 
