@@ -58,8 +58,19 @@ export function createNodeUpstreamSend(options: NodeUpstreamOptions = {}): Upstr
     req.on('response', (res: IncomingMessage) => {
       response = res;
       res.on('close', () => signal.removeEventListener('abort', onAbort));
-      if (isSmall(res)) readWhole(res).then((bytes) => resolve(bufferedResponse(res, bytes)), reject);
-      else resolve(webResponse(res, init.method));
+      // A status a Response cannot carry (e.g. 600) is an unusable answer, as with fetch.
+      const answer = (make: () => Response) => {
+        try {
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status > 599) throw new RangeError(`upstream status ${status}`);
+          resolve(make());
+        } catch (err) {
+          res.destroy();
+          reject(err);
+        }
+      };
+      if (isSmall(res)) readWhole(res).then((bytes) => answer(() => bufferedResponse(res, bytes)), reject);
+      else answer(() => webResponse(res, init.method));
     });
     if (body instanceof ReadableStream) void pump(body, req);
     else req.end(body);
@@ -82,6 +93,9 @@ async function pump(body: ReadableStream<Uint8Array>, req: ReturnType<typeof htt
     void reader.cancel(err).catch(() => {});
   }
 }
+
+/** Statuses whose `Response` must have no body. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /** Answers up to this declared size, not event streams, are read whole before the `Response` is made. */
 const SMALL_ANSWER_BYTES = 64 * 1024;
@@ -114,7 +128,7 @@ function headersOf(res: IncomingMessage): Headers {
 /** A small answer read whole: its bytes are the body, and {@link bufferedBodyOf} gives them without a stream. */
 function bufferedResponse(res: IncomingMessage, bytes: Uint8Array): Response {
   const status = res.statusCode ?? 502;
-  const body = status === 204 || status === 304 ? null : bytes as Uint8Array<ArrayBuffer>;
+  const body = NULL_BODY_STATUSES.has(status) ? null : bytes as Uint8Array<ArrayBuffer>;
   const response = new Response(body, { status, headers: headersOf(res) });
   return body ? withBufferedBody(response, bytes) : response;
 }
@@ -123,7 +137,7 @@ function bufferedResponse(res: IncomingMessage, bytes: Uint8Array): Response {
 function webResponse(res: IncomingMessage, method: string): Response {
   const headers = headersOf(res);
   const status = res.statusCode ?? 502;
-  if (method === 'HEAD' || status === 204 || status === 304) {
+  if (method === 'HEAD' || NULL_BODY_STATUSES.has(status)) {
     res.resume();
     return new Response(null, { status, headers });
   }

@@ -38,7 +38,7 @@ async function relayOn(baseUrl: string, options: Partial<RelayOptions> = {}) {
     allowedOrigins: [ORIGIN], secret: SECRET, retryDelayMs: 0,
     limits: { requestsPerMinute: 10_000, burst: 10_000, sessionsPerMinute: 10_000, sessionBurst: 10_000 },
     policy: { limits: { requestsPerMinute: 10_000, burst: 10_000, concurrentStreams: 5 } },
-    onError: () => {},
+    onError: (e) => { if (process.env.DEBUG_RELAY) console.error(e); },
     ...options,
   });
   const served: ServedRelay = await serveRelay(relay);
@@ -126,6 +126,22 @@ describe('the Node upstream client (no upstream.fetch given)', () => {
     const res = await fetch(`${relay.url}/v1/conversations`, { method: 'POST', headers: relay.headers, body: '{"inputs":"a"}' });
     expect(res.status).toBe(502);
     expect((await res.json()).code).toBe('upstream_unavailable');
+  });
+
+  it('carries bodiless statuses, and answers 502 for a status a Response cannot carry', async () => {
+    const up = await upstream((res, seen) => {
+      if (seen.url === '/v1/conversations') return sendJson(res, conversation());
+      if (seen.method === 'DELETE') return res.writeHead(205, { 'content-length': '0' }).end();
+      res.writeHead(600, { 'content-type': 'application/json', 'content-length': '2' }).end('{}');
+    });
+    const relay = await relayOn(up.url);
+    await fetch(`${relay.url}/v1/conversations`, { method: 'POST', headers: relay.headers, body: '{"inputs":"a"}' });
+    const odd = await fetch(`${relay.url}/v1/conversations/conv_n1`, { headers: relay.headers });
+    expect(odd.status, await odd.clone().text()).toBe(502);
+    expect((await odd.json()).code).toBe('upstream_unavailable');
+    const deleted = await fetch(`${relay.url}/v1/conversations/conv_n1`, { method: 'DELETE', headers: relay.headers });
+    expect(deleted.status).toBe(205);
+    expect(await deleted.text()).toBe('');
   });
 
   it('is not used when the relay was given its own upstream.fetch', async () => {
