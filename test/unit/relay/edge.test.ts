@@ -7,6 +7,7 @@
  * Needs `npm run build` (the relay's and the platform's dist/).
  */
 import { existsSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
@@ -106,6 +107,22 @@ async function until<T>(probe: () => Promise<T | undefined> | T | undefined, wha
     if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what} (${SAFETY_MS} ms safety net)`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** GET with the request target exactly as written. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  const target = new URL(url);
+  const path = url.slice(target.origin.length);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: target.hostname, port: target.port, path, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /**
@@ -259,6 +276,18 @@ describe('the relay in workerd, in front of the local platform', () => {
       const res = await fetch(`${relayUrl}${path}`, { method, headers: { origin: ORIGIN, authorization: `Bearer ${session.token}` } });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(await res.json()).toMatchObject({ object: 'error', code: 'not_found' });
+    }
+    expect(calls.length).toBe(before);
+  });
+
+  it('dot segments, raw or encoded, cannot reach a route outside the table (workerd resolves them before the relay)', async () => {
+    const session = await openSession();
+    const before = calls.length;
+    for (const path of ['/v1/conversations/%2e%2e/files', '/v1/models/../../v1/files', '/v1/conversations/x/%2E%2E/%2e%2e/%2e%2e/admin/keys']) {
+      // node:http sends the target as written (fetch would resolve the dots itself).
+      const { status, body } = await rawGet(`${relayUrl}${path}`, { origin: ORIGIN, authorization: `Bearer ${session.token}` });
+      expect(status, path).toBe(404);
+      expect(JSON.parse(body)).toMatchObject({ object: 'error', code: 'not_found' });
     }
     expect(calls.length).toBe(before);
   });
