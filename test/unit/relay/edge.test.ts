@@ -3,6 +3,8 @@
  * `nodejs_compat`. A worker module importing `parley-kit/relay` (the built package, resolved through its
  * exports under wrangler's conditions and bundled with esbuild) answers every request with `relay.fetch`;
  * upstream is the local platform listening on loopback. Real HTTP all the way: test → workerd → platform.
+ * Then, in process: what workerd does to a departed client (only `request.signal`, never a body cancel) still
+ * frees its stream slot; and `parley-kit/relay/edge` keeps up with `parley-kit/relay`.
  *
  * Needs `npm run build` (the relay's and the platform's dist/).
  */
@@ -52,7 +54,6 @@ async function startWorker(compatibilityFlags: string[]): Promise<string> {
   console.info(`[edge] workerd [${compatibilityFlags.join(', ')}] ready in ${Math.round(performance.now() - started)} ms (bundle ${Math.round(bundle.length / 1024)} KB)`);
   return url;
 }
-
 
 interface SseEvent { event: string; data: any }
 
