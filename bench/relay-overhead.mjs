@@ -228,7 +228,7 @@ const mark = (ok) => (ok ? '✓' : '✗');
 const ms = (x) => x.toFixed(3);
 
 /** Runs the whole measurement; returns the figures (label → text). */
-export async function benchRelayOverhead({ seconds = 3, rounds = 2 } = {}) {
+export async function benchRelayOverhead({ seconds = 3, rounds = 2, warmSeconds = 6 } = {}) {
   const started = [];
   try {
     const upstream = await startChild(['upstream', KEY]);
@@ -253,6 +253,9 @@ export async function benchRelayOverhead({ seconds = 3, rounds = 2 } = {}) {
 
     // Interleave targets in rounds so drift on the machine hits all alike.
     const totals = Object.fromEntries(targets.map((t) => [t.name, { served: 0, elapsed: 0, cpu: 0, firsts: [], delays: [], own: [] }]));
+    // Steady state: the relay's JIT (V8 optimising hono, undici and the relay) takes several seconds of load
+    // to settle, during which compilation alone costs more CPU than the requests; warm every target alike.
+    for (const t of targets) await load(t, warmSeconds);
     for (let round = 0; round < rounds; round++) {
       for (const t of targets) {
         const r = await load(t, seconds);
