@@ -119,8 +119,9 @@ function childrenOf(pid) {
   return out;
 }
 
-/** CPU time (user + system, ms) of processes, from /proc/<pid>/stat. */
+/** CPU time (user + system, ms) of processes, from /proc/<pid>/stat (NaN without Linux /proc). */
 function cpuMs(pids) {
+  if (!existsSync('/proc/self/stat')) return NaN;
   let ticks = 0;
   for (const pid of pids) {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -287,7 +288,7 @@ export async function benchRelayOverhead({ seconds = 3, rounds = 2, warmSeconds 
 
 function report(totals) {
   const { direct: d, relay: r, nginx: n, bare: b, before: o } = totals;
-  const none = 'not installed';
+  const none = 'not installed (apt-get install nginx)';
   const cpuRatio = n ? r.cpuPerRequest / n.cpuPerRequest : undefined;
   const cpuOk = r.cpuPerRequest <= 0.1 && (cpuRatio === undefined || cpuRatio <= 6);
   const tRatio = r.rps / d.rps;
