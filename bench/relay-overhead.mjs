@@ -264,6 +264,7 @@ export async function benchRelayOverhead({ seconds = 3, rounds = 2, warmSeconds 
         sum.served += r.served; sum.elapsed += r.elapsed; sum.cpu += r.cpu;
       }
     }
+    for (const t of targets) await streams(t, 100, 20, 0); // the stream path warmed too
     for (let round = 0; round < 4; round++) {
       for (const t of targets) {
         const first = await streams(t, 50, 1, 0);
