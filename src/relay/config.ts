@@ -37,12 +37,14 @@ export interface RelayConfig {
   trustProxy: number;
   /** Shared state in Redis (absent: in memory, this process only). */
   redisUrl?: string;
+  /** Let pages name remote https files for OCR and transcription (the platform fetches them); default false. */
+  allowRemoteFiles: boolean;
 }
 
 /** Thrown for any invalid setting; the CLI prints the message and exits with code 2. */
 export class RelayConfigError extends Error {}
 
-type Kind = 'int' | 'string' | 'list';
+type Kind = 'int' | 'string' | 'list' | 'bool';
 
 /** One setting: where it lives in the file, the environment and the command line, and what it must be. */
 interface Setting {
@@ -92,6 +94,7 @@ export const RELAY_SETTINGS: readonly Setting[] = [
   { key: 'addressLimits.sessionsPerMinute', env: 'PARLEY_ADDRESS_SESSIONS_RPM', flag: 'address-sessions-rpm', kind: 'int', expect: 'a whole number from 1 to 1000000', schema: int(1, 1_000_000), help: `sessions opened per minute per client address (default ${DEFAULT_ADDRESS_LIMITS.sessionsPerMinute})` },
   { key: 'addressLimits.sessionBurst', env: 'PARLEY_ADDRESS_SESSION_BURST', flag: 'address-session-burst', kind: 'int', expect: 'a whole number from 1 to 1000000', schema: int(1, 1_000_000), help: `sessions opened at once per client address (default ${DEFAULT_ADDRESS_LIMITS.sessionBurst})` },
   { key: 'trustProxy', env: 'PARLEY_TRUST_PROXY', flag: 'trust-proxy', kind: 'int', expect: 'a whole number of proxy hops from 0 to 10', schema: int(0, 10), help: 'reverse proxies in front of the relay whose X-Forwarded-For is believed (default 0)' },
+  { key: 'allowRemoteFiles', env: 'PARLEY_ALLOW_REMOTE_FILES', flag: 'allow-remote-files', kind: 'bool', expect: 'true or false', schema: v.boolean(), help: 'let pages name remote https files for OCR and transcription, which the platform then fetches (default: refused, 403)' },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis', kind: 'string', expect: 'a redis:// or rediss:// URL', schema: redisUrl, help: 'shared state in Redis for several instances (default: in memory; a URL with a password belongs in REDIS_URL)', secret: true },
 ];
 
@@ -104,13 +107,15 @@ export function relayCliOptions() {
     config: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   };
-  for (const s of RELAY_SETTINGS) if (s.flag) options[s.flag] = { type: 'string', ...(s.kind === 'list' ? { multiple: true } : {}) };
+  for (const s of RELAY_SETTINGS) {
+    if (s.flag) options[s.flag] = s.kind === 'bool' ? { type: 'boolean' } : { type: 'string', ...(s.kind === 'list' ? { multiple: true } : {}) };
+  }
   return options;
 }
 
 /** The `--help` text. */
 export function relayHelp(name = 'parley-relay'): string {
-  const flags = RELAY_SETTINGS.filter((s) => s.flag).map((s) => [`--${s.flag} <${s.kind === 'int' ? 'n' : 'value'}>`, s.help]);
+  const flags = RELAY_SETTINGS.filter((s) => s.flag).map((s) => [s.kind === 'bool' ? `--${s.flag}` : `--${s.flag} <${s.kind === 'int' ? 'n' : 'value'}>`, s.help]);
   const envs = RELAY_SETTINGS.map((s) => [s.env, s.flag ? `= --${s.flag}` : s.help]);
   const pad = (rows: string[][]) => rows.map(([a, b]) => `  ${a!.padEnd(32)}${b}`).join('\n');
   return `Usage: ${name} [options]
@@ -173,6 +178,7 @@ const DEFAULTS: RelayConfig = {
   sessionLimits: { ...DEFAULT_SESSION_LIMITS },
   addressLimits: { ...DEFAULT_ADDRESS_LIMITS },
   trustProxy: 0,
+  allowRemoteFiles: false,
 };
 
 /** Merges file, environment and flags (in that order of precedence, lowest first) into a validated config. */
@@ -209,6 +215,7 @@ export function relayOptionsOf(config: RelayConfig): RelayOptions & { operatorSe
     limits: config.addressLimits,
     trustProxy: config.trustProxy,
     operatorSecret: config.operatorSecret,
+    allowRemoteFiles: config.allowRemoteFiles,
   };
 }
 
@@ -231,6 +238,7 @@ export function describeRelayConfig(config: RelayConfig, store: string): string[
     `  session limits ${config.sessionLimits.requestsPerMinute}/min, burst ${config.sessionLimits.burst}, ${config.sessionLimits.concurrentStreams} open streams`,
     `  address limits ${config.addressLimits.requestsPerMinute}/min, burst ${config.addressLimits.burst}; sessions ${config.addressLimits.sessionsPerMinute}/min, burst ${config.addressLimits.sessionBurst}`,
     `  trusted hops   ${config.trustProxy ? `${config.trustProxy} proxy hop${config.trustProxy > 1 ? 's' : ''} (X-Forwarded-For believed from them)` : '0 (X-Forwarded-For ignored; behind a reverse proxy set --trust-proxy)'}`,
+    `  remote files   ${config.allowRemoteFiles ? 'allowed (pages may name https files; the platform fetches them)' : 'refused (pages upload files; set --allow-remote-files to let them name URLs)'}`,
     `  store          ${store}`,
     `  operator       ${config.operatorSecret ? 'endpoint enabled (PARLEY_OPERATOR_SECRET)' : '(no endpoint: set PARLEY_OPERATOR_SECRET to revoke sessions from outside)'}`,
   ];
@@ -287,6 +295,7 @@ function valueFromFlags(setting: Setting, flags: RelayConfigSources['flags']): F
   if (raw === undefined) return undefined;
   const source = `--${setting.flag}`;
   if (setting.kind === 'list') return { value: (Array.isArray(raw) ? raw : [raw]).flatMap((item) => splitList(String(item))), source };
+  if (setting.kind === 'bool' && typeof raw === 'boolean') return { value: raw, source };
   return { value: fromString(setting, String(raw)), source };
 }
 
@@ -305,6 +314,10 @@ function valueFromFile(setting: Setting, file: Record<string, unknown>, path: st
 
 /** A flag or environment value as the setting's type (invalid numbers stay strings, to be refused with the value shown). */
 function fromString(setting: Setting, raw: string): unknown {
+  if (setting.kind === 'bool') {
+    const word = raw.trim().toLowerCase();
+    return ['true', '1', 'yes'].includes(word) ? true : ['false', '0', 'no'].includes(word) ? false : raw;
+  }
   if (setting.kind !== 'int') return raw;
   return /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
 }

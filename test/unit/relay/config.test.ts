@@ -147,6 +147,21 @@ describe('relay config: every value validated, with where it came from', () => {
   });
 });
 
+describe('relay config: remote files', () => {
+  it('are refused by default and allowed by the flag, the environment or the file; other words are refused', () => {
+    expect(resolve().allowRemoteFiles).toBe(false);
+    expect(relayOptionsOf({ ...resolve(), platformApiKey: KEY }).allowRemoteFiles).toBe(false);
+    expect(resolve({ 'allow-remote-files': true }).allowRemoteFiles).toBe(true);
+    expect(resolve({}, { PARLEY_ALLOW_REMOTE_FILES: 'yes' }).allowRemoteFiles).toBe(true);
+    expect(resolve({}, { PARLEY_ALLOW_REMOTE_FILES: 'false' }).allowRemoteFiles).toBe(false);
+    expect(resolve({ config: 'r.json' }, {}, { 'r.json': '{"allowRemoteFiles": true}' }).allowRemoteFiles).toBe(true);
+    expect(refusal(() => resolve({}, { PARLEY_ALLOW_REMOTE_FILES: 'sometimes' }))).toMatch(/PARLEY_ALLOW_REMOTE_FILES must be true or false, got "sometimes"/);
+    expect(refusal(() => resolve({ config: 'r.json' }, {}, { 'r.json': '{"allowRemoteFiles": "yes"}' }))).toMatch(/allowRemoteFiles in the config file r.json must be true or false/);
+    expect(describeRelayConfig(resolve(), 'memory').join('\n')).toMatch(/remote files +refused/);
+    expect(relayHelp()).toMatch(/--allow-remote-files +let pages name remote https files/);
+  });
+});
+
 describe('the README config example', () => {
   it('is a valid config file, as printed under "Production deployment"', () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
