@@ -42,6 +42,8 @@ Options:
   --token-delay <ms>    pause between streamed tokens of the local model (start: 25, platform: 0)
   --allow-origin <url>  start: a page origin (https://shop.example) that may use the relay from another site
                         (repeatable; the server's own pages always may; the /assets bundles load from anywhere)
+  --public-origin <url> start: the origin visitors use to reach this server when it is not localhost or an IP
+                        address (e.g. http://devbox.lan:8787); its own pages are judged same-origin against it
   -h, --help            this text
 
 Environment:
@@ -50,13 +52,14 @@ Environment:
   PARLEY_API_KEY        key of the local platform (default ${DEV_API_KEY})
   PARLEY_ADMIN_KEY      admin key of the local platform (default ${DEV_ADMIN_KEY})
   PARLEY_ALLOWED_ORIGINS start: more origins like --allow-origin, comma-separated
+  PARLEY_PUBLIC_ORIGIN  start: like --public-origin
   PARLEY_RELAY_SECRET   relay token signing secret, 32+ bytes (start keeps one in the data dir; relay makes one per process)
   PARLEY_AGENT_ID       start with a real platform: the agent the demo talks to (else PARLEY_MODEL or mistral-small-latest)
   PARLEY_CHAT_URL       an OpenAI-compatible server (Ollama, llama.cpp) served as an extra local chat model
   PARLEY_CHAT_MODEL     that server's model name; PARLEY_CHAT_API_KEY its key
 `;
 
-type Values = { port?: string; host: string; data: string; 'token-delay'?: string; 'allow-origin'?: string[]; help?: boolean };
+type Values = { port?: string; host: string; data: string; 'token-delay'?: string; 'allow-origin'?: string[]; 'public-origin'?: string; help?: boolean };
 
 /** The options and the command; a mistyped option ends the process with the help text. */
 function parseCommandLine(argv: string[]) {
@@ -70,6 +73,7 @@ function parseCommandLine(argv: string[]) {
         data: { type: 'string', default: '.parley' },
         'token-delay': { type: 'string' },
         'allow-origin': { type: 'string', multiple: true },
+        'public-origin': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -132,6 +136,7 @@ async function runStart(values: Values): Promise<void> {
   if (!existsSync(join(browserDir, 'agent-chat.js'))) fail(`the browser bundle is missing (${browserDir}); run \`npm run build\` first`);
 
   const allowedOrigins = allowOrigins(values);
+  const publicOrigin = publicOriginOf(values);
   const realKey = process.env.PLATFORM_API_KEY;
   // The relay reaches the local platform's WebSocket over loopback, at this server's own URL (known once listening).
   let ownUrl = '';
@@ -145,7 +150,7 @@ async function runStart(values: Values): Promise<void> {
     const agentId = process.env.PARLEY_AGENT_ID || undefined;
     demo = agentId ? { agentId } : { model: process.env.PARLEY_MODEL || 'mistral-small-latest' };
     relay = createRelay({
-      upstream: { baseUrl, apiKey: realKey }, basePath: '/api', secret: relaySecret(resolve(values.data)), allowedOrigins,
+      upstream: { baseUrl, apiKey: realKey }, basePath: '/api', secret: relaySecret(resolve(values.data)), allowedOrigins, publicOrigin,
       policy: demoPolicy(demo.agentId ? [demo.agentId] : [], [...(demo.model ? [demo.model] : []), REALTIME_MODEL, OCR_MODEL]),
       // The demo's document viewer reads pasted https URLs: the platform fetches them (its own allowlist decides).
       allowRemoteFiles: true,
@@ -162,7 +167,7 @@ async function runStart(values: Values): Promise<void> {
     demo = { agentId: agents.shopAgentId, ordersAgentId: orders.ordersAgentId };
     relay = createRelay({
       upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch, webSocketBaseUrl: () => ownUrl.replace(/^http/, 'ws') },
-      basePath: '/api', secret: relaySecret(local.dataDir), allowedOrigins,
+      basePath: '/api', secret: relaySecret(local.dataDir), allowedOrigins, publicOrigin,
       policy: demoPolicy([agents.shopAgentId, agents.billingAgentId, orders.ordersAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx', REALTIME_MODEL, 'parley-ocr', OCR_MODEL]),
       allowRemoteFiles: true,
     });
@@ -185,10 +190,20 @@ async function runStart(values: Values): Promise<void> {
   const server = await serveFetch(app.fetch, { port, hostname: values.host, upgrade: platform ? [relay.handleUpgrade, platform.handleUpgrade] : [relay.handleUpgrade] });
   ownUrl = server.url;
   process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  documents      ${server.url}/documents.html`, ...(demo.ordersAgentId ? [`  order tracker  ${server.url}/orders.html   (tools over MCP)`] : []), `  relay          ${server.url}/api`,
-    `  origins        ${[server.url, ...allowedOrigins].join(', ')}   (pages that may use the relay; --allow-origin adds one)`,
+    `  origins        ${[publicOrigin ?? server.url, ...allowedOrigins].join(', ')}   (pages that may use the relay; --allow-origin adds one${publicOrigin ? '' : '; by a host name other than localhost, set --public-origin'})`,
     `  CDN-style tag  <script type="module" src="${server.url}/assets/agent-chat.js"></script>`,
     ...lines.map((l) => l.replace('<port>', String(server.port)))].join('\n') + '\n');
   onStop(async () => { await server.close(); await platform?.close(); await demoMcp?.close(); });
+}
+
+/** `--public-origin` or `PARLEY_PUBLIC_ORIGIN`, checked like an allowed origin; undefined when unset. */
+function publicOriginOf(values: Values): string | undefined {
+  const value = values['public-origin'] ?? (process.env.PARLEY_PUBLIC_ORIGIN?.trim() || undefined);
+  if (value === undefined) return undefined;
+  if (!/^https?:\/\/[^/?#\s]+$/i.test(value) || !URL.canParse(value)) {
+    fail(`--public-origin needs an origin like http://devbox.lan:8787 (scheme, host, optional port; no path), got '${value}'`);
+  }
+  return new URL(value).origin;
 }
 
 /** `--allow-origin` values and `PARLEY_ALLOWED_ORIGINS`, checked: each must be a bare origin. */

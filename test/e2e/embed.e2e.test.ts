@@ -170,4 +170,10 @@ describe('parley start --allow-origin', () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("--allow-origin needs an origin like https://shop.example");
   });
+
+  it('refuses a malformed --public-origin at start with a clear message', () => {
+    const run = spawnSync(process.execPath, [CLI, 'start', '--port', '0', '--data', dataDir, '--public-origin', 'devbox.lan:8787'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('--public-origin needs an origin like http://devbox.lan:8787');
+  });
 });
