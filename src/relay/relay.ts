@@ -1,5 +1,6 @@
 /**
- * `createRelay(options)`: the token relay as a Web-standard fetch handler (Hono inside).
+ * `createRelay(options)`: the token relay as a Web-standard fetch handler (its own small dispatcher: the
+ * relay has an exact route table, so no router framework stands between the host and the checks).
  *
  *   POST {base}/session        mint / resume / refresh a session token (SessionResponse)
  *   {method} {base}/v1/…       the route table, forwarded to the platform with the relay's key
@@ -11,7 +12,6 @@
  * `X-Content-Type-Options: nosniff`, `Server-Timing: relay;dur=…` (the relay's own time) and, for
  * allowed origins, the CORS echo.
  */
-import { Hono } from 'hono';
 import { DEFAULT_BODY_RATE_LIMITS, type BodyRateLimits } from './body-rate.js';
 import { addressKey, clientAddress, type RelayEnv } from './client-address.js';
 import { applyCorsHeaders, createOriginCheck, preflightResponse } from './cors.js';
@@ -144,16 +144,12 @@ export interface Relay {
   revokeSubject(subject: string): Promise<number>;
 }
 
-/** `originRefused`: the answer is the 403 `origin_not_allowed` refusal, which a refused origin may read. */
-type HonoEnv = { Bindings: RelayEnv | undefined; Variables: { state: RequestState; originRefused?: boolean } };
-
 /** Creates the relay; throws on invalid options (short secret, malformed origin). */
 export function createRelay(options: RelayOptions): Relay {
   const runtime = resolve(options);
   const realtime = createRealtimeEndpoint(runtime);
   const base = runtime.basePath;
   const getClientIp = options.getClientIp ?? ((request: Request, env: RelayEnv | undefined) => clientAddress(request, env, options));
-  const app = new Hono<HonoEnv>();
   // Revocations outlive every token they cover: resume tokens last `resumeTtlSeconds`, plus the clock skew.
   const revocationTtl = runtime.ownershipTtlSeconds + 60 + (options.clockSkewSeconds ?? 30);
   const revokeSession = async (sessionId: string) => {
@@ -167,61 +163,63 @@ export function createRelay(options: RelayOptions): Relay {
     return at;
   };
 
-  app.onError((err, c) => {
-    if (err instanceof RelayError) {
-      if (err.code === 'origin_not_allowed') c.set('originRefused', true);
-      return err.toResponse();
-    }
-    runtime.report(err);
-    return internalError().toResponse();
-  });
-  app.notFound(() => noRoute().toResponse());
-
-  // Request state, raw-path check, and the headers every answer gets.
-  app.use('*', async (c, next) => {
-    const started = performance.now();
-    const request = c.req.raw;
-    const url = new URL(request.url);
-    const origin = request.headers.get('origin');
-    const clientIp = getClientIp(request, c.env) ?? 'unknown';
-    const state: RequestState = {
-      request, url, env: c.env, origin,
-      originAllowed: origin !== null && runtime.isAllowedOrigin(origin, url),
-      clientIp, address: addressKey(clientIp), upstreamMs: 0,
-    };
-    c.set('state', state);
-    if (!pathIsClean(url.pathname, c.env)) c.res = noRoute().toResponse();
-    else await next();
-    finish(c.res, state, started, c.get('originRefused') === true);
-  });
-
   const sessionPath = `${base}/session`;
-  app.options(sessionPath, (c) => {
-    const state = c.get('state');
-    return preflightResponse(state.origin, state.originAllowed, ['POST']);
-  });
-  app.post(sessionPath, (c) => handleSessionRequest(runtime, c.get('state')));
-  app.all(sessionPath, () => {
-    throw methodNotAllowed(['POST']);
-  });
-  if (options.operatorSecret !== undefined) {
-    const secret = options.operatorSecret;
-    app.all(`${base}${OPERATOR_REVOKE_PATH}`, (c) => {
-      const state = c.get('state');
+  const operatorPath = options.operatorSecret === undefined ? undefined : `${base}${OPERATOR_REVOKE_PATH}`;
+  const platformPrefix = `${base}/v1/`;
+  /** The relay's own route table: `/session`, `/operator/revoke` (with a secret), `/v1/…`; anything else 404. */
+  const dispatch = (state: RequestState): Promise<Response> | Response => {
+    const path = state.url.pathname;
+    const method = state.request.method;
+    if (path.startsWith(platformPrefix)) return handlePlatformRequest(runtime, state, path.slice(base.length));
+    if (path === sessionPath) {
+      if (method === 'POST') return handleSessionRequest(runtime, state);
+      if (method === 'OPTIONS') return preflightResponse(state.origin, state.originAllowed, ['POST']);
+      throw methodNotAllowed(['POST']);
+    }
+    if (path === operatorPath) {
       state.originAllowed = false; // server-to-server: never a CORS answer
-      if (c.req.method !== 'POST') throw methodNotAllowed(['POST']);
-      return handleOperatorRevoke(runtime, state, secret, { revokeSession, revokeSubject });
-    });
-  }
-  app.all(`${base}/v1/*`, (c) => {
-    const state = c.get('state');
-    return handlePlatformRequest(runtime, state, state.url.pathname.slice(base.length));
-  });
+      if (method !== 'POST') throw methodNotAllowed(['POST']);
+      return handleOperatorRevoke(runtime, state, options.operatorSecret!, { revokeSession, revokeSubject });
+    }
+    throw noRoute();
+  };
+  /** The answer to a thrown error: a `RelayError` as it says, anything else reported and answered 500. */
+  const errorAnswer = (err: unknown): { response: Response; originRefused: boolean } => {
+    if (err instanceof RelayError) return { response: err.toResponse(), originRefused: err.code === 'origin_not_allowed' };
+    runtime.report(err);
+    return { response: internalError().toResponse(), originRefused: false };
+  };
+
+  /** Request state, raw-path check, dispatch, errors, and the headers every answer gets (see {@link finish}). */
+  const handle = async (request: Request, env: RelayEnv | undefined): Promise<Response> => {
+    const started = performance.now();
+    let state: RequestState;
+    try {
+      const url = new URL(request.url);
+      const origin = request.headers.get('origin');
+      const clientIp = getClientIp(request, env) ?? 'unknown';
+      state = {
+        request, url, env, origin,
+        originAllowed: origin !== null && runtime.isAllowedOrigin(origin, url),
+        clientIp, address: addressKey(clientIp), upstreamMs: 0,
+      };
+    } catch (err) {
+      return errorAnswer(err).response;
+    }
+    let response: Response;
+    let originRefused = false;
+    try {
+      response = pathIsClean(state.url.pathname, env) ? await dispatch(state) : noRoute().toResponse();
+    } catch (err) {
+      ({ response, originRefused } = errorAnswer(err));
+    }
+    finish(response, state, started, originRefused);
+    // HEAD is answered as its GET would be, without a body.
+    return request.method === 'HEAD' && response.body !== null ? new Response(null, response) : response;
+  };
 
   return {
-    async fetch(request, env) {
-      return app.fetch(request, env);
-    },
+    fetch: handle,
     handleUpgrade: realtime.handleUpgrade,
     revokeSession,
     revokeSubject,
