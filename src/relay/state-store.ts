@@ -1,8 +1,9 @@
 /**
  * Shared state of the relay, behind one small interface: rate-limit buckets, open-stream slots,
  * which session owns which conversation, revoked sessions and subjects, used one-time tickets, and
- * a feed of revocations. The in-memory store serves one instance; several instances share the Redis
- * store (redis-store.ts: a Lua script per bucket, leased stream slots, SET EX for owners and
+ * a feed of revocations. The in-memory store serves one instance (its stream slots are leases too,
+ * renewed by a timer while the stream is open, so a request that dies silently frees its slot); several
+ * instances share the Redis store (redis-store.ts: a Lua script per bucket, leased stream slots, SET EX for owners and
  * revocations, SET NX EX for tickets, pub/sub for revocations).
  *
  * Every method is async so a networked store fits the same shape. A store that cannot answer throws
@@ -87,14 +88,33 @@ export interface MemoryStateStoreOptions {
   now?: () => number;
   /** Conversations remembered per session; the oldest are forgotten beyond it (default 1000). */
   maxConversationsPerSession?: number;
+  /**
+   * Lease of a stream slot, s (default 60; fractions allowed). A timer started when the slot is opened
+   * renews it every third of the lease; a slot not renewed (its request died without closing it, as
+   * workerd may let happen: its timers stop with the request) no longer counts once the lease is over.
+   */
+  streamLeaseSeconds?: number;
+}
+
+/** The in-memory store, with what tests may inspect. */
+export interface MemoryStateStore extends RelayStateStore {
+  /** Lease-renewal timers alive now: one per open, unexpired stream slot (none once all are closed). */
+  readonly renewalTimers: number;
+}
+
+/** A stream slot of the memory store: its lease end and the timer renewing it. */
+interface Lease {
+  expiresAt: number;
+  timer: ReturnType<typeof setInterval>;
 }
 
 /** The default store: plain maps in this process, swept of expired entries as it is used. */
-export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): RelayStateStore {
+export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): MemoryStateStore {
   const now = options.now ?? Date.now;
   const maxPerSession = options.maxConversationsPerSession ?? 1000;
+  const leaseMs = leaseMsOf(options.streamLeaseSeconds);
   const buckets = new Map<string, { tokens: number; at: number; fullAt: number }>();
-  const streams = new Map<string, Set<string>>();
+  const streams = new Map<string, Map<string, Lease>>();
   const owners = new Map<string, { sessionId: string; expiresAt: number }>();
   const bySession = new Map<string, string[]>();
   const revoked = new Map<string, number>();
@@ -103,6 +123,7 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): R
   const listeners = new Set<(revocation: Revocation) => void>();
   let operations = 0;
   let slots = 0;
+  let timers = 0;
 
   /** Tells every listener, after the revoking call; one throwing does not stop the others. */
   const announce = (revocation: Revocation) => {
@@ -126,6 +147,40 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): R
     for (const [k, exp] of revoked) if (exp <= t) revoked.delete(k);
     for (const [k, r] of revokedSubjects) if (r.expiresAt <= t) revokedSubjects.delete(k);
     for (const [k, exp] of used) if (exp <= t) used.delete(k);
+    for (const key of [...streams.keys()]) liveSlots(key);
+  };
+
+  /** Frees a slot at once: its lease and its renewal timer. */
+  const dropSlot = (key: string, slotId: string) => {
+    const open = streams.get(key);
+    const lease = open?.get(slotId);
+    if (!open || !lease) return;
+    clearInterval(lease.timer);
+    timers--;
+    open.delete(slotId);
+    if (!open.size) streams.delete(key);
+  };
+
+  /** The slots under `key` whose lease is not over; expired ones are dropped. */
+  const liveSlots = (key: string) => {
+    const t = now();
+    for (const [slotId, lease] of streams.get(key) ?? []) if (lease.expiresAt <= t) dropSlot(key, slotId);
+    return streams.get(key);
+  };
+
+  /**
+   * Renews the slot's lease every third of it, from a timer made now: in workerd a request's timers
+   * run only while that request lives, so a request that dies stops renewing. Unref'd on Node.
+   */
+  const renewEvery = (key: string, slotId: string) => {
+    const timer = setInterval(() => {
+      const lease = liveSlots(key)?.get(slotId);
+      if (lease) lease.expiresAt = now() + leaseMs;
+      else clearInterval(timer); // freed elsewhere (another request's context, say)
+    }, Math.max(10, Math.floor(leaseMs / 3)));
+    (timer as { unref?: () => void }).unref?.();
+    timers++;
+    return timer;
   };
 
   const forget = (conversationId: string) => {
@@ -158,18 +213,20 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): R
       buckets.set(key, { tokens, at: t, fullAt });
       return { allowed, retryAfterSeconds: allowed ? 0 : (1 - tokens) / refillPerSecond };
     },
+    get renewalTimers() {
+      return timers;
+    },
     async openStream(key, max) {
-      const open = streams.get(key) ?? new Set<string>();
+      sweep();
+      const open = liveSlots(key) ?? new Map<string, Lease>();
       if (open.size >= max) return null;
       const slotId = `slot-${++slots}`;
-      open.add(slotId);
+      open.set(slotId, { expiresAt: now() + leaseMs, timer: renewEvery(key, slotId) });
       streams.set(key, open);
       return slotId;
     },
     async closeStream(key, slotId) {
-      const open = streams.get(key);
-      open?.delete(slotId);
-      if (open && !open.size) streams.delete(key);
+      dropSlot(key, slotId);
     },
     async setConversationOwner(conversationId, sessionId, ttlSeconds) {
       sweep();
@@ -217,4 +274,12 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): R
       return true;
     },
   };
+}
+
+/** The stream lease in ms: `seconds` (default 60) when finite and positive, else a clear error. */
+function leaseMsOf(seconds = 60): number {
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new Error(`createMemoryStateStore: streamLeaseSeconds must be a positive number of seconds (got ${seconds})`);
+  }
+  return seconds * 1000;
 }
