@@ -5,7 +5,8 @@
  */
 import { serveFetch, type ServerTimeouts } from '../server/node-serve.js';
 import { Readable } from 'node:stream';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isEventStreamAnswer, writeEventStream } from '../server/write-event-stream.js';
 import { readIncomingBody } from '../server/incoming-body.js';
 import { createNodeUpstreamSend, type UpstreamSend } from '../server/upstream-client.js';
 import type { RelayEnv } from './client-address.js';
@@ -46,7 +47,14 @@ export function nodeRelayEnv(incoming: { url?: string; socket: { remoteAddress?:
   return env;
 }
 
-/** Serves `relay` over HTTP on Node, its realtime WebSocket included; resolves once listening. */
+/**
+ * Serves `relay` over HTTP on Node, its realtime WebSocket included; resolves once listening. Event
+ * streams are written here (write-event-stream.ts: their head leaves with the first event).
+ */
 export function serveRelay(relay: Pick<Relay, 'fetch' | 'handleUpgrade'>, options: ServeRelayOptions = {}): Promise<ServedRelay> {
-  return serveFetch((request, env) => relay.fetch(request, nodeRelayEnv(env.incoming)), { ...options, upgrade: [relay.handleUpgrade] });
+  return serveFetch(async (request, env) => {
+    const response = await relay.fetch(request, nodeRelayEnv(env.incoming));
+    const outgoing = (env as { outgoing?: ServerResponse }).outgoing;
+    return outgoing && isEventStreamAnswer(response) ? writeEventStream(response, outgoing) : response;
+  }, { ...options, upgrade: [relay.handleUpgrade] });
 }
