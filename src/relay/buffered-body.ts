@@ -1,6 +1,8 @@
 /**
  * Answers a host's upstream client already read whole (small JSON answers on Node), kept beside their
- * `Response` so the relay reads the bytes without a stream in between. Runtime-neutral: no Node imports.
+ * `Response` so the relay reads the bytes without a stream in between; and streamed answers (event
+ * streams on Node) whose chunks the relay reads straight from the host client ({@link bodyReaderOf}).
+ * Runtime-neutral: no Node imports.
  */
 const bodies = new WeakMap<Response, Uint8Array>();
 
@@ -13,4 +15,31 @@ export function withBufferedBody(response: Response, bytes: Uint8Array): Respons
 /** The whole body of `response` when its client read it already, else undefined (read `response.body`). */
 export function bufferedBodyOf(response: Response): Uint8Array | undefined {
   return bodies.get(response);
+}
+
+/** A body read chunk by chunk without a Web stream in between: what a host client's streamed answer offers. */
+export interface BodySource {
+  /** The next chunk, or `done` at the end; rejects when the body broke. */
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  /** Stops the body (the connection is dropped); later reads end. */
+  cancel(reason?: unknown): Promise<void>;
+}
+
+const sources = new WeakMap<Response, BodySource>();
+
+/** Remembers that `response`'s body can be read straight from `source`; returns the response. */
+export function withBodySource(response: Response, source: BodySource): Response {
+  sources.set(response, source);
+  return response;
+}
+
+/**
+ * A reader of `response`'s body: its host client's source when it has one (one Web stream fewer per
+ * chunk), else a reader of `response.body`. Either way the body is taken: read it only this way.
+ */
+export function bodyReaderOf(response: Response): BodySource {
+  const source = sources.get(response);
+  if (source) return source;
+  if (!response.body) throw new TypeError('bodyReaderOf: the response has no body');
+  return response.body.getReader();
 }

@@ -8,6 +8,7 @@
  * from outside (`stop`): the upstream is aborted and the page gets one error event.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { BodySource } from './buffered-body.js';
 import type { KeyScrubber } from './scrub.js';
 
 /** How a relayed stream ended. */
@@ -51,9 +52,9 @@ export function genericErrorFrame(message: string, code?: number): string {
   return `event: error\ndata: ${JSON.stringify({ type: 'error', message, ...(code === undefined ? {} : { code }) })}\n\n`;
 }
 
-/** Relays an upstream SSE body; see the module comment. */
-export function relayEventStream(upstream: ReadableStream<Uint8Array>, options: EventStreamOptions): ReadableStream<Uint8Array> {
-  const reader = upstream.getReader();
+/** Relays an upstream SSE body (a stream, or a host client's {@link BodySource}); see the module comment. */
+export function relayEventStream(upstream: ReadableStream<Uint8Array> | BodySource, options: EventStreamOptions): ReadableStream<Uint8Array> {
+  const reader = upstream instanceof ReadableStream ? upstream.getReader() : upstream;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let ended = false;
   /** Last bytes written, to know whether we are between events. */

@@ -6,6 +6,7 @@
  *   (413/408/415/403/400, upload.ts) → upstream call → answer (headers rebuilt, SSE passed through,
  *   ownership learned, the upstream key scrubbed from headers and bodies).
  */
+import { bodyReaderOf, type BodySource } from './buffered-body.js';
 import { createClientSession } from './client-sessions.js';
 import { preflightResponse } from './cors.js';
 import { authenticate } from './credentials.js';
@@ -275,7 +276,7 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
       sessionId: claims.sid, subject: claims.sub, issuedAt: claims.iat,
       end: () => revoked(),
     });
-    const body = relayEventStream(response.body, {
+    const body = relayEventStream(bodyReaderOf(response), {
       heartbeatMs: runtime.heartbeatMs,
       idleTimeoutMs: runtime.streamIdleTimeoutMs,
       errorFrame: route.streamErrorEvent === 'conversation' ? conversationErrorFrame : genericErrorFrame,
@@ -318,7 +319,7 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
     detach();
     return new Response(null, { status, headers });
   }
-  return new Response(trackEnd(response.body, createKeyScrubber(runtime.upstream.apiKey), detach, () => controller.abort()), { status, headers });
+  return new Response(trackEnd(bodyReaderOf(response), createKeyScrubber(runtime.upstream.apiKey), detach, () => controller.abort()), { status, headers });
 }
 
 /** Answers up to this size with a declared length are read whole rather than streamed through. */
@@ -348,8 +349,7 @@ function filterModelList(text: string, allowed: string[]): string {
  * Passes a body through with the key scrubbed out; calls `onDone` when it ends, and `onCancel` when
  * the client stops reading.
  */
-function trackEnd(body: ReadableStream<Uint8Array>, scrubber: KeyScrubber, onDone: () => void, onCancel: () => void): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
+function trackEnd(reader: BodySource, scrubber: KeyScrubber, onDone: () => void, onCancel: () => void): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {

@@ -6,7 +6,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { withBufferedBody } from '../relay/buffered-body.js';
+import { withBodySource, withBufferedBody, type BodySource } from '../relay/buffered-body.js';
 
 /** An upstream request, before it would become a `Request`. */
 export interface UpstreamRequestInit {
@@ -141,32 +141,72 @@ function webResponse(res: IncomingMessage, method: string): Response {
     res.resume();
     return new Response(null, { status, headers });
   }
-  let settled = false;
+  const source = nodeBodySource(res);
+  // For readers of `response.body`; the relay reads `source` itself (bodyReaderOf). No read ahead: only one of them reads.
   const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      res.on('data', (chunk: Buffer) => {
-        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-        if ((controller.desiredSize ?? 1) <= 0) res.pause();
+    pull: (controller) => source.read().then((r) => (r.done ? controller.close() : controller.enqueue(r.value))),
+    cancel: (reason) => source.cancel(reason),
+  }, { highWaterMark: 0 });
+  return withBodySource(new Response(body, { status, headers }), source);
+}
+
+/** Reads the answer's chunks as they come; the socket is paused while a chunk waits for its reader. */
+function nodeBodySource(res: IncomingMessage): BodySource {
+  const queue: Uint8Array[] = [];
+  let waiting: { resolve: (r: ReadableStreamReadResult<Uint8Array>) => void; reject: (e: Error) => void } | undefined;
+  let ended = false;
+  let failure: Error | undefined;
+  const settle = () => {
+    const w = waiting;
+    if (!w || queue.length) return;
+    waiting = undefined;
+    if (failure) w.reject(failure);
+    else w.resolve({ done: true, value: undefined });
+  };
+  res.on('data', (chunk: Buffer) => {
+    const value = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const w = waiting;
+    if (w) {
+      waiting = undefined;
+      w.resolve({ done: false, value });
+    } else {
+      queue.push(value);
+      res.pause();
+    }
+  });
+  res.on('end', () => {
+    ended = true;
+    settle();
+  });
+  res.on('error', () => {}); // reported through `close` below
+  res.on('close', () => {
+    if (ended) return;
+    ended = true;
+    failure ??= new Error('The upstream connection closed before the answer ended');
+    settle();
+  });
+  return {
+    read() {
+      const value = queue.shift();
+      if (value) {
+        if (!queue.length && !ended) res.resume();
+        return Promise.resolve({ done: false, value });
+      }
+      if (failure) return Promise.reject(failure);
+      if (ended) return Promise.resolve({ done: true, value: undefined });
+      return new Promise((resolve, reject) => {
+        waiting = { resolve, reject };
       });
-      res.on('end', () => {
-        if (settled) return;
-        settled = true;
-        controller.close();
-      });
-      res.on('error', () => {}); // reported through `close` below
-      res.on('close', () => {
-        if (settled) return;
-        settled = true;
-        controller.error(new Error('The upstream connection closed before the answer ended'));
-      });
-    },
-    pull() {
-      res.resume();
     },
     cancel() {
-      settled = true;
+      if (!ended) {
+        ended = true;
+        failure = undefined;
+      }
+      queue.length = 0;
       res.destroy();
+      settle();
+      return Promise.resolve();
     },
-  });
-  return new Response(body, { status, headers });
+  };
 }

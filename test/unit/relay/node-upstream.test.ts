@@ -118,6 +118,26 @@ describe('the Node upstream client (no upstream.fetch given)', () => {
     await within(up.seen[1]!.closed, 5_000, 'the upstream request closed');
   });
 
+  it('SSE read straight from the upstream socket: the key scrubbed across chunks, a broken upstream ends with an error event', async () => {
+    const half = Math.floor(UPSTREAM_KEY.length / 2);
+    const up = await upstream((res, seen) => {
+      if (!seen.body.includes('"stream":true')) return sendJson(res, conversation());
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`event: message.output.delta\ndata: {"echo":"${UPSTREAM_KEY.slice(0, half)}`);
+      setTimeout(() => res.write(`${UPSTREAM_KEY.slice(half)}"}\n\n`), 20);
+      setTimeout(() => res.socket?.destroy(), 60); // the platform goes away mid-stream
+    });
+    const relay = await relayOn(up.url);
+    await fetch(`${relay.url}/v1/conversations`, { method: 'POST', headers: relay.headers, body: '{"inputs":"a"}' });
+    const res = await fetch(`${relay.url}/v1/conversations/conv_n1`, { method: 'POST', headers: relay.headers, body: '{"inputs":"b","stream":true}' });
+    expect(res.status).toBe(200);
+    const text = await within(res.text(), 5_000, 'the end of the stream');
+    expect(text).not.toContain(UPSTREAM_KEY);
+    expect(text).not.toContain(UPSTREAM_KEY.slice(0, half));
+    expect(text).toContain('data: {"echo":"[redacted]"}\n\n');
+    expect(text).toMatch(/event: conversation\.response\.error\ndata: .*The platform stream broke/);
+  });
+
   it('answers 502 in its own words when the upstream cannot be reached', async () => {
     const up = await upstream(() => {});
     const port = new URL(up.url).port;
