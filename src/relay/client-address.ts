@@ -31,6 +31,12 @@ export interface RelayEnv {
    * adapter's; called at most once). Fails with an `IncomingBodyError` (`reason`: too-large, idle, slow, closed).
    */
   readBody?: (limits: IncomingBodyLimits) => Promise<Uint8Array>;
+  /**
+   * Calls `listener` once when the client goes away before its answer is complete (at once when it is
+   * gone already); returns the unlink. The Node adapter's, from its response's `close`: cheaper than
+   * `request.signal`, whose abort controller the host makes on first use. Without it, `request.signal` is used.
+   */
+  onClientGone?: (listener: () => void) => () => void;
   /** `@hono/node-server` passes the Node request as `incoming`; its socket address and raw URL are used. */
   incoming?: { url?: string; socket?: { remoteAddress?: string } };
 }

@@ -38,13 +38,29 @@ let upstreamSend: UpstreamSend | undefined;
 
 /**
  * The relay env of a Node request: socket address, raw target, its body read straight from the socket,
- * and the upstream client of this process (keep-alive `node:http`; used when the relay has no `upstream.fetch` of its own).
+ * with `outgoing` the client leaving (its response closing unfinished), and the upstream client of this
+ * process (keep-alive `node:http`; used when the relay has no `upstream.fetch` of its own).
  */
-export function nodeRelayEnv(incoming: { url?: string; socket: { remoteAddress?: string } }): RelayEnv {
+export function nodeRelayEnv(incoming: { url?: string; socket: { remoteAddress?: string } }, outgoing?: ServerResponse): RelayEnv {
   upstreamSend ??= createNodeUpstreamSend();
   const env: RelayEnv = { clientIp: incoming.socket.remoteAddress, rawTarget: incoming.url, upstreamSend };
   if (incoming instanceof Readable) env.readBody = (limits) => readIncomingBody(incoming as IncomingMessage, limits);
+  if (outgoing) env.onClientGone = (listener) => whenResponseCloses(outgoing, listener);
   return env;
+}
+
+/** Calls `listener` once if `outgoing` closes before it finished (the client left); returns the unlink. */
+function whenResponseCloses(outgoing: ServerResponse, listener: () => void): () => void {
+  if (outgoing.writableFinished) return () => {};
+  if (outgoing.destroyed) {
+    listener();
+    return () => {};
+  }
+  const onClose = () => {
+    if (!outgoing.writableFinished) listener();
+  };
+  outgoing.once('close', onClose);
+  return () => outgoing.off('close', onClose);
 }
 
 /**
@@ -53,8 +69,8 @@ export function nodeRelayEnv(incoming: { url?: string; socket: { remoteAddress?:
  */
 export function serveRelay(relay: Pick<Relay, 'fetch' | 'handleUpgrade'>, options: ServeRelayOptions = {}): Promise<ServedRelay> {
   return serveFetch(async (request, env) => {
-    const response = await relay.fetch(request, nodeRelayEnv(env.incoming));
     const outgoing = (env as { outgoing?: ServerResponse }).outgoing;
+    const response = await relay.fetch(request, nodeRelayEnv(env.incoming, outgoing));
     return outgoing && isEventStreamAnswer(response) ? writeEventStream(response, outgoing) : response;
   }, { ...options, upgrade: [relay.handleUpgrade] });
 }

@@ -171,9 +171,8 @@ async function forward(job: ForwardJob): Promise<Response> {
   const { request } = state;
   const controller = new AbortController();
   // The client going away cancels the upstream request, until the upstream answer is complete.
-  const onClientGone = () => controller.abort(new RelayError(499, 'Request aborted by the client', 'invalid_request_error', 'client_closed_request'));
-  request.signal.addEventListener('abort', onClientGone, { once: true });
-  const exchange: Exchange = { controller, detach: () => request.signal.removeEventListener('abort', onClientGone) };
+  const onClientGone = () => controller.abort(clientClosed());
+  const exchange: Exchange = { controller, detach: whenClientGone(state, onClientGone) };
 
   // A streamed upload is counted, timed and (transcription) scanned as it passes; see upload.ts.
   let counted: GuardedUpload | undefined;
@@ -231,6 +230,24 @@ async function forward(job: ForwardJob): Promise<Response> {
   }
 }
 
+const clientClosed = () => new RelayError(499, 'Request aborted by the client', 'invalid_request_error', 'client_closed_request');
+
+/**
+ * Calls `listener` once when the client goes away (at once when it is gone already): through the host's
+ * hook when it has one (Node), else `request.signal`. Returns the unlink.
+ */
+function whenClientGone(state: RequestState, listener: () => void): () => void {
+  const hook = state.env?.onClientGone;
+  if (hook) return hook(listener);
+  const signal = state.request.signal;
+  if (signal.aborted) {
+    listener();
+    return () => {};
+  }
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
+}
+
 /** What a streamed upload is checked for: its cap, its pace and, for transcription, its form. */
 function uploadChecks({ runtime, state, route, claims }: ForwardJob): UploadChecks {
   const checks: UploadChecks = { maxBytes: route.body!.maxBytes, rate: runtime.bodyRate };
@@ -272,6 +289,8 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
     // request's own context (workerd refuses to abort this request's I/O from another request's handler).
     let revoked!: () => void;
     void new Promise<void>((resolve) => { revoked = resolve; }).then(() => stop.abort(unauthorized('The session was revoked')));
+    // The client going away ends the stream too: workerd never cancels a body whose client left, it only aborts `request.signal`.
+    const unlinkClient = whenClientGone(job.state, () => stop.abort(clientClosed()));
     const unregister = runtime.openStreams.add({
       sessionId: claims.sid, subject: claims.sub, issuedAt: claims.iat,
       end: () => revoked(),
@@ -285,9 +304,9 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
         : undefined,
       abortUpstream: () => controller.abort(),
       scrubber: createKeyScrubber(runtime.upstream.apiKey),
-      // The client going away ends the stream too: workerd never cancels a body whose client left, it only aborts `request.signal`.
-      stop: AbortSignal.any([stop.signal, job.state.request.signal]),
+      stop: stop.signal,
       onEnd: () => {
+        unlinkClient();
         unregister();
         slot?.release();
         detach();

@@ -138,6 +138,27 @@ describe('the Node upstream client (no upstream.fetch given)', () => {
     expect(text).toMatch(/event: conversation\.response\.error\ndata: .*The platform stream broke/);
   });
 
+  it('a client leaving before a JSON answer closes the upstream request', async () => {
+    const up = await upstream((res, seen) => {
+      if (seen.url === '/v1/conversations') sendJson(res, conversation());
+      // …the append is never answered.
+    });
+    const relay = await relayOn(up.url);
+    await fetch(`${relay.url}/v1/conversations`, { method: 'POST', headers: relay.headers, body: '{"inputs":"a"}' });
+    const req = httpRequest(`${relay.url}/v1/conversations/conv_n1`, { method: 'POST', headers: relay.headers });
+    req.on('error', () => {});
+    req.end('{"inputs":"b"}');
+    await within(new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (up.seen.length < 2) return;
+        clearInterval(poll);
+        resolve();
+      }, 5);
+    }), 5_000, 'the upstream call');
+    req.destroy(); // the visitor closes the tab
+    await within(up.seen[1]!.closed, 5_000, 'the upstream request closed');
+  });
+
   it('answers 502 in its own words when the upstream cannot be reached', async () => {
     const up = await upstream(() => {});
     const port = new URL(up.url).port;
