@@ -27,6 +27,7 @@ export function writeEventStream(response: Response, outgoing: ServerResponse): 
   const cancel = () => void reader.cancel().catch(() => {});
   outgoing.on('close', cancel);
   outgoing.on('error', cancel);
+  if (outgoing.destroyed) cancel(); // the client left while the answer was made: its `close` has passed
   let wrote = false;
   const first = reader.read();
   const flush = setImmediate(() => {
