@@ -65,8 +65,8 @@ export function relayEventStream(upstream: ReadableStream<Uint8Array> | BodySour
   let sniffing = !!options.onFirstEvent;
   let sniffed = 0;
   let firstEvent: EventSourceMessage | undefined;
-  const decoder = new TextDecoder();
-  const parser = createParser({ onEvent: (e) => { firstEvent ??= e; } });
+  const decoder = sniffing ? new TextDecoder() : undefined;
+  const parser = sniffing ? createParser({ onEvent: (e) => { firstEvent ??= e; } }) : undefined;
 
   const atBoundary = () => {
     const b = lastBytes;
@@ -159,7 +159,7 @@ export function relayEventStream(upstream: ReadableStream<Uint8Array> | BodySour
       armIdle();
       if (sniffing) {
         sniffed += chunk.byteLength;
-        parser.feed(decoder.decode(chunk, { stream: true }));
+        parser!.feed(decoder!.decode(chunk, { stream: true }));
         if (firstEvent) {
           sniffing = false;
           await options.onFirstEvent!(firstEvent);

@@ -65,9 +65,11 @@ export function withKey(headers: Headers, apiKey: string): Headers {
 
 /** Headers of the client answer taken from the upstream answer (allowlist), the key scrubbed from their values. */
 export function downstreamHeaders(upstream: Headers, apiKey: string): Headers {
-  const headers = copyAllowed(upstream, PASSED_RESPONSE_HEADERS);
-  if (apiKey) {
-    for (const [name, value] of [...headers]) if (value.includes(apiKey)) headers.set(name, scrubKey(value, apiKey));
+  const dropped = connectionNamed(upstream);
+  const headers = new Headers();
+  for (const name of PASSED_RESPONSE_HEADERS) {
+    const value = upstream.get(name);
+    if (value !== null && !dropped.has(name)) headers.set(name, scrubKey(value, apiKey));
   }
   return headers;
 }
@@ -158,10 +160,13 @@ export async function readUpstreamText(response: Response, apiKey: string, maxBy
     if (err instanceof BodyTooLargeError) throw upstreamError(502, 'The platform answer was too large');
     throw err;
   }
-  return scrubKey(new TextDecoder().decode(bytes), apiKey);
+  return scrubKey(utf8.decode(bytes), apiKey);
 }
+
+/** One UTF-8 decoder for whole bodies (a decode without `stream` keeps no state). */
+const utf8 = new TextDecoder();
 
 /** Replaces the key in a text. */
 export function scrubKey(text: string, apiKey: string): string {
-  return apiKey ? text.split(apiKey).join('[redacted]') : text;
+  return apiKey && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
 }

@@ -39,11 +39,14 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, maxByt
   }
 }
 
+/** Strict UTF-8 (invalid bytes throw); one for the process, since whole-buffer decodes keep no state. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Parses a JSON object body (400 for invalid JSON or a non-object). */
 export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    value = JSON.parse(strictUtf8.decode(bytes));
   } catch {
     throw badRequest('Request body is not valid JSON', 'invalid_json');
   }
