@@ -33,6 +33,11 @@ export function withBodySource(response: Response, source: BodySource): Response
   return response;
 }
 
+/** Whether `response` has a body, asked without touching `response.body` (which a lightweight `Response` would build). */
+export function hasBody(response: Response): boolean {
+  return sources.has(response) || bodies.has(response) || response.body !== null;
+}
+
 /**
  * A reader of `response`'s body: its host client's source when it has one (one Web stream fewer per
  * chunk), else a reader of `response.body`. Either way the body is taken: read it only this way.

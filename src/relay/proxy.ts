@@ -6,7 +6,7 @@
  *   (413/408/415/403/400, upload.ts) → upstream call → answer (headers rebuilt, SSE passed through,
  *   ownership learned, the upstream key scrubbed from headers and bodies).
  */
-import { bodyReaderOf, type BodySource } from './buffered-body.js';
+import { bodyReaderOf, hasBody, type BodySource } from './buffered-body.js';
 import { createClientSession } from './client-sessions.js';
 import { preflightResponse } from './cors.js';
 import { authenticate } from './credentials.js';
@@ -61,6 +61,7 @@ export async function handlePlatformRequest(runtime: RelayRuntime, state: Reques
     json = parseJsonObject(bytes);
     if (route.special === 'client-session') return createClientSession(runtime, state, json, claims);
     checkBody(route, json, claims);
+    if (route.scope === 'conversations') checkTools(json);
     if (route.upload === 'ocr-document') checkOcrDocument(json, runtime);
   }
   const wantsStream = (route.streamFromBody && json?.stream === true)
@@ -125,6 +126,24 @@ function checkBody(route: RelayRoute, body: Record<string, unknown>, claims: Ses
       const next = nameIn(entry as Record<string, unknown>, 'next_agent_id');
       if (next !== undefined && !isAllowed(claims.agents, next)) throw agentNotAllowed(next);
     }
+  }
+}
+
+/**
+ * Tools a page may give a conversation: only its own `function` tools (the page runs them). Built-in
+ * tools (web search, code interpreter, image generation) run and bill on the platform key, and
+ * connectors and document libraries reach the account's data by id: the key holder gives those to an
+ * agent, and a page talks to that agent. Anything else in `tools` is refused with 403 `tool_not_allowed`.
+ */
+function checkTools(body: Record<string, unknown>): void {
+  const tools = body.tools;
+  if (tools === undefined || tools === null) return;
+  if (!Array.isArray(tools)) throw badRequest('tools must be an array');
+  for (const tool of tools) {
+    const type = tool && typeof tool === 'object' ? (tool as { type?: unknown }).type : undefined;
+    if (type === 'function') continue;
+    const named = typeof type === 'string' ? `'${type.slice(0, 40)}' tools` : 'tools other than functions';
+    throw forbidden(`Pages may give a conversation only function tools, not ${named}; give built-in tools, connectors and libraries to an agent`, 'tool_not_allowed');
   }
 }
 
@@ -281,7 +300,7 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
   const creates = route.conversation === 'creates' || route.conversation === 'owned+creates';
   const isEventStream = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
 
-  if (isEventStream && response.body && status === 200) {
+  if (isEventStream && status === 200 && hasBody(response)) {
     headers.set('x-accel-buffering', 'no');
     // Registered while open: a revocation of the session (or of its subject) ends it, on every instance.
     const stop = new AbortController();
@@ -334,7 +353,7 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
     detach();
     return new Response(text, { status, headers });
   }
-  if (!response.body || status === 204 || status === 304) {
+  if (status === 204 || status === 304 || !hasBody(response)) {
     detach();
     return new Response(null, { status, headers });
   }
