@@ -51,6 +51,28 @@ describe('body checks on every route (the token decides, not the body)', () => {
     expect((await api(relay, `/v1/conversations/${id}/restart`, { token, body: { from_entry_id: 'msg_1', agent_version: 2 } })).status).toBe(200);
   });
 
+  it('a page gives a model conversation only function tools: built-in tools, connectors and libraries → 403', async () => {
+    const { relay, upstream, token } = await narrowed();
+    const calls = upstream.calls.length;
+    const refused = [
+      { type: 'connector', connector_id: '0b8f2a52-1c7e-4a7e-9a55-8d3c1b2e4f60' },
+      { type: 'document_library', library_ids: ['lib_1'] },
+      { type: 'web_search_premium' },
+      { type: 'code_interpreter' },
+      { type: 'image_generation' },
+      { type: 'web_search' },
+      { name: 'no type' },
+      'function',
+    ];
+    for (const tool of refused) {
+      await expectRefused(await api(relay, '/v1/conversations', { token, body: { model: 'small', inputs: 'hi', tools: [tool] } }), 'tool_not_allowed');
+    }
+    expect((await api(relay, '/v1/conversations', { token, body: { model: 'small', inputs: 'hi', tools: { type: 'function' } } })).status).toBe(400);
+    expect(upstream.calls.length).toBe(calls);
+    const fn = { type: 'function', function: { name: 'get_order_status', parameters: { type: 'object', properties: {} } } };
+    expect((await api(relay, '/v1/conversations', { token, body: { model: 'small', inputs: 'hi', tools: [fn] } })).status).toBe(200);
+  });
+
   it('a handoff entry written into inputs cannot hand the conversation to another agent', async () => {
     const { relay, upstream, token, id } = await narrowed();
     const handoff = (next: string) => ({ type: 'agent.handoff', previous_agent_id: 'ag_shop', previous_agent_name: 'Shop', next_agent_id: next, next_agent_name: 'X' });
