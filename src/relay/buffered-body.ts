@@ -48,3 +48,19 @@ export function bodyReaderOf(response: Response): BodySource {
   if (!response.body) throw new TypeError('bodyReaderOf: the response has no body');
   return response.body.getReader();
 }
+
+const streams = new WeakMap<Response, ReadableStream<Uint8Array>>();
+
+/** Remembers the stream `response` was made with (its body); returns the response. */
+export function withBodyStream(response: Response, stream: ReadableStream<Uint8Array>): Response {
+  streams.set(response, stream);
+  return response;
+}
+
+/**
+ * The body stream of `response` as it was made (see {@link withBodyStream}), else `response.body`. A host's
+ * lightweight `Response` (`@hono/node-server`'s) builds a whole native one the first time `body` is read.
+ */
+export function bodyStreamOf(response: Response): ReadableStream<Uint8Array> | null {
+  return streams.get(response) ?? response.body;
+}

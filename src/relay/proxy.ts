@@ -6,7 +6,7 @@
  *   (413/408/415/403/400, upload.ts) → upstream call → answer (headers rebuilt, SSE passed through,
  *   ownership learned, the upstream key scrubbed from headers and bodies).
  */
-import { bodyReaderOf, hasBody, type BodySource } from './buffered-body.js';
+import { bodyReaderOf, hasBody, withBodyStream, type BodySource } from './buffered-body.js';
 import { createClientSession } from './client-sessions.js';
 import { preflightResponse } from './cors.js';
 import { authenticate } from './credentials.js';
@@ -64,8 +64,9 @@ export async function handlePlatformRequest(runtime: RelayRuntime, state: Reques
     if (route.scope === 'conversations') checkTools(json);
     if (route.upload === 'ocr-document') checkOcrDocument(json, runtime);
   }
-  const wantsStream = (route.streamFromBody && json?.stream === true)
-    || (route.body?.kind === 'multipart' && (request.headers.get('accept') ?? '').includes('text/event-stream'));
+  // An upload holds a slot whatever it asks for: the platform streams a transcription when the form's
+  // `stream` field says so (not by Accept), and an upload is a long request either way.
+  const wantsStream = (route.streamFromBody && json?.stream === true) || route.body?.kind === 'multipart';
   const slot = wantsStream ? await openStreamSlot(runtime.store, claims.sid, claims.limits.concurrentStreams, runtime.report) : null;
   try {
     return await forward({ runtime, state, route, params, claims, body: bytes, slot });
@@ -331,7 +332,7 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
         detach();
       },
     });
-    return new Response(body, { status, headers });
+    return withBodyStream(new Response(body, { status, headers }), body);
   }
   slot?.release();
 

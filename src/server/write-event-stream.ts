@@ -7,10 +7,11 @@
  */
 import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { bodyStreamOf } from '../relay/buffered-body.js';
 
 /** Whether `response` is an event stream with a body (the answers {@link writeEventStream} takes). */
 export function isEventStreamAnswer(response: Response): boolean {
-  return (response.headers.get('content-type') ?? '').startsWith('text/event-stream') && response.body !== null;
+  return (response.headers.get('content-type') ?? '').startsWith('text/event-stream') && bodyStreamOf(response) !== null;
 }
 
 /**
@@ -18,7 +19,7 @@ export function isEventStreamAnswer(response: Response): boolean {
  * that it was sent. The body is read as the socket drains; the client going away cancels it.
  */
 export function writeEventStream(response: Response, outgoing: ServerResponse): Response {
-  const reader = response.body!.getReader();
+  const reader = bodyStreamOf(response)!.getReader();
   const head: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     head[name] = value;
