@@ -276,3 +276,30 @@ describe('OCR documents', () => {
     expect(await res.text()).not.toContain(UPSTREAM_KEY);
   });
 });
+
+describe('transcription uploads and the stream cap', () => {
+  it('an upload holds one of the session stream slots whatever Accept says (the form field `stream` decides upstream)', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    const upstream = fakeUpstream(async (req) => {
+      await req.arrayBuffer();
+      await held;
+      return new Response('event: transcription.done\ndata: {"type":"transcription.done","text":"ok"}\n\n', { headers: { 'content-type': 'text/event-stream' } });
+    });
+    const relay = makeRelay(upstream.fetch, { policy: { limits: { requestsPerMinute: 60, burst: 10, concurrentStreams: 1 } } });
+    const { token } = await openSession(relay);
+    const { body, type } = await form([['model', 'voxtral-mini-latest'], ['stream', 'true'], ['file', wavFile(), 'a.wav']]);
+    const send = () => api(relay, '/v1/audio/transcriptions', { token, rawBody: body, headers: { 'content-type': type, accept: 'application/json' } });
+    const first = send();
+    await expect.poll(() => upstream.calls.length).toBe(1);
+    await expectError(await send(), 429, 'too_many_streams');
+    release();
+    const answer = await first;
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toContain('transcription.done');
+    // The slot is free again once the first upload's answer has ended.
+    const again = await send();
+    expect(again.status).toBe(200);
+    await again.text();
+  });
+});
