@@ -99,8 +99,10 @@ export async function callUpstream(call: UpstreamCall): Promise<Response> {
       let response: Response;
       try {
         response = await (call.send ? call.send() : call.fetch(call.build()));
-      } catch {
+      } catch (err) {
         if (call.controller.signal.aborted) throw abortedError(call.controller.signal.reason);
+        // The platform had begun to answer: the request may have run, so it is never sent again.
+        if ((err as { answered?: boolean } | null)?.answered === true) throw upstreamError(502, 'The platform answer broke off', 'upstream_unavailable');
         if (last) throw upstreamError(502, 'The platform could not be reached', 'upstream_unavailable');
         await delay(call.retryDelayMs, call.controller.signal);
         continue;

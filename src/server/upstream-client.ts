@@ -66,14 +66,38 @@ export function createNodeUpstreamSend(options: NodeUpstreamOptions = {}): Upstr
           resolve(make());
         } catch (err) {
           res.destroy();
-          reject(err);
+          reject(answered(err));
         }
       };
-      if (isSmall(res)) readWhole(res).then((bytes) => answer(() => bufferedResponse(res, bytes)), reject);
+      if (isSmall(res)) readWhole(res).then((bytes) => answer(() => bufferedResponse(res, bytes)), (err) => reject(answered(err)));
       else answer(() => webResponse(res, init.method));
     });
     if (body instanceof ReadableStream) void pump(body, req);
     else req.end(body);
+  });
+}
+
+/**
+ * Marks a failure that came after the upstream began to answer: the request was received (a POST may
+ * have run), so the caller must not send it again (`answered` is what the relay's retry rule reads).
+ */
+function answered(err: unknown): Error {
+  const error = err instanceof Error ? err : new Error(String(err));
+  return Object.assign(error, { answered: true });
+}
+
+/** Resolves on `drain`, or when the request closes or fails first (no `drain` follows those). */
+function drained(req: ReturnType<typeof httpRequest>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      req.off('drain', done);
+      req.off('close', done);
+      req.off('error', done);
+      resolve();
+    };
+    req.on('drain', done);
+    req.on('close', done);
+    req.on('error', done);
   });
 }
 
@@ -85,7 +109,7 @@ async function pump(body: ReadableStream<Uint8Array>, req: ReturnType<typeof htt
       const { done, value } = await reader.read();
       if (done) break;
       if (req.destroyed) throw new Error('upstream request closed');
-      if (!req.write(value)) await new Promise<void>((r) => req.once('drain', r));
+      if (!req.write(value)) await drained(req);
     }
     req.end();
   } catch (err) {

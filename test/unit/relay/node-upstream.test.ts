@@ -169,6 +169,20 @@ describe('the Node upstream client (no upstream.fetch given)', () => {
     expect((await res.json()).code).toBe('upstream_unavailable');
   });
 
+  it('an answer that breaks off after its headers is a 502, and the POST is not sent again', async () => {
+    const up = await upstream((res) => {
+      const body = conversation();
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.write(body.slice(0, 10));
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const relay = await relayOn(up.url);
+    const res = await fetch(`${relay.url}/v1/conversations`, { method: 'POST', headers: relay.headers, body: '{"inputs":"a"}' });
+    expect(res.status).toBe(502);
+    expect((await res.json()).code).toBe('upstream_unavailable');
+    expect(up.seen.filter((s) => s.url === '/v1/conversations')).toHaveLength(1);
+  });
+
   it('carries bodiless statuses, and answers 502 for a status a Response cannot carry', async () => {
     const up = await upstream((res, seen) => {
       if (seen.url === '/v1/conversations') return sendJson(res, conversation());
