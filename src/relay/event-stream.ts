@@ -93,22 +93,22 @@ export function relayEventStream(upstream: ReadableStream<Uint8Array> | BodySour
     options.onEnd(how);
     return true;
   };
+  const onHeartbeat = () => {
+    if (ended) return;
+    if (atBoundary()) write(PING.slice());
+    armHeartbeat();
+  };
   const armHeartbeat = () => {
-    clearTimeout(heartbeat);
-    heartbeat = setTimeout(() => {
-      if (ended) return;
-      if (atBoundary()) write(PING.slice());
-      armHeartbeat();
-    }, options.heartbeatMs);
+    heartbeat = restartTimer(heartbeat, onHeartbeat, options.heartbeatMs);
+  };
+  const onIdle = () => {
+    if (!end('idle-timeout')) return;
+    options.abortUpstream();
+    reader.cancel('idle timeout').catch(() => {});
+    closeWithError('The platform stopped sending; the stream was closed');
   };
   const armIdle = () => {
-    clearTimeout(idle);
-    idle = setTimeout(() => {
-      if (!end('idle-timeout')) return;
-      options.abortUpstream();
-      reader.cancel('idle timeout').catch(() => {});
-      closeWithError('The platform stopped sending; the stream was closed');
-    }, options.idleTimeoutMs);
+    idle = restartTimer(idle, onIdle, options.idleTimeoutMs);
   };
   /** Ends the downstream: an error event when between events, else a broken stream (a half event cannot be taken back). */
   const closeWithError = (message: string, code?: number) => {
@@ -176,6 +176,20 @@ export function relayEventStream(upstream: ReadableStream<Uint8Array> | BodySour
       void reader.cancel(reason).catch(() => {});
     },
   });
+}
+
+type Timer = ReturnType<typeof setTimeout>;
+
+/**
+ * (Re)starts a timer of `fn` after `ms` (both armed on every chunk): Node's timers are re-armed in place
+ * with `refresh()` (no new timer per chunk, and it works on a timer that already fired); elsewhere a new one.
+ * Each call site always passes the same `fn` and `ms`. Stopped timers are never restarted (ended streams return first).
+ */
+function restartTimer(timer: Timer | undefined, fn: () => void, ms: number): Timer {
+  const refreshable = timer as { refresh?: () => Timer } | undefined;
+  if (typeof refreshable?.refresh === 'function') return refreshable.refresh();
+  clearTimeout(timer);
+  return setTimeout(fn, ms);
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
