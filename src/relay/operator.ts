@@ -10,8 +10,10 @@
  *
  * It exists only when `createRelay({ operatorSecret })` is set (≥ 32 bytes); otherwise the path is an
  * unknown path (404). The secret is compared in constant time (SHA-256 of both, compared whole); a
- * wrong or missing secret is 401. The endpoint has its own per-address rate limit (taken before the
- * secret is checked, so guessing is slow) and answers no CORS headers: browsers cannot call it.
+ * wrong or missing secret is 401. Failed attempts are rate-limited per address (guessing is slow, and
+ * 429 once the bucket is empty); the right secret is never limited, so callers sharing the operator's
+ * address (behind a proxy) cannot block a revocation. No CORS headers: browsers cannot call it.
+ * The secret has no whitespace (it travels as one Bearer word).
  * Answers `200 {"object":"revocation","session_id"|"subject":…,"revoked_at":…}`.
  */
 import * as v from 'valibot';
@@ -38,19 +40,22 @@ export interface OperatorActions {
   revokeSubject(subject: string): Promise<number>;
 }
 
-/** Checks an operator secret given to `createRelay`; throws when too short. */
+/** Checks an operator secret given to `createRelay`; throws when too short or when it holds whitespace. */
 export function checkOperatorSecret(secret: string): void {
   if (new TextEncoder().encode(secret).length < MIN_OPERATOR_SECRET_BYTES) {
     throw new Error(`relay: operatorSecret must be at least ${MIN_OPERATOR_SECRET_BYTES} bytes`);
   }
+  if (/\s/.test(secret)) throw new Error('relay: operatorSecret must not contain whitespace (it is sent as Authorization: Bearer <secret>)');
 }
 
 /** Answers `POST {base}/operator/revoke`; see the module comment. */
 export async function handleOperatorRevoke(runtime: RelayRuntime, state: RequestState, secret: string, actions: OperatorActions): Promise<Response> {
-  await limitOperator(runtime.store, state.address);
   const header = state.request.headers.get('authorization') ?? '';
   const given = /^Bearer +(\S+)$/i.exec(header.trim())?.[1] ?? '';
-  if (!(await sameSecret(given, secret))) throw unauthorized('The operator secret is required in the Authorization header');
+  if (!(await sameSecret(given, secret))) {
+    await limitOperator(runtime.store, state.address);
+    throw unauthorized('The operator secret is required in the Authorization header');
+  }
 
   const body = await readBody(state.request);
   const answer: Record<string, unknown> = { object: 'revocation' };

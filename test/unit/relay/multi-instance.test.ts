@@ -346,10 +346,13 @@ describe('two relay instances on one Redis', () => {
     expect(await absent.json()).toMatchObject({ code: 'not_found' });
     expect(() => createRelay({ upstream: { baseUrl: platform.url, apiKey: KEY }, operatorSecret: 'too-short' })).toThrow(/operatorSecret/);
 
-    // Its own per-address limit (burst 10), counted before the secret is checked.
+    expect(() => createRelay({ upstream: { baseUrl: platform.url, apiKey: KEY }, operatorSecret: 'a passphrase with spaces in it, long enough' })).toThrow(/whitespace/);
+
+    // Failed attempts have their own per-address limit (burst 10); the right secret is never held up by them.
     let status = 0;
     for (let i = 0; i < 12 && status !== 429; i++) status = (await post({ authorization: 'Bearer guess' }, { subject: 'x' })).status;
     expect(status).toBe(429);
+    expect((await post(auth, { subject: 'someone-else' })).status).toBe(200);
   });
 
   it('Redis down → 503 state_store_unavailable on both (sessions, API calls, sockets), never an allow; back → recovery', async () => {
