@@ -128,9 +128,13 @@ describe('relay config: every value validated, with where it came from', () => {
     const short = 'short-secret-value';
     for (const env of [{ PARLEY_RELAY_SECRET: short }, { PARLEY_OPERATOR_SECRET: short }]) {
       const message = refusal(() => resolve({}, env));
-      expect(message).toMatch(/must be a string of 32 or more bytes, got something else \(not shown\)/);
+      expect(message).toMatch(/must be a string of 32 or more bytes( without whitespace)?, got something else \(not shown\)/);
       expect(message).not.toContain(short);
     }
+    const spaced = 'a passphrase with spaces that is long enough';
+    const message = refusal(() => resolve({}, { PARLEY_OPERATOR_SECRET: spaced }));
+    expect(message).toMatch(/PARLEY_OPERATOR_SECRET must be a string of 32 or more bytes without whitespace, got something else \(not shown\)/);
+    expect(message).not.toContain(spaced);
     const redis = refusal(() => resolve({ redis: 'http://user:hunter2@redis' }));
     expect(redis).not.toContain('hunter2');
   });
