@@ -228,7 +228,7 @@ export function policyOf(config: RelayConfig): RelayPolicy {
 export function describeRelayConfig(config: RelayConfig, store: string): string[] {
   const names = (items: string[]) => items.includes(ANY) ? 'any (*)' : items.join(' ');
   const lines = [
-    `  upstream       ${config.upstream}`,
+    `  upstream       ${redactUrl(config.upstream)}`,
     `  origins        ${config.allowedOrigins.join(' ') || '(none listed: only same-origin pages; add --allow-origin)'}`,
     `  public origin  ${config.publicOrigin ?? '(not set: same-origin only for pages on localhost or an IP address; set --public-origin)'}`,
     `  agents         ${config.agents.length ? names(config.agents) : '(none)'}`,
@@ -262,7 +262,9 @@ function readConfigFile(path: string, readFile: RelayConfigSources['readFile']):
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new RelayConfigError(`the config file ${path} is not valid JSON: ${(err as Error).message}`);
+    // V8's message quotes the text around the error, which may be a secret: only its position is told.
+    const at = /position (\d+)/.exec((err as Error).message)?.[1];
+    throw new RelayConfigError(`the config file ${path} is not valid JSON${at === undefined ? '' : ` (near character ${at})`}`);
   }
   if (!isPlainObject(parsed)) throw new RelayConfigError(`the config file ${path} must hold a JSON object of settings`);
   checkKnownKeys(parsed, '', path);
