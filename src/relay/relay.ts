@@ -152,14 +152,22 @@ export function createRelay(options: RelayOptions): Relay {
   const getClientIp = options.getClientIp ?? ((request: Request, env: RelayEnv | undefined) => clientAddress(request, env, options));
   // Revocations outlive every token they cover: resume tokens last `resumeTtlSeconds`, plus the clock skew.
   const revocationTtl = runtime.ownershipTtlSeconds + 60 + (options.clockSkewSeconds ?? 30);
+  // This instance's streams end even when the store fails to record or announce the revocation (the
+  // caller still gets the store's error, and other instances' polls find what was recorded).
   const revokeSession = async (sessionId: string) => {
-    await runtime.store.revoke(sessionId, revocationTtl);
-    runtime.openStreams.apply({ kind: 'session', id: sessionId });
+    try {
+      await runtime.store.revoke(sessionId, revocationTtl);
+    } finally {
+      runtime.openStreams.apply({ kind: 'session', id: sessionId });
+    }
   };
   const revokeSubject = async (subject: string) => {
     const at = runtime.now();
-    await runtime.store.revokeSubject(subject, at, revocationTtl);
-    runtime.openStreams.apply({ kind: 'subject', subject, at });
+    try {
+      await runtime.store.revokeSubject(subject, at, revocationTtl);
+    } finally {
+      runtime.openStreams.apply({ kind: 'subject', subject, at });
+    }
     return at;
   };
 

@@ -110,6 +110,10 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
       index(bySession, stream.sessionId, stream);
       index(bySubject, stream.subject, stream);
       startPolling();
+      // A revocation announced between the request's checks and this registration was missed: look once.
+      store.isRevoked([stream.sessionId], { subject: stream.subject, issuedAt: stream.issuedAt })
+        .then((revoked) => { if (revoked) end(stream); })
+        .catch((e: unknown) => { if (!(e instanceof RelayError)) report(e); });
       return () => {
         remove(stream);
         stopPollingWhenIdle();

@@ -242,6 +242,21 @@ describe('the memory store\'s revocation feed', () => {
     expect(deaf.size).toBe(0);
   });
 
+  it('a stream registered after its session was revoked (announcement already gone) ends at once, not at the next poll', async () => {
+    const store = createMemoryStateStore();
+    await store.revoke('s9', 60);
+    await store.revokeSubject('gone-user', 50_000, 60);
+    // A poll far away: only the check made on registration can end these.
+    const registry = createOpenStreams(store, 3_600_000, (e) => { throw e; });
+    const ended: string[] = [];
+    registry.add({ sessionId: 's9', subject: 'x', issuedAt: 1, end: () => ended.push('by session') });
+    registry.add({ sessionId: 's10', subject: 'gone-user', issuedAt: 40, end: () => ended.push('by subject') });
+    registry.add({ sessionId: 's11', subject: 'gone-user', issuedAt: 60, end: () => ended.push('later token') });
+    await waitFor(() => ended.length === 2, 5_000, 'the registration check');
+    expect(ended.sort()).toEqual(['by session', 'by subject']);
+    expect(registry.size).toBe(1);
+  });
+
   it('subject revocation covers tokens issued up to it, not later ones', async () => {
     let now = 10_000_000;
     const store = createMemoryStateStore({ now: () => now });
