@@ -49,7 +49,8 @@ export default {
   concurrency: 1,
   hostname,
   port,
-  testsFinishTimeout: 120_000,
+  // A whole file's budget: the real-microphone files run several tests of up to 60 s each.
+  testsFinishTimeout: 600_000,
   testFramework: { config: { timeout: 15_000 } },
   middleware: [probeMiddleware(), relay.middleware],
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' }), relay.plugin],

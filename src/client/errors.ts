@@ -154,7 +154,7 @@ function originRefusal(error: PlatformError, relayUrl: string): PlatformError {
   const allow = origin ?? '<page origin>';
   const message = `${relay} does not allow pages from ${origin ?? 'this page'} (origin_not_allowed). To allow it, add the origin `
     + `to the relay's allowed origins: \`parley-relay --allow-origin ${allow}\` (or PARLEY_ALLOWED_ORIGINS), `
-    + `\`allowedOrigins: ['${allow}']\` in createRelay(), or \`parley start --allow-origin ${allow}\`.`;
+    + `\`allowedOrigins: ['${allow}']\` in the relay's options (parley-kit/relay), or \`parley start --allow-origin ${allow}\`.`;
   const key = `${origin} ${relay}`;
   if (!reportedRefusals.has(key)) {
     reportedRefusals.add(key);
