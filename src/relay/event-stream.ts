@@ -10,6 +10,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { BodySource } from './buffered-body.js';
 import type { KeyScrubber } from './scrub.js';
+import { concatBytes } from './bytes.js';
 
 /** How a relayed stream ended. */
 export type StreamEnd = 'done' | 'cancelled' | 'upstream-error' | 'idle-timeout' | 'stopped';
@@ -77,7 +78,7 @@ export function relayEventStream(upstream: ReadableStream<Uint8Array> | BodySour
       || (n >= 4 && b[n - 1] === LF && b[n - 2] === CR && b[n - 3] === LF && b[n - 4] === CR);
   };
   const remember = (chunk: Uint8Array) => {
-    lastBytes = (chunk.length >= 4 ? chunk : concat(lastBytes, chunk)).slice(-4);
+    lastBytes = (chunk.length >= 4 ? chunk : concatBytes(lastBytes, chunk)).slice(-4);
   };
   const write = (chunk: Uint8Array) => {
     controller.enqueue(chunk);
@@ -190,11 +191,4 @@ function restartTimer(timer: Timer | undefined, fn: () => void, ms: number): Tim
   if (typeof refreshable?.refresh === 'function') return refreshable.refresh();
   clearTimeout(timer);
   return setTimeout(fn, ms);
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

@@ -6,6 +6,7 @@
  * must not buffer a 25 MB upload; it only looks, the bytes pass on unchanged.
  */
 import { badRequest } from './errors.js';
+import { concatBytes } from './bytes.js';
 
 /** Limits of {@link createMultipartScanner}. */
 export interface MultipartScanLimits {
@@ -166,7 +167,7 @@ export function createMultipartScanner(
 
   return {
     push(chunk) {
-      buf = buf.length ? concat(buf, chunk) : chunk;
+      buf = buf.length ? concatBytes(buf, chunk) : chunk;
       while (step()) { /* until it needs more bytes */ }
     },
     end() {
@@ -277,12 +278,5 @@ function join(chunks: Uint8Array[], length: number): Uint8Array {
     out.set(c, at);
     at += c.length;
   }
-  return out;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
   return out;
 }

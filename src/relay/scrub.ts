@@ -4,6 +4,7 @@
  * beginning of the key, and lets everything else through at once: an SSE event ends in `\n\n`, which
  * no key begins with, so events are never delayed in practice.
  */
+import { concatBytes } from './bytes.js';
 
 /** The text written in place of the key. */
 export const REDACTED = '[redacted]';
@@ -27,7 +28,7 @@ export function createKeyScrubber(key: string): KeyScrubber {
   let held = EMPTY;
   return {
     push(chunk) {
-      const bytes = held.length ? concat(held, chunk) : chunk;
+      const bytes = held.length ? concatBytes(held, chunk) : chunk;
       const matches = findAll(bytes, needle);
       const keep = heldSuffix(bytes, needle, matches.length ? matches[matches.length - 1]! + needle.length : 0);
       held = keep ? bytes.slice(bytes.length - keep) : EMPTY;
@@ -88,12 +89,5 @@ function replaceAll(bytes: Uint8Array, matches: number[], length: number): Uint8
     from = at + length;
   }
   out.set(bytes.subarray(from), to);
-  return out;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
   return out;
 }
