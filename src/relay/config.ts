@@ -339,7 +339,8 @@ function setPath(target: Record<string, unknown>, key: string, value: unknown): 
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
+    if (!parsed.password) return url;
+    parsed.password = '***';
     return parsed.href;
   } catch {
     return '(invalid URL)';
