@@ -199,24 +199,22 @@ async function runStart(values: Values): Promise<void> {
 /** `--public-origin` or `PARLEY_PUBLIC_ORIGIN`, checked like an allowed origin; undefined when unset. */
 function publicOriginOf(values: Values): string | undefined {
   const value = values['public-origin'] ?? (process.env.PARLEY_PUBLIC_ORIGIN?.trim() || undefined);
-  if (value === undefined) return undefined;
-  if (!/^https?:\/\/[^/?#\s]+$/i.test(value) || !URL.canParse(value)) {
-    fail(`--public-origin needs an origin like http://devbox.lan:8787 (scheme, host, optional port; no path), got '${value}'`);
-  }
-  return new URL(value).origin;
+  return value === undefined ? undefined : originOf(value, '--public-origin', 'http://devbox.lan:8787');
 }
 
 /** `--allow-origin` values and `PARLEY_ALLOWED_ORIGINS`, checked: each must be a bare origin. */
 function allowOrigins(values: Values): string[] {
   const fromEnv = (process.env.PARLEY_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
   const origins = [...(values['allow-origin'] ?? []), ...fromEnv];
-  const canonical = origins.map((origin) => {
-    if (!/^https?:\/\/[^/?#\s]+$/i.test(origin) || !URL.canParse(origin)) {
-      fail(`--allow-origin needs an origin like https://shop.example or http://localhost:3000 (scheme, host, optional port; no path), got '${origin}'`);
-    }
-    return new URL(origin).origin;
-  });
-  return [...new Set(canonical)];
+  return [...new Set(origins.map((origin) => originOf(origin, '--allow-origin', 'https://shop.example or http://localhost:3000')))];
+}
+
+/** `value` as a canonical origin; anything else (a path, another scheme) ends the process naming `flag`. */
+function originOf(value: string, flag: string, example: string): string {
+  if (!/^https?:\/\/[^/?#\s]+$/i.test(value) || !URL.canParse(value)) {
+    fail(`${flag} needs an origin like ${example} (scheme, host, optional port; no path), got '${value}'`);
+  }
+  return new URL(value).origin;
 }
 
 function demoPolicy(agents: string[], models: string[]): Partial<RelayPolicy> {
