@@ -188,28 +188,24 @@ export async function createRedisStateStore(options: RedisStateStoreOptions): Pr
    * to be written, not the wait for the reply: a frozen server would hang the request).
    */
   const send = (args: string[]) => withTimeout(client.sendCommand(args, { timeout: commandTimeout }), commandTimeout, `Redis did not answer within ${commandTimeout} ms`);
-  /** One command; any failure becomes the 503 (unexpected replies are reported too). */
-  const command = async <T>(args: string[]): Promise<T> => {
+  /** Runs `call`; any failure becomes the 503 (unexpected replies are reported too). */
+  const guarded = async <T>(call: () => Promise<unknown>): Promise<T> => {
     try {
-      return (await send(args)) as T;
+      return (await call()) as T;
     } catch (error) {
       if (isErrorReply(error)) report(error);
       throw stateStoreUnavailable();
     }
   };
-  const script = async <T>(name: ScriptName, keys: string[], args: Array<string | number>): Promise<T> => {
+  /** One command. */
+  const command = <T>(args: string[]) => guarded<T>(() => send(args));
+  /** One script, by its SHA, sent in full when the server does not know it yet. */
+  const script = <T>(name: ScriptName, keys: string[], args: Array<string | number>) => {
     const rest = [String(keys.length), ...keys, ...args.map(String)];
-    try {
-      try {
-        return (await send(['EVALSHA', shas[name], ...rest])) as T;
-      } catch (error) {
-        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-        return (await send(['EVAL', SCRIPTS[name], ...rest])) as T;
-      }
-    } catch (error) {
-      if (isErrorReply(error)) report(error);
-      throw stateStoreUnavailable();
-    }
+    return guarded<T>(() => send(['EVALSHA', shas[name], ...rest]).catch((error: unknown) => {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return send(['EVAL', SCRIPTS[name], ...rest]);
+    }));
   };
 
   // Leases of the slots this process holds, renewed together.
