@@ -40,12 +40,12 @@ function connectionNamed(headers: Headers): Set<string> {
   return new Set((headers.get('connection') ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
 }
 
-function copyAllowed(from: Headers, names: string[]): Headers {
+function copyAllowed(from: Headers, names: string[], map: (value: string) => string = (value) => value): Headers {
   const dropped = connectionNamed(from);
   const out = new Headers();
   for (const name of names) {
     const value = from.get(name);
-    if (value !== null && !dropped.has(name)) out.set(name, value);
+    if (value !== null && !dropped.has(name)) out.set(name, map(value));
   }
   return out;
 }
@@ -65,13 +65,7 @@ export function withKey(headers: Headers, apiKey: string): Headers {
 
 /** Headers of the client answer taken from the upstream answer (allowlist), the key scrubbed from their values. */
 export function downstreamHeaders(upstream: Headers, apiKey: string): Headers {
-  const dropped = connectionNamed(upstream);
-  const headers = new Headers();
-  for (const name of PASSED_RESPONSE_HEADERS) {
-    const value = upstream.get(name);
-    if (value !== null && !dropped.has(name)) headers.set(name, scrubKey(value, apiKey));
-  }
-  return headers;
+  return copyAllowed(upstream, PASSED_RESPONSE_HEADERS, (value) => scrubKey(value, apiKey));
 }
 
 /** One upstream call, as {@link callUpstream} makes it. */
