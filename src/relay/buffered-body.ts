@@ -6,6 +6,14 @@
  */
 const bodies = new WeakMap<Response, Uint8Array>();
 
+/** Answers up to this declared size are read whole rather than streamed through. */
+export const SMALL_ANSWER_BYTES = 64 * 1024;
+
+/** Whether a declared `content-length` is at most {@link SMALL_ANSWER_BYTES}. */
+export function isSmallLength(length: string | null | undefined): boolean {
+  return length != null && /^\d{1,6}$/.test(length) && Number(length) <= SMALL_ANSWER_BYTES;
+}
+
 /** Remembers that `response`'s body is exactly `bytes`; returns the response. */
 export function withBufferedBody(response: Response, bytes: Uint8Array): Response {
   bodies.set(response, bytes);

@@ -6,7 +6,7 @@
  *   (413/408/415/403/400, upload.ts) → upstream call → answer (headers rebuilt, SSE passed through,
  *   ownership learned, the upstream key scrubbed from headers and bodies).
  */
-import { bodyReaderOf, hasBody, withBodyStream, type BodySource } from './buffered-body.js';
+import { SMALL_ANSWER_BYTES, bodyReaderOf, hasBody, isSmallLength, withBodyStream, type BodySource } from './buffered-body.js';
 import { createClientSession } from './client-sessions.js';
 import { preflightResponse } from './cors.js';
 import { authenticate } from './credentials.js';
@@ -86,7 +86,7 @@ async function readHostBody(read: NonNullable<RelayEnv['readBody']>, maxBytes: n
     if (reason === 'too-large') throw payloadTooLarge(maxBytes);
     if (reason === 'idle') throw requestTimeout(`No request body bytes arrived for ${rate.idleTimeoutMs / 1000} s`);
     if (reason === 'slow') throw requestTimeout(`The request body arrived slower than ${rate.minBytesPerSecond} bytes/s`);
-    throw new RelayError(499, 'Request aborted by the client', 'invalid_request_error', 'client_closed_request');
+    throw clientClosed();
   }
 }
 
@@ -361,14 +361,9 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
   return new Response(trackEnd(bodyReaderOf(response), createKeyScrubber(runtime.upstream.apiKey), detach, () => controller.abort()), { status, headers });
 }
 
-/** Answers up to this size with a declared length are read whole rather than streamed through. */
-const SMALL_ANSWER_BYTES = 64 * 1024;
-
 /** A JSON answer whose declared length is at most {@link SMALL_ANSWER_BYTES}. */
 function isSmallJson(headers: Headers): boolean {
-  const length = headers.get('content-length');
-  if (length === null || !/^\d{1,6}$/.test(length) || Number(length) > SMALL_ANSWER_BYTES) return false;
-  return /^application\/json\b/i.test(headers.get('content-type') ?? '');
+  return isSmallLength(headers.get('content-length')) && /^application\/json\b/i.test(headers.get('content-type') ?? '');
 }
 
 /** Keeps only the model cards (by id or alias) the session may use. */

@@ -6,7 +6,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { withBodySource, withBufferedBody, type BodySource } from '../relay/buffered-body.js';
+import { isSmallLength, withBodySource, withBufferedBody, type BodySource } from '../relay/buffered-body.js';
 
 /** An upstream request, before it would become a `Request`. */
 export interface UpstreamRequestInit {
@@ -121,12 +121,9 @@ async function pump(body: ReadableStream<Uint8Array>, req: ReturnType<typeof htt
 /** Statuses whose `Response` must have no body. */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-/** Answers up to this declared size, not event streams, are read whole before the `Response` is made. */
-const SMALL_ANSWER_BYTES = 64 * 1024;
-
+/** Answers of a small declared length (`isSmallLength`), not event streams, are read whole before the `Response` is made. */
 function isSmall(res: IncomingMessage): boolean {
-  const length = res.headers['content-length'];
-  return length !== undefined && /^\d{1,6}$/.test(length) && Number(length) <= SMALL_ANSWER_BYTES
+  return isSmallLength(res.headers['content-length'])
     && !(res.headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream');
 }
 
