@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import { extname, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { genericError } from './errors.js';
 
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -71,8 +72,6 @@ interface CachedFile {
 export interface AssetHandlerOptions {
   /** The folder served (parley-kit's dist/browser). */
   root: string;
-  /** Whether a path (relative, `/`-separated) names a content-hashed file (default: vite's `[name]-[hash]` pattern). */
-  isHashed?: (path: string) => boolean;
 }
 
 /**
@@ -81,7 +80,6 @@ export interface AssetHandlerOptions {
  */
 export function createAssetHandler(options: AssetHandlerOptions) {
   const root = resolve(options.root);
-  const isHashed = options.isHashed ?? isHashedName;
   const cache = new Map<string, CachedFile>();
 
   async function load(file: string): Promise<CachedFile | null> {
@@ -107,8 +105,8 @@ export function createAssetHandler(options: AssetHandlerOptions) {
       return assetError(405, 'Assets are read with GET or HEAD', 'method_not_allowed', { allow: 'GET, HEAD, OPTIONS' });
     }
     const relative = safeRelativePath(path);
-    const file = relative && resolve(root, ...relative.split('/'));
-    if (!relative || !file || !file.startsWith(root + sep)) return assetError(404, 'No such asset', 'not_found');
+    const file = relative ? resolve(root, ...relative.split('/')) : '';
+    if (!relative || !file.startsWith(root + sep)) return assetError(404, 'No such asset', 'not_found');
     const entry = await load(file);
     if (!entry) return assetError(404, 'No such asset', 'not_found');
 
@@ -117,7 +115,7 @@ export function createAssetHandler(options: AssetHandlerOptions) {
     const etag = coding ? `${entry.etag.slice(0, -1)}-${coding}"` : entry.etag;
     const headers = new Headers({
       'content-type': CONTENT_TYPES[ext] ?? 'application/octet-stream',
-      'cache-control': isHashed(relative) ? IMMUTABLE_CACHE : REVALIDATE_CACHE,
+      'cache-control': isHashedName(relative) ? IMMUTABLE_CACHE : REVALIDATE_CACHE,
       etag,
       vary: 'Accept-Encoding',
       'access-control-allow-origin': '*',
@@ -208,9 +206,9 @@ function preflight(): Response {
   });
 }
 
-/** An error in the relay's shape (`{object:"error", message, type, param, code}`). */
+/** An error in the platform's (and relay's) shape (`{object:"error", message, type, param, code}`). */
 function assetError(status: number, message: string, code: string, extra: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ object: 'error', message, type: 'invalid_request_error', param: null, code }), {
+  return new Response(JSON.stringify(genericError(status, message, 'invalid_request_error', code).body), {
     status,
     headers: { 'content-type': 'application/json', 'access-control-allow-origin': '*', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', ...extra },
   });
