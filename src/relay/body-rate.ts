@@ -20,6 +20,22 @@ export interface BodyRateLimits {
 export const DEFAULT_BODY_RATE_LIMITS: BodyRateLimits = { idleTimeoutMs: 10_000, minBytesPerSecond: 1024, graceMs: 10_000 };
 
 /**
+ * When a body waiting for its next byte since `waitingSince`, with `total` bytes in after `waitedBefore`
+ * ms of earlier waiting, is cut: idle at `idleAt`, too slow at `slowAt` (the average falls below the
+ * minimum once the waiting time passes total / rate, and the grace). Shared with the Node adapter's
+ * `readIncomingBody`.
+ */
+export function bodyDeadlines(
+  limits: BodyRateLimits, total: number, waitingSince: number, waitedBefore: number,
+): { idleAt: number; slowAt: number } {
+  const idleAt = waitingSince + limits.idleTimeoutMs;
+  const slowAt = limits.minBytesPerSecond > 0
+    ? waitingSince + Math.max(limits.graceMs, (total * 1000) / limits.minBytesPerSecond) - waitedBefore
+    : Infinity;
+  return { idleAt, slowAt };
+}
+
+/**
  * Wraps a request body so it errors with a 408 {@link RelayError} when it arrives too slowly; the
  * source is cancelled then and `onTimeout` runs with the error (the caller aborts the upstream call).
  */
@@ -43,11 +59,7 @@ export function rateGuardedBody(
   /** Checks a pending read that started at `readStart`; re-arms itself for the next deadline. */
   const check = (readStart: number) => {
     const now = Date.now();
-    const idleAt = readStart + limits.idleTimeoutMs;
-    // The average falls below the minimum once the waiting time passes total / rate (and the grace).
-    const slowAt = limits.minBytesPerSecond > 0
-      ? readStart + Math.max(limits.graceMs, (total * 1000) / limits.minBytesPerSecond) - waited
-      : Infinity;
+    const { idleAt, slowAt } = bodyDeadlines(limits, total, readStart, waited);
     if (now >= idleAt) return fail(requestTimeout(`No request body bytes arrived for ${seconds(limits.idleTimeoutMs)} s`));
     if (now >= slowAt) return fail(requestTimeout(`The request body arrived slower than ${limits.minBytesPerSecond} bytes/s`));
     timer = setTimeout(() => check(readStart), Math.min(idleAt, slowAt) - now);

@@ -5,6 +5,7 @@
  * Web streams the first time `request.body` is read, which costs more than the relay's own checks.
  */
 import type { IncomingMessage } from 'node:http';
+import { bodyDeadlines } from '../relay/body-rate.js';
 
 /** Limits of {@link readIncomingBody}. */
 export interface IncomingBodyLimits {
@@ -46,8 +47,8 @@ export function readIncomingBody(incoming: IncomingMessage, limits: IncomingBody
     /** The same deadlines as `rateGuardedBody`: idle since the last byte, or the average below the minimum after the grace time. */
     const check = () => {
       const now = Date.now();
-      const idleAt = lastByte + limits.idleTimeoutMs;
-      const slowAt = limits.minBytesPerSecond > 0 ? started + Math.max(limits.graceMs, (total * 1000) / limits.minBytesPerSecond) : Infinity;
+      // The whole read is waiting for the client: up to the last byte, `lastByte - started` of it.
+      const { idleAt, slowAt } = bodyDeadlines(limits, total, lastByte, lastByte - started);
       if (now >= idleAt) return finish(new IncomingBodyError('idle'));
       if (now >= slowAt) return finish(new IncomingBodyError('slow'));
       timer = setTimeout(check, Math.min(idleAt, slowAt) - now);
