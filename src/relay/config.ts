@@ -9,6 +9,7 @@
 import * as v from 'valibot';
 import { normaliseOrigin } from './cors.js';
 import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
+import { operatorSecretProblem } from './operator.js';
 import { ALL_SCOPES, ANY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './policy.js';
 import type { RelayOptions } from './relay.js';
 
@@ -79,7 +80,7 @@ export const RELAY_SETTINGS: readonly Setting[] = [
   { key: 'upstream', env: 'PLATFORM_BASE_URL', flag: 'upstream', kind: 'string', expect: 'an http(s) URL', schema: httpUrl, help: 'the platform base URL (default https://api.mistral.ai)' },
   { key: 'platformApiKey', env: 'PLATFORM_API_KEY', kind: 'string', expect: 'a non-empty string', schema: secret, help: "the platform's key (required; stays on this server)", secret: true },
   { key: 'relaySecret', env: 'PARLEY_RELAY_SECRET', kind: 'string', expect: 'a string of 32 or more bytes', schema: v.pipe(v.string(), v.check((s) => new TextEncoder().encode(s).length >= 32)), help: 'token signing secret, 32+ bytes (default: random for this process)', secret: true },
-  { key: 'operatorSecret', env: 'PARLEY_OPERATOR_SECRET', kind: 'string', expect: 'a string of 32 or more bytes without whitespace', schema: v.pipe(v.string(), v.check((s) => new TextEncoder().encode(s).length >= 32 && !/\s/.test(s))), help: 'secret of the operator endpoint (session revocation), 32+ bytes (default: no endpoint)', secret: true },
+  { key: 'operatorSecret', env: 'PARLEY_OPERATOR_SECRET', kind: 'string', expect: 'a string of 32 or more bytes without whitespace', schema: v.pipe(v.string(), v.check((s) => operatorSecretProblem(s) === undefined)), help: 'secret of the operator endpoint (session revocation), 32+ bytes (default: no endpoint)', secret: true },
   { key: 'allowedOrigins', env: 'PARLEY_ALLOWED_ORIGINS', flag: 'allow-origin', kind: 'list', expect: 'origins like https://shop.example', schema: list(origin), help: 'a page origin allowed to open sessions (repeatable)' },
   { key: 'publicOrigin', env: 'PARLEY_PUBLIC_ORIGIN', flag: 'public-origin', kind: 'string', expect: 'an origin like https://chat.example', schema: origin, help: "the relay's public origin; same-origin pages are judged against it" },
   { key: 'agents', env: 'PARLEY_AGENTS', flag: 'agent', kind: 'list', expect: "agent ids (or '*' for any)", schema: list(name), help: 'an agent sessions may talk to (repeatable; default none)' },

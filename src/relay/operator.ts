@@ -40,12 +40,17 @@ export interface OperatorActions {
   revokeSubject(subject: string): Promise<number>;
 }
 
+/** What is wrong with an operator secret (too short, or holding whitespace), or undefined when it is good. */
+export function operatorSecretProblem(secret: string): string | undefined {
+  if (new TextEncoder().encode(secret).length < MIN_OPERATOR_SECRET_BYTES) return `must be at least ${MIN_OPERATOR_SECRET_BYTES} bytes`;
+  if (/\s/.test(secret)) return 'must not contain whitespace (it is sent as Authorization: Bearer <secret>)';
+  return undefined;
+}
+
 /** Checks an operator secret given to `createRelay`; throws when too short or when it holds whitespace. */
 export function checkOperatorSecret(secret: string): void {
-  if (new TextEncoder().encode(secret).length < MIN_OPERATOR_SECRET_BYTES) {
-    throw new Error(`relay: operatorSecret must be at least ${MIN_OPERATOR_SECRET_BYTES} bytes`);
-  }
-  if (/\s/.test(secret)) throw new Error('relay: operatorSecret must not contain whitespace (it is sent as Authorization: Bearer <secret>)');
+  const problem = operatorSecretProblem(secret);
+  if (problem) throw new Error(`relay: operatorSecret ${problem}`);
 }
 
 /** Answers `POST {base}/operator/revoke`; see the module comment. */
