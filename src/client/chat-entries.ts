@@ -29,7 +29,6 @@ export function isInputEntry(entry: ConversationEntry): boolean {
   return entry.type === 'message.input' || entry.type === 'function.result';
 }
 
-
 /** A conversation's title: its first user message on one line, shortened. */
 export function titleOf(entries: readonly ConversationEntry[], max = 80): string {
   const first = entries.find((e) => e.type === 'message.input' && e.role === 'user');
