@@ -49,7 +49,7 @@ export function limitSessionMint(store: RelayStateStore, address: string, limits
 }
 
 /** Calls per minute and burst per address on the operator endpoint (`operator:<address>`). */
-export const OPERATOR_LIMITS = { perMinute: 30, burst: 10 };
+const OPERATOR_LIMITS = { perMinute: 30, burst: 10 };
 
 /** Limits operator calls by client address (before the operator secret is checked). */
 export function limitOperator(store: RelayStateStore, address: string) {
