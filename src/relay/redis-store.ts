@@ -22,7 +22,7 @@
 import { stateStoreUnavailable } from './errors.js';
 import { randomId } from './session-tokens.js';
 import type { BucketSpec, IssuedTo, RelayStateStore, Revocation, TakeResult } from './state-store.js';
-import { issuedBefore } from './state-store.js';
+import { issuedBefore, notifyRevoked } from './state-store.js';
 
 /**
  * The part of a node-redis (`@redis/client` v5+) client the store uses; a client you pass in needs
@@ -163,14 +163,7 @@ export async function createRedisStateStore(options: RedisStateStoreOptions): Pr
   const channel = `${prefix}revocations`;
   const onMessage = (message: string) => {
     const revocation = parseRevocation(message);
-    if (!revocation) return;
-    for (const listener of [...listeners]) {
-      try {
-        listener(revocation);
-      } catch (error) {
-        report(error);
-      }
-    }
+    if (revocation) notifyRevoked(listeners, revocation, report);
   };
   try {
     await withTimeout(Promise.all([

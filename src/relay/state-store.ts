@@ -125,17 +125,9 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): M
   let slots = 0;
   let timers = 0;
 
-  /** Tells every listener, after the revoking call; one throwing does not stop the others. */
+  /** Tells every listener, after the revoking call. */
   const announce = (revocation: Revocation) => {
-    queueMicrotask(() => {
-      for (const listener of [...listeners]) {
-        try {
-          listener(revocation);
-        } catch (error) {
-          console.error('[parley relay] revocation listener failed:', error);
-        }
-      }
-    });
+    queueMicrotask(() => notifyRevoked(listeners, revocation, (error) => console.error('[parley relay] revocation listener failed:', error)));
   };
 
   /** Drops expired entries every so often, so memory stays bounded by live use. */
@@ -274,6 +266,17 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): M
       return true;
     },
   };
+}
+
+/** Calls every listener with `revocation`; one throwing (→ `report`) does not stop the others. */
+export function notifyRevoked(listeners: ReadonlySet<(revocation: Revocation) => void>, revocation: Revocation, report: (error: unknown) => void): void {
+  for (const listener of [...listeners]) {
+    try {
+      listener(revocation);
+    } catch (error) {
+      report(error);
+    }
+  }
 }
 
 /** The stream lease in ms: `seconds` (default 60) when finite and positive, else a clear error. */
