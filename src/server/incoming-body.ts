@@ -5,16 +5,11 @@
  * Web streams the first time `request.body` is read, which costs more than the relay's own checks.
  */
 import type { IncomingMessage } from 'node:http';
-import { bodyDeadlines } from '../relay/body-rate.js';
+import { bodyDeadlines, type BodyRateLimits } from '../relay/body-rate.js';
 
-/** Limits of {@link readIncomingBody}. */
-export interface IncomingBodyLimits {
+/** Limits of {@link readIncomingBody}: a byte cap (`too-large`) and the relay's body rate (`idle`, `slow`). */
+export interface IncomingBodyLimits extends BodyRateLimits {
   maxBytes: number;
-  /** No byte for this long → `idle`. */
-  idleTimeoutMs: number;
-  /** Average rate below which the read fails (`slow`) once `graceMs` passed; 0 = no minimum. */
-  minBytesPerSecond: number;
-  graceMs: number;
 }
 
 /** Why a body could not be read. */
