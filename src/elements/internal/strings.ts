@@ -4,6 +4,7 @@
  * `strings` property; anything left out falls back to these defaults.
  */
 import type { PlatformErrorShape, VoiceInputError } from '../../client/contracts.js';
+import { isOriginRefusal } from '../../client/errors.js';
 
 /** The user-visible strings of `<agent-chat>` (and the markdown renderer it uses). */
 export interface AgentChatStrings {
@@ -72,7 +73,7 @@ export interface AgentChatStrings {
 
 const errorMessage = (error: PlatformErrorShape): string => {
   // The relay does not serve this site: the site owner is told in the console; the visitor cannot fix it.
-  if (error.code === 'origin_not_allowed') return 'This assistant is not available on this page.';
+  if (isOriginRefusal(error)) return 'This assistant is not available on this page.';
   if (error.type === 'network_error') return 'The chat service could not be reached. Check your connection and try again.';
   if (error.type === 'stream_error') return 'The reply was cut off before it finished.';
   if (error.status === 401 || error.status === 403) return 'This chat is not allowed to do that. Reload the page and try again.';

@@ -1,12 +1,12 @@
 import { html, nothing } from 'lit';
 import type { PropertyValues, TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
-import { PlatformError } from '../../client/index.js';
+import { PlatformError, isOriginRefusal } from '../../client/index.js';
 import { sharedClient } from '../internal/shared-client.js';
 import type { PlatformErrorShape, SpeechAudioStream, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
 import { SpeechPlayback } from '../../audio/speech-playback.js';
 import { ParleyElement } from '../internal/parley-element.js';
-import { emitOriginRefusal, originRefusalOf } from '../internal/origin-refusal.js';
+import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { resolveSpeechPlayerStrings } from './strings.js';
 import type { SpeechPlayerStrings } from './strings.js';
 import { controlStyles } from '../internal/controls.styles.js';
@@ -375,7 +375,7 @@ export class SpeechPlayer extends ParleyElement {
         <span part="time" class="time" aria-hidden="true">${t.progressText(this.played, this.received)}</span>
         <div part="level" class="level" aria-hidden="true"><span style="transform: scaleX(${Math.min(1, this.level * 4)})"></span></div>
       </div>
-      ${this.error ? html`<p part="error" class="error" role="alert">${t.errorMessage(this.error)}${originRefusalOf(this.error) ? nothing : html` <small>(${this.error.message})</small>`}</p>` : nothing}
+      ${this.error ? html`<p part="error" class="error" role="alert">${t.errorMessage(this.error)}${isOriginRefusal(this.error) ? nothing : html` <small>(${this.error.message})</small>`}</p>` : nothing}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
       <slot hidden></slot>
     </div>`;

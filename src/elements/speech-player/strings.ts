@@ -3,6 +3,7 @@
  * Override any of them with the element's `strings` property.
  */
 import type { PlatformErrorShape } from '../../client/contracts.js';
+import { isOriginRefusal } from '../../client/errors.js';
 
 /** The user-visible strings of `<speech-player>`. */
 export interface SpeechPlayerStrings {
@@ -36,7 +37,7 @@ const clock = (seconds: number): string => {
 };
 
 const speechErrorMessage = (error: PlatformErrorShape): string => {
-  if (error.code === 'origin_not_allowed') return 'Speech is not available on this page.';
+  if (isOriginRefusal(error)) return 'Speech is not available on this page.';
   if (error.type === 'network_error') return 'The speech service could not be reached.';
   if (error.type === 'stream_error') return 'The audio was cut off before it finished.';
   if (error.status === 401 || error.status === 403) return 'Speaking this text is not allowed.';
