@@ -56,8 +56,7 @@ function streamEvents(res, count, gapMs) {
 }
 
 async function relay(upstreamUrl, key, origin, dist = new URL('../dist', import.meta.url).pathname) {
-  const { createRelay, serveRelay } = await import(`${dist}/relay/index.js`);
-  const ALL_SCOPES = ['conversations', 'agents:read', 'models:read', 'speech', 'transcription', 'ocr'];
+  const { ALL_SCOPES, createRelay, serveRelay } = await import(`${dist}/relay/index.js`);
   const unlimited = 1e9;
   const r = createRelay({
     upstream: { baseUrl: upstreamUrl, apiKey: key, ...(process.env.PARLEY_BENCH_GLOBAL_FETCH ? { fetch: (request) => fetch(request) } : {}) },
@@ -83,17 +82,18 @@ function bareProxy(upstreamUrl, key) {
   });
 }
 
+/** Listens on a free loopback port, with long keep-alive (the load reuses its connections). */
+async function listen(server) {
+  server.keepAliveTimeout = 60_000;
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => { server.closeAllConnections(); server.close(); } };
+}
+
 let served;
 if (role === 'upstream') {
-  const server = mockUpstream(args[0]);
-  server.keepAliveTimeout = 60_000;
-  await new Promise((done) => server.listen(0, '127.0.0.1', done));
-  served = { url: `http://127.0.0.1:${server.address().port}`, close: () => { server.closeAllConnections(); server.close(); } };
+  served = await listen(mockUpstream(args[0]));
 } else if (role === 'bare-proxy') {
-  const server = bareProxy(args[0], args[1]);
-  server.keepAliveTimeout = 60_000;
-  await new Promise((done) => server.listen(0, '127.0.0.1', done));
-  served = { url: `http://127.0.0.1:${server.address().port}`, close: () => { server.closeAllConnections(); server.close(); } };
+  served = await listen(bareProxy(args[0], args[1]));
 } else if (role === 'relay') {
   served = await relay(args[0], args[1], args[2], args[3]);
 } else {
