@@ -107,13 +107,18 @@ http {
   };
 }
 
+/** The fields of /proc/<pid>/stat after the command name (`fields[0]` is field 3, the state). */
+function statFields(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 function childrenOf(pid) {
   const out = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(name));
+      if (Number(statFields(name)[1]) === pid) out.push(Number(name));
     } catch { /* gone */ }
   }
   return out;
@@ -124,8 +129,7 @@ function cpuMs(pids) {
   if (!existsSync('/proc/self/stat')) return NaN;
   let ticks = 0;
   for (const pid of pids) {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(pid);
     ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
   }
   return (ticks / CLK_TCK) * 1000;
