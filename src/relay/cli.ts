@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { RelayConfigError, describeRelayConfig, redactUrl, relayCliOptions, relayHelp, relayOptionsOf, resolveRelayConfig, type RelayConfig } from './config.js';
-import { createRelay } from './relay.js';
+import { createRelay, type RelayOptions } from './relay.js';
 import { serveRelay } from './node.js';
 import type { RedisStateStore } from './redis-store.js';
 
@@ -27,7 +27,7 @@ export async function runRelayCli(argv: string[], name = 'parley-relay'): Promis
     return;
   }
   let config: RelayConfig;
-  let options: ReturnType<typeof relayOptionsOf>;
+  let options: RelayOptions;
   try {
     config = resolveRelayConfig({ flags: values, env: process.env, readFile: (path) => readFileSync(path, 'utf8') });
     options = relayOptionsOf(config);

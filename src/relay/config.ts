@@ -199,11 +199,8 @@ export function resolveRelayConfig(sources: RelayConfigSources): RelayConfig {
   return config as unknown as RelayConfig;
 }
 
-/**
- * The `createRelay` options of a config (without the store, which the CLI makes). `operatorSecret`
- * is passed on for the operator endpoint.
- */
-export function relayOptionsOf(config: RelayConfig): RelayOptions & { operatorSecret?: string } {
+/** The `createRelay` options of a config (without the store, which the CLI makes). */
+export function relayOptionsOf(config: RelayConfig): RelayOptions {
   if (!config.platformApiKey) throw new RelayConfigError("the relay needs the platform's key in PLATFORM_API_KEY (or platformApiKey in the config file); it stays on this server");
   return {
     upstream: { baseUrl: config.upstream, apiKey: config.platformApiKey },
