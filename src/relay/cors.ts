@@ -65,10 +65,9 @@ export function createOriginCheck(policy: OriginPolicy) {
     // Exact hit on the list (entries are canonical): no parsing on the common path.
     if (allowed.has(origin)) return true;
     // Browsers send origins in canonical form; anything else (`null`, a path, odd case) is refused.
-    const n = normaliseOrigin(origin);
-    if (!n || n !== origin || !policy.allowSameOrigin) return false;
-    if (publicOrigin) return n === publicOrigin;
-    return requestUrl.origin === n && hostCannotBeRebound(requestUrl.hostname);
+    if (!policy.allowSameOrigin || !isCanonicalOrigin(origin)) return false;
+    if (publicOrigin) return origin === publicOrigin;
+    return requestUrl.origin === origin && hostCannotBeRebound(requestUrl.hostname);
   };
 }
 
