@@ -264,8 +264,7 @@ export class AudioTranscriber extends ParleyElement {
     this.releaseVoice();
     this.current = 'idle';
     if (heard) this.addEntry({ source: 'microphone', label: this.t.microphone, text: heard, segments, language: null, interrupted: true });
-    if (emitOriginRefusal(this, error)) this.fail('not-available', error.message);
-    else this.fail(error.kind, error.message);
+    this.fail(emitOriginRefusal(this, error) ? 'not-available' : error.kind, error.message);
   }
 
   private releaseVoice(): void {

@@ -3,14 +3,14 @@
  * fix. The client already told the site owner in the console; each element shows the visitor a neutral
  * sentence, and fires `parley-error` with the error (code `origin_not_allowed`) for the site's own code.
  */
-import { ORIGIN_NOT_ALLOWED } from '../../client/errors.js';
+import { isOriginRefusal } from '../../client/errors.js';
 import type { PlatformErrorShape } from '../../client/contracts.js';
 import type { ParleyElement } from './parley-element.js';
 
 /** The refusal carried by a thrown value (a PlatformError or its shape, or a voice error's `cause`), or null. */
 export function originRefusalOf(error: unknown): PlatformErrorShape | null {
   for (let e = error, depth = 0; e && typeof e === 'object' && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { code?: unknown }).code === ORIGIN_NOT_ALLOWED && typeof (e as { status?: unknown }).status === 'number') {
+    if (isOriginRefusal(e) && typeof (e as { status?: unknown }).status === 'number') {
       return plainShape(e as PlatformErrorShape);
     }
   }
