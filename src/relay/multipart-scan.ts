@@ -8,16 +8,8 @@
 import { badRequest } from './errors.js';
 import { concatBytes } from './bytes.js';
 
-/** Limits of {@link createMultipartScanner}. */
-export interface MultipartScanLimits {
-  /** Largest header block of one part, in bytes (default 8 KB). */
-  maxHeaderBytes: number;
-  /** Most parts in one body (default 256). */
-  maxParts: number;
-}
-
-/** Default limits: 8 KB of headers per part, 256 parts. */
-export const DEFAULT_MULTIPART_SCAN_LIMITS: MultipartScanLimits = { maxHeaderBytes: 8 * 1024, maxParts: 256 };
+/** Limits of {@link createMultipartScanner}: the largest header block of one part (8 KB), the most parts in one body. */
+const LIMITS = { maxHeaderBytes: 8 * 1024, maxParts: 256 } as const;
 
 /** One part's headers, as far as the relay cares. */
 export interface PartHead {
@@ -72,9 +64,7 @@ export function boundaryOf(contentType: string | null): string | null {
 const malformed = (why: string) => badRequest(`Malformed multipart body: ${why}`, 'invalid_multipart');
 
 /** Creates a scanner for `boundary`. */
-export function createMultipartScanner(
-  boundary: string, handlers: MultipartScanHandlers, limits: MultipartScanLimits = DEFAULT_MULTIPART_SCAN_LIMITS,
-): MultipartScanner {
+export function createMultipartScanner(boundary: string, handlers: MultipartScanHandlers): MultipartScanner {
   // Every delimiter is CRLF "--" boundary, but the first: the first "--" boundary anywhere opens the
   // form (as the platform's parser reads it), so no part can hide from the relay in a "preamble".
   const delimiter = encoder.encode(`\r\n--${boundary}`);
@@ -115,14 +105,14 @@ export function createMultipartScanner(
           const keep = Math.min(buf.length, sought.length - 1);
           const passed = buf.subarray(0, buf.length - keep);
           if (state === 'body') collect(passed);
-          else if ((skipped += passed.length) > limits.maxHeaderBytes) throw malformed('no opening boundary');
+          else if ((skipped += passed.length) > LIMITS.maxHeaderBytes) throw malformed('no opening boundary');
           buf = buf.slice(buf.length - keep);
           return false;
         }
         if (state === 'body') {
           collect(buf.subarray(0, at));
           endPart();
-        } else if (skipped + at > limits.maxHeaderBytes) {
+        } else if (skipped + at > LIMITS.maxHeaderBytes) {
           throw malformed('no opening boundary');
         }
         buf = buf.subarray(at + sought.length);
@@ -142,17 +132,17 @@ export function createMultipartScanner(
         }
         if (!/^[ \t]*$/.test(latin1(buf.subarray(0, eol)))) throw malformed('text after a boundary');
         buf = buf.subarray(eol + 2);
-        if (++parts > limits.maxParts) throw malformed(`more than ${limits.maxParts} parts`);
+        if (++parts > LIMITS.maxParts) throw malformed(`more than ${LIMITS.maxParts} parts`);
         state = 'headers';
         return true;
       }
       case 'headers': {
         const bodyStart = headerBlockEnd(buf);
         if (bodyStart === -1) {
-          if (buf.length > limits.maxHeaderBytes) throw malformed(`part headers larger than ${limits.maxHeaderBytes} bytes`);
+          if (buf.length > LIMITS.maxHeaderBytes) throw malformed(`part headers larger than ${LIMITS.maxHeaderBytes} bytes`);
           return false;
         }
-        if (bodyStart > limits.maxHeaderBytes) throw malformed(`part headers larger than ${limits.maxHeaderBytes} bytes`);
+        if (bodyStart > LIMITS.maxHeaderBytes) throw malformed(`part headers larger than ${LIMITS.maxHeaderBytes} bytes`);
         head = parseHead(buf.subarray(0, Math.max(0, bodyStart - 4)));
         wanted = handlers.want(head);
         buf = buf.subarray(bodyStart);

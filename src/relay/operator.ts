@@ -25,7 +25,7 @@ import type { RequestState, RelayRuntime } from './runtime.js';
 /** Path of the endpoint below the base path. */
 export const OPERATOR_REVOKE_PATH = '/operator/revoke';
 /** Shortest accepted operator secret, in UTF-8 bytes. */
-export const MIN_OPERATOR_SECRET_BYTES = 32;
+const MIN_OPERATOR_SECRET_BYTES = 32;
 const BODY_LIMIT = 4 * 1024;
 const Id = v.pipe(v.string(), v.minLength(1), v.maxLength(512));
 const RevokeBody = v.union([

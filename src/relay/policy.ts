@@ -70,7 +70,7 @@ export function isAllowed(list: readonly string[], value: string): boolean {
 }
 
 /** Separates an agent id from its pinned version in {@link RelayPolicy.agents}: `ag_123@3`. */
-export const VERSION_PIN = '@';
+const VERSION_PIN = '@';
 
 /** Whether an agent is on the list at all: `*`, its id, or its id pinned to a version. */
 export function isAgentAllowed(list: readonly string[], agentId: string): boolean {
