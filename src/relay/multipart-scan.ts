@@ -6,7 +6,7 @@
  * must not buffer a 25 MB upload; it only looks, the bytes pass on unchanged.
  */
 import { badRequest } from './errors.js';
-import { concatBytes } from './bytes.js';
+import { concatBytes, indexOfBytes, joinBytes } from './bytes.js';
 
 /** Limits of {@link createMultipartScanner}: the largest header block of one part (8 KB), the most parts in one body. */
 const LIMITS = { maxHeaderBytes: 8 * 1024, maxParts: 256 } as const;
@@ -84,10 +84,10 @@ export function createMultipartScanner(boundary: string, handlers: MultipartScan
     const take = bytes.subarray(0, wanted - firstLength);
     first.push(take.slice());
     firstLength += take.length;
-    if (firstLength >= wanted) handlers.onPart(head!, join(first, firstLength), false);
+    if (firstLength >= wanted) handlers.onPart(head!, joinBytes(first, firstLength), false);
   };
   const endPart = () => {
-    if (head && firstLength < wanted) handlers.onPart(head, join(first, firstLength), true);
+    if (head && firstLength < wanted) handlers.onPart(head, joinBytes(first, firstLength), true);
     head = undefined;
     first = [];
     firstLength = 0;
@@ -99,7 +99,7 @@ export function createMultipartScanner(boundary: string, handlers: MultipartScan
       case 'preamble':
       case 'body': {
         const sought = state === 'body' ? delimiter : opening;
-        const at = indexOf(buf, sought);
+        const at = indexOfBytes(buf, sought);
         if (at === -1) {
           // Keep what could be the start of a delimiter split across chunks.
           const keep = Math.min(buf.length, sought.length - 1);
@@ -228,18 +228,6 @@ function parseDisposition(value: string): PartHead {
   return filename === undefined ? { name } : { name, filename };
 }
 
-/** First index of `needle` in `bytes`, or -1. */
-function indexOf(bytes: Uint8Array, needle: Uint8Array): number {
-  const first = needle[0]!;
-  const last = bytes.length - needle.length;
-  for (let i = bytes.indexOf(first); i !== -1 && i <= last; i = bytes.indexOf(first, i + 1)) {
-    let j = 1;
-    while (j < needle.length && bytes[i + j] === needle[j]) j++;
-    if (j === needle.length) return i;
-  }
-  return -1;
-}
-
 function indexOfCrlf(bytes: Uint8Array, from: number): number {
   for (let i = bytes.indexOf(CR, from); i !== -1 && i + 1 < bytes.length; i = bytes.indexOf(CR, i + 1)) {
     if (bytes[i + 1] === LF) return i;
@@ -258,15 +246,4 @@ function headerBlockEnd(bytes: Uint8Array): number {
 
 function latin1(bytes: Uint8Array): string {
   return String.fromCharCode(...bytes);
-}
-
-function join(chunks: Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }

@@ -4,7 +4,7 @@
  * beginning of the key, and lets everything else through at once: an SSE event ends in `\n\n`, which
  * no key begins with, so events are never delayed in practice.
  */
-import { concatBytes } from './bytes.js';
+import { concatBytes, indexOfBytes } from './bytes.js';
 
 /** The text written in place of the key. */
 export const REDACTED = '[redacted]';
@@ -47,14 +47,7 @@ export function createKeyScrubber(key: string): KeyScrubber {
 /** Start offsets of every non-overlapping occurrence of `needle` in `bytes`. */
 function findAll(bytes: Uint8Array, needle: Uint8Array): number[] {
   const found: number[] = [];
-  const first = needle[0]!;
-  const last = bytes.length - needle.length;
-  for (let i = bytes.indexOf(first); i !== -1 && i <= last; i = bytes.indexOf(first, i + 1)) {
-    if (startsWithAt(bytes, needle, i, needle.length)) {
-      found.push(i);
-      i += needle.length - 1;
-    }
-  }
+  for (let i = indexOfBytes(bytes, needle); i !== -1; i = indexOfBytes(bytes, needle, i + needle.length)) found.push(i);
   return found;
 }
 
