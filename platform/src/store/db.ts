@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { openPostgres } from './pg.js';
 import { MIGRATIONS as TENANCY } from '../tenancy/schema.js';
 import { MIGRATIONS as CONNECTORS } from '../connectors/schema.js';
 import { MIGRATIONS as DATASETS } from '../datasets/schema.js';
@@ -9,13 +10,52 @@ import { MIGRATIONS as VOICES } from '../voices/schema.js';
 import { MIGRATIONS as BATCH } from '../batch/schema.js';
 import { MIGRATIONS as FINE_TUNING } from '../fine-tuning/schema.js';
 import { MIGRATIONS as LIBRARIES } from '../libraries/schema.js';
+import { MIGRATIONS as OBSERVABILITY } from '../observability/schema.js';
 
 /**
- * The local platform's embedded database: PGlite (Postgres compiled to wasm, no native addon).
- * With a directory it is durable: a commit is on disk before the HTTP answer is written.
- * Without one (tests) it lives in memory.
+ * The platform's database: one small interface (`query`, `exec`, `transaction`, `close`) over two engines.
+ * - PGlite (Postgres compiled to wasm, no native addon) is the embedded default. With a directory it is
+ *   durable: a commit is on disk before the HTTP answer is written. Without one (tests) it lives in memory.
+ * - A PostgreSQL server (`databaseUrl`, through the `pg` driver, see pg.ts): several platform processes can
+ *   share one database. Its transactions are SERIALIZABLE and retried on serialization failures, so every
+ *   transaction behaves as it did on PGlite's single connection.
+ * Both answer with the same JS types (int8 as number, numeric as string, json as values, bytea as Uint8Array).
  */
-export type Db = PGlite;
+export interface QueryResult<T> {
+  rows: T[];
+  /** Rows changed by an insert, update or delete (0 for other statements). */
+  affectedRows?: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+  /** Runs one or more statements without parameters (migrations). */
+  exec(sql: string): Promise<unknown>;
+}
+
+export type Tx = Queryable;
+
+export interface Db extends Queryable {
+  /** `pglite` (embedded, one process) or `postgres` (a server, maybe shared by several processes). */
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs `fn` in a transaction; on PostgreSQL it may run again after a serialization failure, so keep it to queries. */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while holding a lock named `name` that no other process on the same database holds at the
+   * same time (a session advisory lock on PostgreSQL; PGlite has one process, so it just runs `fn`).
+   */
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  /** True once `close` was called (background work stops touching the database then). */
+  readonly closed: boolean;
+}
+
+export interface DbOptions {
+  /** PGlite's directory (durable); omit for memory. Ignored with `databaseUrl`. */
+  dataDir?: string;
+  /** A PostgreSQL connection string (`postgres://user:password@host:port/db`): use that server instead of PGlite. */
+  databaseUrl?: string;
+}
 
 /** Core schema versions, applied in order once each; never edit a shipped entry, add a new one. */
 const CORE: string[] = [
@@ -62,16 +102,38 @@ const CORE: string[] = [
   `,
 ];
 
-export async function openDb(dataDir?: string): Promise<Db> {
-  let db: PGlite;
-  if (dataDir) {
+export async function openDb(options: string | DbOptions = {}): Promise<Db> {
+  const { dataDir, databaseUrl } = typeof options === 'string' ? { dataDir: options } : options;
+  let db: Db;
+  if (databaseUrl) {
+    db = await openPostgres(databaseUrl);
+  } else if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
-    db = await PGlite.create(dataDir);
+    db = wrapPglite(await PGlite.create(dataDir));
   } else {
-    db = await PGlite.create();
+    db = wrapPglite(await PGlite.create());
   }
-  await migrate(db);
+  try {
+    // Two processes starting at once on one server: one migrates, the other waits and then finds nothing to do.
+    await db.exclusive('migrate', () => migrate(db));
+  } catch (e) {
+    await db.close().catch(() => {});
+    throw e;
+  }
   return db;
+}
+
+/** PGlite as a Db: its one connection runs queries in order, so its transactions are exclusive. */
+function wrapPglite(pglite: PGlite): Db {
+  return {
+    kind: 'pglite',
+    query: (sql, params) => pglite.query(sql, params),
+    exec: (sql) => pglite.exec(sql),
+    transaction: (fn) => pglite.transaction((tx) => fn({ query: (sql, params) => tx.query(sql, params), exec: (sql) => tx.exec(sql) })),
+    exclusive: (_name, fn) => fn(),
+    close: () => pglite.close(),
+    get closed() { return pglite.closed; },
+  };
 }
 
 /**
@@ -79,9 +141,9 @@ export async function openDb(dataDir?: string): Promise<Db> {
  * separately, so areas can grow independently. `core` is the original schema (its versions stay in
  * `parley_schema`, as in databases made before areas existed).
  */
-const AREAS: Record<string, string[]> = { tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES, files: FILES, voices: VOICES, batch: BATCH, 'fine-tuning': FINE_TUNING, libraries: LIBRARIES };
+const AREAS: Record<string, string[]> = { tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES, files: FILES, voices: VOICES, batch: BATCH, 'fine-tuning': FINE_TUNING, libraries: LIBRARIES, observability: OBSERVABILITY };
 
-async function migrate(db: PGlite): Promise<void> {
+async function migrate(db: Db): Promise<void> {
   await db.exec(`create table if not exists parley_schema (version integer not null);
     create table if not exists parley_area_schema (area text not null, version integer not null, primary key (area, version))`);
   const core = await db.query<{ version: number }>('select max(version) as version from parley_schema');
@@ -92,9 +154,7 @@ async function migrate(db: PGlite): Promise<void> {
   }
 }
 
-type Tx = Parameters<Parameters<PGlite['transaction']>[0]>[0];
-
-async function apply(db: PGlite, migrations: string[], current: number, mark: (tx: Tx, version: number) => Promise<unknown>): Promise<void> {
+async function apply(db: Db, migrations: string[], current: number, mark: (tx: Tx, version: number) => Promise<unknown>): Promise<void> {
   for (let v = current + 1; v <= migrations.length; v++) {
     await db.transaction(async (tx) => {
       await tx.exec(migrations[v - 1]);
