@@ -60,6 +60,11 @@ export interface PlatformOptions {
   members?: MemberKey[];
   /** Directory of the durable database; omit to keep everything in memory (tests). */
   dataDir?: string;
+  /**
+   * A PostgreSQL server to keep everything on instead (`postgres://user:password@host:5432/db`); `dataDir` is then
+   * not used. Several platform processes on one database serve one platform (state, realtime secrets, jobs).
+   */
+  databaseUrl?: string;
   /** Chat engines; default: the local deterministic model, plus an OpenAI-compatible server when `chatUrl` is set. */
   chatEngines?: ChatEngine[];
   /** Delay between streamed tokens of the local chat model (visible streaming in demos; 0 in tests). */
@@ -136,9 +141,11 @@ export function createPlatform(options: PlatformOptions): Platform {
     },
     report,
   });
-  const opened = openDb(options.dataDir).then(async (db) => {
+  const opened = openDb({ dataDir: options.dataDir, databaseUrl: options.databaseUrl }).then(async (db) => {
+    // Processes starting together on one server seed the directory one at a time.
+    const directory = await db.exclusive('directory', () => createDirectory(db, { apiKey: options.apiKey, adminKey: options.adminKey, members: options.members }));
     const ctx: PlatformContext = {
-      directory: await createDirectory(db, { apiKey: options.apiKey, adminKey: options.adminKey, members: options.members }),
+      directory,
       usage: createUsageLedger(db),
       db,
       conversations: createConversationStore(db),
