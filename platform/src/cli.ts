@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { Hono } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { createPlatform, type Platform } from './app.js';
+import { redactDatabaseUrl } from './store/pg.js';
 import { createAssetHandler } from './assets.js';
 import { REALTIME_TRANSCRIPTION_PATH } from './routes/realtime-transcription.js';
 import { serveFetch, type NodeIncoming } from 'parley-kit/server';
@@ -39,6 +40,8 @@ Options:
   --port <n>            port (start: PORT or 8787, platform: 8788; 0 picks a free one)
   --host <addr>         address to bind (default 127.0.0.1)
   --data <dir>          local platform database directory (default .parley/)
+  --database-url <url>  run the local platform on a PostgreSQL server (postgres://user:password@host:5432/db) instead
+                        of the embedded database in --data; several processes on one database share one platform
   --token-delay <ms>    pause between streamed tokens of the local model (start: 25, platform: 0)
   --allow-origin <url>  start: a page origin (https://shop.example) that may use the relay from another site
                         (repeatable; the server's own pages always may; the /assets bundles load from anywhere)
@@ -51,6 +54,7 @@ Environment:
   PLATFORM_BASE_URL     the real platform's base URL (default https://api.mistral.ai)
   PARLEY_API_KEY        key of the local platform (default ${DEV_API_KEY})
   PARLEY_ADMIN_KEY      admin key of the local platform (default ${DEV_ADMIN_KEY})
+  DATABASE_URL          like --database-url (the option wins)
   PARLEY_ALLOWED_ORIGINS start: more origins like --allow-origin, comma-separated
   PARLEY_PUBLIC_ORIGIN  start: like --public-origin
   PARLEY_RELAY_SECRET   relay token signing secret, 32+ bytes (start keeps one in the data dir; relay makes one per process)
@@ -59,7 +63,7 @@ Environment:
   PARLEY_CHAT_MODEL     that server's model name; PARLEY_CHAT_API_KEY its key
 `;
 
-type Values = { port?: string; host: string; data: string; 'token-delay'?: string; 'allow-origin'?: string[]; 'public-origin'?: string; help?: boolean };
+type Values = { port?: string; host: string; data: string; 'database-url'?: string; 'token-delay'?: string; 'allow-origin'?: string[]; 'public-origin'?: string; help?: boolean };
 
 /** The options and the command; a mistyped option ends the process with the help text. */
 function parseCommandLine(argv: string[]) {
@@ -71,6 +75,7 @@ function parseCommandLine(argv: string[]) {
         port: { type: 'string' },
         host: { type: 'string', default: '127.0.0.1' },
         data: { type: 'string', default: '.parley' },
+        'database-url': { type: 'string' },
         'token-delay': { type: 'string' },
         'allow-origin': { type: 'string', multiple: true },
         'public-origin': { type: 'string' },
@@ -104,14 +109,18 @@ function localPlatform(values: Values, defaultDelay: number): { platform: Platfo
   const apiKey = process.env.PARLEY_API_KEY || DEV_API_KEY;
   const adminKey = process.env.PARLEY_ADMIN_KEY || DEV_ADMIN_KEY;
   const dataDir = resolve(values.data);
+  const databaseUrl = values['database-url'] || process.env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) fail(`--database-url needs a postgres:// or postgresql:// URL, got '${redactDatabaseUrl(databaseUrl)}'`);
   const platform = createPlatform({
-    apiKey, adminKey, dataDir,
+    apiKey, adminKey, dataDir, databaseUrl,
+    // The CLI says why the database could not be opened itself (see ready below).
+    onError: (e) => { if (!isOpenError(e)) console.error('[parley platform]', e); },
     tokenDelayMs: parseNumber('--token-delay', values['token-delay'] ?? String(defaultDelay)),
     chatUrl: process.env.PARLEY_CHAT_URL || undefined,
     chatModel: process.env.PARLEY_CHAT_MODEL || undefined,
     chatApiKey: process.env.PARLEY_CHAT_API_KEY || undefined,
   });
-  const notes = [`  data           ${dataDir}`];
+  const notes = [databaseUrl ? `  database       ${redactDatabaseUrl(databaseUrl)}` : `  data           ${dataDir}`];
   if (!process.env.PARLEY_API_KEY) notes.push(`  API key        ${apiKey}   (dev default; set PARLEY_API_KEY to change)`);
   if (!process.env.PARLEY_ADMIN_KEY) notes.push(`  admin key      ${adminKey}   (dev default; set PARLEY_ADMIN_KEY to change)`);
   return { platform, apiKey, notes, dataDir };
@@ -119,7 +128,7 @@ function localPlatform(values: Values, defaultDelay: number): { platform: Platfo
 
 async function runPlatform(values: Values): Promise<void> {
   const { platform, notes } = localPlatform(values, 0);
-  await platform.ready();
+  await readyOrExit(platform);
   const server = await serveFetch(platform.fetch, { port: parseNumber('--port', values.port ?? '8788'), hostname: values.host, upgrade: [platform.handleUpgrade] });
   process.stdout.write([
     `Parley local platform: ${server.url}/v1`,
@@ -159,7 +168,7 @@ async function runStart(values: Values): Promise<void> {
   } else {
     const local = localPlatform(values, 25);
     platform = local.platform;
-    await platform.ready();
+    await readyOrExit(platform);
     const agents = await ensureDemoAgents(platform.fetch, local.apiKey);
     // The order-status MCP server behind the demo connector: loopback, a free port each start.
     demoMcp = await startDemoMcpServer({ port: 0, hostname: '127.0.0.1' });
@@ -259,6 +268,20 @@ function parseNumber(flag: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) fail(`${flag} needs a whole number, got '${value}'`);
   return n;
+}
+
+/** Waits for the database; one that cannot be opened (unreachable server, bad credentials) ends the process with why. */
+async function readyOrExit(platform: Platform): Promise<void> {
+  try {
+    await platform.ready();
+  } catch (err) {
+    process.stderr.write(`parley: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+}
+
+function isOpenError(e: unknown): boolean {
+  return e instanceof Error && e.message.startsWith('Cannot connect to PostgreSQL');
 }
 
 function fail(message: string): never {
