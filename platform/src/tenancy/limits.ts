@@ -18,15 +18,24 @@ export const DEFAULT_REQUESTS_PER_SECOND = 1000;
 
 const TokenLimits = z.object({ tokens_per_minute: z.int().min(0), tokens_per_month: z.int().min(0) });
 
-/** `POST /v1/admin/rate-limit`. */
+/** One item of the record's `tokens_limits_by_model` array: the limits of one model. */
+export interface ModelTokenLimits { model: string; tokens_per_minute: number; tokens_per_month: number }
+
+/**
+ * `POST /v1/admin/rate-limit` (a local extension: the record is otherwise read-only). `tokens_limits_by_model`
+ * is the array the record shows (`[{model, tokens_per_minute, tokens_per_month}]`) or a map keyed by model.
+ */
 export const RateLimitSchema = z.object({
   requests_per_second: z.int().min(1).max(1_000_000),
-  tokens_limits_by_model: z.record(z.string().min(1), TokenLimits).nullish(),
+  tokens_limits_by_model: z.union([
+    z.array(TokenLimits.extend({ model: z.string().min(1) })),
+    z.record(z.string().min(1), TokenLimits),
+  ]).nullish(),
 });
 
-/** `POST /v1/admin/spend-limit`: a whole amount in the billing currency, or `no_monthly_limit: true`. */
+/** `POST /v1/admin/spend-limit`: an amount (number) in the billing currency, or `no_monthly_limit: true`. */
 export const SpendLimitSchema = z.object({
-  amount: z.int().min(0).nullish(),
+  amount: z.number().min(0).nullish(),
   no_monthly_limit: z.boolean().default(false),
 });
 
@@ -48,12 +57,18 @@ export class OrganizationLimits {
     this.bucket = { tokens: this.record.requests_per_second, at: this.now() };
   }
 
-  rateLimit() {
-    return { requests_per_second: this.record.requests_per_second, tokens_limits_by_model: this.record.tokens_limits_by_model };
+  /** The rate limit record: `tokens_limits_by_model` is an array, one item per model. */
+  rateLimit(): { requests_per_second: number; tokens_limits_by_model: ModelTokenLimits[] } {
+    return {
+      requests_per_second: this.record.requests_per_second,
+      tokens_limits_by_model: Object.entries(this.record.tokens_limits_by_model).map(([model, l]) => ({ model, tokens_per_minute: l.tokens_per_minute, tokens_per_month: l.tokens_per_month })),
+    };
   }
 
   async setRateLimit(body: z.output<typeof RateLimitSchema>) {
-    const tokens = body.tokens_limits_by_model ?? this.record.tokens_limits_by_model;
+    const given = body.tokens_limits_by_model;
+    const tokens = !given ? this.record.tokens_limits_by_model
+      : Array.isArray(given) ? Object.fromEntries(given.map(({ model, ...l }) => [model, l])) : given;
     await this.db.query('update tenancy_limits set requests_per_second = $2, tokens_limits_by_model = $3 where organization_id = $1',
       [this.organizationId, body.requests_per_second, JSON.stringify(tokens)]);
     this.record = { ...this.record, requests_per_second: body.requests_per_second, tokens_limits_by_model: tokens };
@@ -66,7 +81,12 @@ export class OrganizationLimits {
     const usage = await this.monthCost();
     return {
       limits: {
-        completion: { monthly_limit: limit, monthly_usage: usage, monthly_limit_reached: limit !== null && usage >= limit },
+        completion: {
+          monthly_limit_reached: limit !== null && usage >= limit,
+          no_monthly_limit: limit === null,
+          usage, usage_limit: limit, total_usage: usage,
+          monthly_limit: limit, monthly_usage: usage,
+        },
         currency: CURRENCY.code,
         last_payment_failure: false,
         last_payment_failure_protection: null,

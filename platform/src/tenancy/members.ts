@@ -1,7 +1,8 @@
 /**
  * The organization's users and pending invitations, durable in PGlite, in the admin API's shapes
  * (`uuid`, `raw_role`/`raw_roles`, `email_to_user_id`…). Emails are validated; an invitation body may
- * carry several comma-separated emails. New users join the default workspace as workspace members.
+ * carry several emails separated by commas or new lines. New users join the default workspace as
+ * workspace members.
  */
 import { z } from 'zod';
 import type { Db } from '../store/db.js';
@@ -12,6 +13,7 @@ import { builtinRoleId } from './roles.js';
 
 const Email = z.email();
 const SubscriptionTypes = z.array(z.enum(['CHAT', 'MISTRAL_CODE']));
+const PlanType = z.enum(['API', 'CHAT', 'ON_PREMISE', 'LICENSE', 'MISTRAL_CODE']);
 
 /** One entry of `POST /v1/admin/users` (OrganizationMemberCreate). */
 export const CreateUsersSchema = z.array(z.object({
@@ -30,8 +32,17 @@ export const UpdateUserSchema = z.object({
   ...RoleFieldsSchema,
 });
 
-/** `POST /v1/admin/users-invite`: `email` may list several addresses separated by commas. */
-export const InviteSchema = z.object({ email: z.string().min(1), ...RoleFieldsSchema });
+/** `POST /v1/admin/users-invite`: `email` may list several addresses separated by commas (or new lines). */
+export const InviteSchema = z.object({
+  email: z.string().min(1),
+  email_language: z.enum(['en', 'fr', 'es', 'de', 'it', 'pt_br', 'pl', 'ar', 'nl']).nullish(),
+  subscription_seat_automatic_granting: z.boolean().default(false),
+  /** Deprecated single seat (exclusive with `subscription_types`). */
+  subscription_type: PlanType.nullish(),
+  subscription_types: z.array(PlanType).nullish(),
+  workspace_uuids: z.array(z.string().min(1)).nullish(),
+  ...RoleFieldsSchema,
+});
 
 export interface Member {
   uuid: string;
@@ -44,9 +55,12 @@ export interface Member {
   raw_roles: string[];
   roles: Array<{ uuid: string; name: string }>;
   subscription_types: string[];
+  /** Members come from the local directory, never from an SSO domain. */
+  is_sso_outsider: boolean;
   created_at: string;
 }
 
+/** An invitation as the users listing shows it. */
 export interface Invite {
   uuid: string;
   email: string;
@@ -54,11 +68,23 @@ export interface Invite {
   raw_role: string;
   raw_roles: string[];
   roles: Array<{ uuid: string; name: string }>;
+  workspace_uuids: string[];
+  subscription_types: string[];
+  created_at: string;
+}
+
+/** An invitation as `GET /v1/admin/users-invite` lists it. */
+export interface PendingInvite {
+  invite_uuid: string;
+  email: string | null;
+  /** Deprecated single role (`A`/`M` code or role UUID); use `roles`. */
+  role: string;
+  roles: string[];
   created_at: string;
 }
 
 interface UserRow { id: string; email: string; first_name: string | null; last_name: string | null; role_ids: string[]; subscription_types: string[]; created_at: string }
-interface InviteRow { id: string; email: string; role_ids: string[]; created_at: string }
+interface InviteRow { id: string; email: string; role_ids: string[]; subscription_types: string[]; workspace_uuids: string[]; created_at: string }
 
 export class OrganizationMembers {
   constructor(
@@ -144,42 +170,51 @@ export class OrganizationMembers {
     this.onKeysChanged();
   }
 
-  async listInvites(): Promise<{ invites: Invite[] }> {
+  /** `GET /v1/admin/users-invite`: the pending invitations, oldest first. */
+  async listInvites(): Promise<PendingInvite[]> {
     const roles = await this.roles.list();
     const rows = (await this.db.query<InviteRow>('select * from tenancy_invites order by seq')).rows;
-    return { invites: rows.map((r) => this.toInvite(r, roles)) };
+    return rows.map((r) => {
+      const raw = this.roles.rawRoles(r.role_ids, roles);
+      return { invite_uuid: r.id, email: r.email, role: raw.includes('A') ? 'A' : 'M', roles: raw, created_at: r.created_at };
+    });
   }
 
   /**
-   * `POST /v1/admin/users-invite`: one invitation per comma-separated email; any invalid address or an
-   * address that already belongs to a member → 422 and nothing is invited. A pending invitation for the
-   * same address is renewed with the new roles.
+   * `POST /v1/admin/users-invite`: one invitation per address (separated by commas or new lines). Malformed
+   * addresses are reported in `invalid_emails` and addresses of members in `already_members`; the others are
+   * invited (a pending invitation for the same address is renewed with the new roles). Bad role fields,
+   * unknown workspaces or no address at all → 422 and nothing is invited.
    */
-  async invite(body: z.output<typeof InviteSchema>): Promise<{ invites: Invite[] }> {
-    const emails = [...new Set(body.email.split(',').map((e) => e.trim().toLowerCase()).filter(Boolean))];
-    const invalid = emails.filter((e) => !Email.safeParse(e).success);
-    if (!emails.length || invalid.length) {
-      throw invalidField(['body', 'email'], `Invalid email address${invalid.length === 1 ? '' : 'es'}: ${invalid.join(', ') || '(none given)'}`, 'value_error', body.email);
-    }
-    const members = (await this.db.query<{ email: string }>('select email from tenancy_users where email = any($1)', [emails])).rows;
-    if (members.length) {
-      throw invalidField(['body', 'email'], `Already members of the organization: ${members.map((m) => m.email).join(', ')}`, 'value_error', body.email);
+  async invite(body: z.output<typeof InviteSchema>) {
+    const given = [...new Set(body.email.split(/[,\n\r]/).map((e) => e.trim()).filter(Boolean))];
+    if (!given.length) throw invalidField(['body', 'email'], 'No email address given', 'value_error', body.email);
+    if (body.subscription_type && body.subscription_types) {
+      throw invalidField(['body'], 'Only one of subscription_type and subscription_types may be given', 'value_error');
     }
     const roleIds = (await this.roles.resolve(body, 'organization')) ?? [builtinRoleId('member')];
-    const ids: string[] = [];
+    const workspaceIds = [...new Set(body.workspace_uuids ?? [])];
+    const { rows: workspaces } = await this.db.query<{ id: string }>('select id from tenancy_workspaces where id = any($1)', [workspaceIds]);
+    (body.workspace_uuids ?? []).forEach((w, i) => {
+      if (!workspaces.some((r) => r.id === w)) throw invalidField(['body', 'workspace_uuids', i], `Workspace ${w} not found`, 'value_error', w);
+    });
+    const invalid_emails = given.filter((e) => !Email.safeParse(e.toLowerCase()).success);
+    const valid = [...new Set(given.filter((e) => !invalid_emails.includes(e)).map((e) => e.toLowerCase()))];
+    const members = (await this.db.query<{ email: string }>('select email from tenancy_users where email = any($1)', [valid])).rows.map((m) => m.email);
+    const already_members = valid.filter((e) => members.includes(e));
+    const invited = valid.filter((e) => !members.includes(e));
+    const seats = body.subscription_types ?? (body.subscription_type ? [body.subscription_type] : []);
     await this.db.transaction(async (tx) => {
-      for (const email of emails) {
-        const { rows } = await tx.query<{ id: string }>(
-          `insert into tenancy_invites (id, organization_id, email, role_ids, created_at) values ($1, $2, $3, $4, $5)
-           on conflict (email) do update set role_ids = excluded.role_ids, created_at = excluded.created_at returning id`,
-          [crypto.randomUUID(), this.organizationId, email, JSON.stringify(roleIds), isoNow()],
+      for (const email of invited) {
+        await tx.query(
+          `insert into tenancy_invites (id, organization_id, email, role_ids, subscription_types, workspace_uuids, created_at) values ($1, $2, $3, $4, $5, $6, $7)
+           on conflict (email) do update set role_ids = excluded.role_ids, subscription_types = excluded.subscription_types,
+             workspace_uuids = excluded.workspace_uuids, created_at = excluded.created_at`,
+          [crypto.randomUUID(), this.organizationId, email, JSON.stringify(roleIds), JSON.stringify(seats), JSON.stringify(workspaceIds), isoNow()],
         );
-        ids.push(rows[0].id);
       }
     });
-    const roles = await this.roles.list();
-    const rows = (await this.db.query<InviteRow>('select * from tenancy_invites where id = any($1) order by seq', [ids])).rows;
-    return { invites: rows.map((r) => this.toInvite(r, roles)) };
+    return { already_members, invalid_emails, invited_members_count: invited.length };
   }
 
   async deleteInvite(id: string): Promise<void> {
@@ -199,7 +234,7 @@ export class OrganizationMembers {
     return {
       uuid: u.id, email: u.email, first_name: u.first_name, last_name: u.last_name, name, oid_id: null,
       raw_role: raw.includes('A') ? 'A' : 'M', raw_roles: raw, roles: named(u.role_ids, roles),
-      subscription_types: u.subscription_types, created_at: u.created_at,
+      subscription_types: u.subscription_types, is_sso_outsider: false, created_at: u.created_at,
     };
   }
 
@@ -207,7 +242,7 @@ export class OrganizationMembers {
     const raw = this.roles.rawRoles(i.role_ids, roles);
     return {
       uuid: i.id, email: i.email, expired: false, raw_role: raw.includes('A') ? 'A' : 'M', raw_roles: raw,
-      roles: named(i.role_ids, roles), created_at: i.created_at,
+      roles: named(i.role_ids, roles), workspace_uuids: i.workspace_uuids, subscription_types: i.subscription_types, created_at: i.created_at,
     };
   }
 }

@@ -12,7 +12,10 @@ import { BUILTIN_ROLES, ORGANIZATION_PERMISSIONS, WORKSPACE_PERMISSIONS, builtin
 export interface Role {
   uuid: string;
   name: string;
-  description: string | null;
+  /** Empty when the role was created without one. */
+  description: string;
+  /** Whether an administrator created the role (`POST /v1/admin/roles`), as opposed to a built-in role. */
+  is_custom_role: boolean;
   scope: RoleScope;
   permissions: string[];
   builtin: boolean;
@@ -144,7 +147,8 @@ function toRole(row: RoleRow): Role {
   return {
     uuid: row.id,
     name: row.name,
-    description: row.description,
+    description: row.description ?? '',
+    is_custom_role: !row.builtin,
     scope: row.scope,
     permissions: row.permissions,
     builtin: row.builtin,

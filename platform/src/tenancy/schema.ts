@@ -105,4 +105,12 @@ export const MIGRATIONS: string[] = [
   );
   create index tenancy_usage_at on tenancy_usage (at);
   `,
+  // 2: when a group was assigned to a workspace; what an invitation grants besides roles
+  `
+  alter table tenancy_group_workspaces add column created_at text;
+  update tenancy_group_workspaces set created_at = to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
+  alter table tenancy_group_workspaces alter column created_at set not null;
+  alter table tenancy_invites add column subscription_types jsonb not null default '[]';
+  alter table tenancy_invites add column workspace_uuids jsonb not null default '[]';
+  `,
 ];

@@ -71,19 +71,38 @@ export async function costBetween(db: Db, start: string, end: string): Promise<n
   return Number(rows[0]?.cost ?? 0);
 }
 
-/** Report categories, as the admin usage report names them. */
-const CATEGORIES = ['completion', 'audio', 'ocr', 'chat', 'connectors', 'libraries_api', 'fine_tuning', 'vibe_usage'] as const;
+/** Blocks of the report computed from the ledger (each `{models, total_cost}`). */
+const CATEGORIES = ['completion', 'audio', 'audio_characters', 'ocr', 'chat', 'connectors'] as const;
 type Category = (typeof CATEGORIES)[number];
 
-const categoryOf = (endpoint: string): Category => (endpoint.startsWith('audio') ? 'audio' : endpoint === 'ocr' ? 'ocr' : 'completion');
+/** Speech is billed by characters (`audio_characters`), transcription by seconds (`audio`), OCR by pages, the rest by tokens. */
+const categoryOf = (endpoint: string): Category =>
+  endpoint === 'audio.speech' ? 'audio_characters' : endpoint.startsWith('audio') ? 'audio' : endpoint === 'ocr' ? 'ocr' : 'completion';
+
+/** The product whose blocks the report names `<product>_code` and `<product>_usage`. */
+const PRODUCT = 'vibe';
 
 interface ModelUsage { requests: number; input_tokens: number; output_tokens: number; unit: UsageUnit | 'tokens'; quantity: number; cost: number }
+interface Block { models: Record<string, ModelUsage>; total_cost: number }
+const emptyBlock = (): Block => ({ models: {}, total_cost: 0 });
+
+/** The report's `prices`: the local price table, one item per billing metric. */
+const PRICE_LIST = [
+  { event_type: 'api_tokens', billing_metric: 'input_tokens', billing_group: 'tokens', price: PRICES.promptToken },
+  { event_type: 'api_tokens', billing_metric: 'output_tokens', billing_group: 'tokens', price: PRICES.completionToken },
+  { event_type: 'api_audio_characters', billing_metric: 'audio_characters', billing_group: 'audio_characters', price: PRICES.characters },
+  { event_type: 'api_audio_seconds', billing_metric: 'audio_seconds', billing_group: 'audio', price: PRICES.seconds },
+  { event_type: 'api_pages', billing_metric: 'pages', billing_group: 'ocr', price: PRICES.pages },
+].map((p) => ({ ...p, api_zone: 'global', service_tier: 'standard' }));
 
 /**
- * `GET /v1/admin/usage`: cost and consumption of one month, per category and model, computed from the
- * ledger (optionally for one workspace).
+ * `GET /v1/admin/usage`: cost and consumption of one month, per block and model, computed from the ledger
+ * (optionally for one workspace). The blocks the platform records nothing for (connectors, chat, libraries,
+ * fine-tuning, the `vibe_code` product) are present and empty; `vibe_usage` is the legacy integer, always 0.
+ * `previous_month` / `next_month` are the starts of the neighbouring months (`next_month` null while it has
+ * not begun).
  */
-export async function usageReport(db: Db, query: { year: number; month: number; workspaceId?: string }) {
+export async function usageReport(db: Db, query: { year: number; month: number; workspaceId?: string; now?: Date }) {
   const { start, end } = monthPeriod(query.year, query.month);
   const params: unknown[] = [start, end];
   let where = 'at >= $1 and at < $2';
@@ -95,7 +114,7 @@ export async function usageReport(db: Db, query: { year: number; month: number; 
     `select endpoint, model, unit, count(*)::int as requests, sum(prompt_tokens)::int as prompt, sum(completion_tokens)::int as completion,
             sum(quantity) as quantity, sum(cost) as cost
      from tenancy_usage where ${where} group by endpoint, model, unit order by endpoint, model`, params);
-  const report = Object.fromEntries(CATEGORIES.map((c) => [c, { models: {} as Record<string, ModelUsage>, total_cost: 0 }])) as Record<Category, { models: Record<string, ModelUsage>; total_cost: number }>;
+  const report = Object.fromEntries(CATEGORIES.map((c) => [c, emptyBlock()])) as Record<Category, Block>;
   for (const r of rows) {
     const cat = report[categoryOf(r.endpoint)];
     const m = (cat.models[r.model] ??= { requests: 0, input_tokens: 0, output_tokens: 0, unit: r.unit ?? 'tokens', quantity: 0, cost: 0 });
@@ -107,14 +126,23 @@ export async function usageReport(db: Db, query: { year: number; month: number; 
     cat.total_cost += Number(r.cost);
   }
   const total = CATEGORIES.reduce((sum, c) => sum + report[c].total_cost, 0);
+  const now = query.now ?? new Date();
+  const previous = monthPeriod(query.year, query.month - 1).start;
   return {
+    ...report,
+    fine_tuning: { storage: {} as Record<string, number>, training: {} as Record<string, unknown> },
+    libraries_api: { audio_seconds: emptyBlock(), pages: emptyBlock(), tokens: emptyBlock() },
+    [`${PRODUCT}_code`]: { audio: emptyBlock(), audio_characters: emptyBlock(), completion: emptyBlock(), connectors: emptyBlock(), ocr: emptyBlock() },
+    [`${PRODUCT}_usage`]: 0,
+    currency: CURRENCY.code,
+    currency_symbol: CURRENCY.symbol,
+    prices: PRICE_LIST,
     date: start,
     start_date: start,
     end_date: end,
-    currency: CURRENCY.code,
-    currency_symbol: CURRENCY.symbol,
+    previous_month: previous,
+    next_month: Date.parse(end) <= now.getTime() ? end : null,
     workspace_id: query.workspaceId ?? null,
     total_cost: total,
-    ...report,
   };
 }
