@@ -129,7 +129,8 @@ export function createPlatform(options: PlatformOptions): Platform {
   const speech = new SpeechCatalog(options.speechEngines ?? [createEspeakSpeechEngine()]);
   const transcription = new TranscriptionCatalog(options.transcriptionEngines ?? [createPocketsphinxEngine()]);
   const ocr = new OcrCatalog(options.ocrEngines ?? [createLocalOcrEngine()]);
-  const secrets = new ClientSecretStore();
+  const database = openDb({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
+  const secrets = new ClientSecretStore(database);
   const realtime = realtimeTranscriptionEndpoint({
     keys: apiKeys(options),
     secrets,
@@ -141,7 +142,7 @@ export function createPlatform(options: PlatformOptions): Platform {
     },
     report,
   });
-  const opened = openDb({ dataDir: options.dataDir, databaseUrl: options.databaseUrl }).then(async (db) => {
+  const opened = database.then(async (db) => {
     // Processes starting together on one server seed the directory one at a time.
     const directory = await db.exclusive('directory', () => createDirectory(db, { apiKey: options.apiKey, adminKey: options.adminKey, members: options.members }));
     const ctx: PlatformContext = {
