@@ -6,7 +6,7 @@
  *   {@link MIN_TTL_SECONDS} and {@link MAX_TTL_SECONDS}, default {@link DEFAULT_TTL_SECONDS}.
  * - `model` must be a realtime transcription model (`capabilities.audio_transcription_realtime`), by id or alias;
  *   anything else → 400 `invalid_model`. The secret is scoped to that model (its card: aliases of it are the
- *   same model) and reusable until it expires; see realtime/client-secrets.ts (kept in memory).
+ *   same model) and reusable until it expires; see realtime/client-secrets.ts (kept in the database).
  * - 201 `{object: "client.session", purpose: "realtime", expires_at, client_secret: {value: "rt_…", expires_at}}`.
  */
 import { Hono } from 'hono';
@@ -40,7 +40,7 @@ export function clientSessionRoutes(ctx: PlatformContext, secrets: ClientSecretS
     if (!resolved?.card.capabilities.audio_transcription_realtime) {
       throw invalidModel(body.model, REALTIME_MODEL_EXPECTATION);
     }
-    const grant = secrets.mint(resolved.card.id, body.ttl_seconds ?? DEFAULT_TTL_SECONDS);
+    const grant = await secrets.mint(resolved.card.id, body.ttl_seconds ?? DEFAULT_TTL_SECONDS);
     const expires_at = isoAt(grant.expiresAt);
     return c.json({ object: 'client.session', purpose: 'realtime', expires_at, client_secret: { value: grant.value, expires_at } } satisfies ClientSessionResponse, 201);
   });

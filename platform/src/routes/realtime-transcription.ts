@@ -64,13 +64,13 @@ export function realtimeTranscriptionEndpoint(options: RealtimeTranscriptionEndp
   const sockets = new Set<WebSocket>();
 
   /** Who is calling: `{}` for an API key, the secret's model for a client secret, undefined when refused. */
-  function authenticate(request: IncomingMessage): { secretModel?: string } | undefined {
+  async function authenticate(request: IncomingMessage): Promise<{ secretModel?: string } | undefined> {
     const bearer = request.headers.authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
     const headerKey = request.headers['x-api-key'];
     const key = bearer ?? (typeof headerKey === 'string' ? headerKey : undefined);
     if (key && keys.has(key)) return {};
     const secret = protocolsOf(request).find((p) => p.startsWith('rt_'));
-    const grant = secret ? secrets.verify(secret) : undefined;
+    const grant = secret ? await secrets.verify(secret) : undefined;
     return grant ? { secretModel: grant.model } : undefined;
   }
 
@@ -82,12 +82,7 @@ export function realtimeTranscriptionEndpoint(options: RealtimeTranscriptionEndp
   const handleUpgrade: UpgradeHandler = (request, socket, head) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== REALTIME_TRANSCRIPTION_PATH) return false;
-    const caller = authenticate(request);
-    if (!caller) {
-      refuse(socket);
-      return true;
-    }
-    wss.handleUpgrade(request, socket, head, (ws) => {
+    const accept = (caller: { secretModel?: string }) => wss.handleUpgrade(request, socket, head, (ws) => {
       sockets.add(ws);
       ws.once('close', () => sockets.delete(ws));
       const model = url.searchParams.get('model') ?? '';
@@ -103,6 +98,14 @@ export function realtimeTranscriptionEndpoint(options: RealtimeTranscriptionEndp
       const session = new RealtimeTranscriptionSession(ws, resolved.engine, model, limits, report);
       sessions.add(session);
       ws.once('close', () => sessions.delete(session));
+    });
+    // Client secrets are in the database: the path is claimed now, the socket answered once the secret is checked.
+    void authenticate(request).then((caller) => {
+      if (!caller) return refuse(socket);
+      accept(caller);
+    }, (err) => {
+      report(err);
+      socket.destroy();
     });
     return true;
   };

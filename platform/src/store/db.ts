@@ -10,6 +10,7 @@ import { MIGRATIONS as VOICES } from '../voices/schema.js';
 import { MIGRATIONS as BATCH } from '../batch/schema.js';
 import { MIGRATIONS as FINE_TUNING } from '../fine-tuning/schema.js';
 import { MIGRATIONS as LIBRARIES } from '../libraries/schema.js';
+import { MIGRATIONS as REALTIME } from '../realtime/schema.js';
 import { MIGRATIONS as OBSERVABILITY } from '../observability/schema.js';
 
 /**
@@ -141,7 +142,7 @@ function wrapPglite(pglite: PGlite): Db {
  * separately, so areas can grow independently. `core` is the original schema (its versions stay in
  * `parley_schema`, as in databases made before areas existed).
  */
-const AREAS: Record<string, string[]> = { tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES, files: FILES, voices: VOICES, batch: BATCH, 'fine-tuning': FINE_TUNING, libraries: LIBRARIES, observability: OBSERVABILITY };
+const AREAS: Record<string, string[]> = { tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES, files: FILES, voices: VOICES, batch: BATCH, 'fine-tuning': FINE_TUNING, libraries: LIBRARIES, observability: OBSERVABILITY, realtime: REALTIME };
 
 async function migrate(db: Db): Promise<void> {
   await db.exec(`create table if not exists parley_schema (version integer not null);
