@@ -33,6 +33,7 @@ import { DEFAULT_MAX_OCR_BYTES } from './engines/ocr/document-input.js';
 import { ocrRoutes } from './routes/ocr.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { datasetRoutes } from './routes/datasets.js';
+import { observabilityRoutes } from './observability/routes.js';
 import { registryRoutes } from './routes/registries.js';
 import { adminRoutes } from './routes/admin.js';
 import { identityRoutes } from './routes/identity.js';
@@ -239,6 +240,7 @@ function buildApp(
   app.route('/', ocrRoutes(ctx));
   app.route('/', connectorRoutes(ctx));
   app.route('/', datasetRoutes(ctx));
+  app.route('/', observabilityRoutes(ctx));
   app.route('/', registryRoutes(ctx));
   app.route('/', adminRoutes(ctx));
   app.route('/', identityRoutes(ctx));

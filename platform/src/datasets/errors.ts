@@ -16,7 +16,10 @@ export type ObservabilityErrorCode =
   | 'JUDGE_NOT_FOUND'
   | 'JUDGE_NAME_ALREADY_EXISTS'
   | 'JUDGE_CONVERSATION_FORMAT_ERROR'
-  | 'JUDGE_MISTRAL_API_ERROR';
+  | 'JUDGE_MISTRAL_API_ERROR'
+  | 'FIELDS_NOT_FOUND'
+  | 'CAMPAIGN_NOT_FOUND'
+  | 'CAMPAIGN_NO_MATCHING_EVENTS';
 
 export interface ObservabilityErrorBody { detail: { message: string; error_code: ObservabilityErrorCode | null } }
 

@@ -8,12 +8,36 @@
  * opens again) is run again by {@link DatasetImports.resume}; since records are only written on
  * completion, running it again never duplicates them.
  *
+ * An explorer import copies completion events (request and response messages as one `messages` payload,
+ * source EXPLORER); a campaign import copies the events the campaign selected, in selection order.
+ *
  * A file import reads a `data:` URL, or a file of the files API as its creator sees it (the task's
  * workspace and creator: a private file of the creator is readable, another user's is not).
  */
 import type { ConversationStore } from '../store/conversations.js';
 import type { DatasetImportTask, DatasetStore, ImportRequest, NewRecord } from './store.js';
 import { decodeDataUrl, parseJsonlRecords } from './jsonl.js';
+import type { CompletionEvent } from '../observability/events.js';
+
+/** The completion events an explorer or campaign import copies: found in the task's workspace. */
+export interface CompletionEventSource {
+  /** The events among `ids` the workspace has, in the order of `ids` (unknown ids left out). */
+  events(workspaceId: string, ids: readonly string[]): Promise<CompletionEvent[]>;
+  /** The ids of the events a campaign of the workspace selected, or null when there is no such campaign. */
+  campaignEventIds(workspaceId: string, campaignId: string): Promise<string[] | null>;
+}
+
+/** A completion event as a dataset record: its request and response messages as one conversation. */
+function eventRecord(event: CompletionEvent, properties: Record<string, unknown> = {}): NewRecord {
+  return {
+    payload: { messages: [...event.request_messages, ...event.response_messages] },
+    properties: {
+      completion_event_id: event.event_id, correlation_id: event.correlation_id, model: event.extra_fields.model ?? null,
+      ...(event.extra_fields.agent_id ? { agent_id: event.extra_fields.agent_id } : {}), ...properties,
+    },
+    source: 'EXPLORER',
+  };
+}
 
 /** `1 record`, `2 records`. */
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
@@ -35,6 +59,7 @@ export class DatasetImports {
     private readonly store: DatasetStore,
     private readonly conversations: ConversationStore,
     private readonly readFile: StoredFileReader,
+    private readonly completions: CompletionEventSource,
   ) {}
 
   /** Writes a RUNNING task for the import and queues it; answers the task as written. */
@@ -113,7 +138,28 @@ export class DatasetImports {
         }
         return { records, message: `Imported ${plural(records.length, 'record')} from the file` };
       }
+      case 'explorer': {
+        const events = await this.eventsOf(task.workspaceId, request.completion_event_ids);
+        return { records: events.map((e) => eventRecord(e)), message: `Imported ${plural(events.length, 'record')} from ${plural(events.length, 'completion event')}` };
+      }
+      case 'campaign': {
+        const ids = await this.completions.campaignEventIds(task.workspaceId, request.campaign_id);
+        if (!ids) throw new ImportFailure(`Campaign '${request.campaign_id}' not found (it was deleted after the import was accepted)`);
+        const events = await this.eventsOf(task.workspaceId, ids);
+        const records = events.map((e) => eventRecord(e, { campaign_id: request.campaign_id }));
+        return { records, message: `Imported ${plural(records.length, 'record')} from the ${plural(records.length, 'completion event')} of campaign '${request.campaign_id}'` };
+      }
     }
+  }
+
+  /** The events of `ids`, all of them or a failure naming the first one missing. */
+  private async eventsOf(workspaceId: string, ids: readonly string[]): Promise<CompletionEvent[]> {
+    const found = await this.completions.events(workspaceId, ids);
+    if (found.length !== ids.length) {
+      const have = new Set(found.map((e) => e.event_id));
+      throw new ImportFailure(`Completion event '${ids.find((id) => !have.has(id))}' not found`);
+    }
+    return found;
   }
 
   /** The JSONL text of a from-file import: a `data:` URL's content or a stored file's bytes as UTF-8. */

@@ -55,7 +55,9 @@ export interface DatasetImportTask {
 export type ImportRequest =
   | { kind: 'playground'; conversation_ids: string[] }
   | { kind: 'dataset'; dataset_record_ids: string[] }
-  | { kind: 'file'; file_id: string };
+  | { kind: 'file'; file_id: string }
+  | { kind: 'explorer'; completion_event_ids: string[] }
+  | { kind: 'campaign'; campaign_id: string };
 
 /** A record to insert (its id and times are made by the store). */
 export interface NewRecord { payload: Record<string, unknown>; properties: Record<string, unknown>; source: RecordSource }

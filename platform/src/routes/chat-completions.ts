@@ -23,6 +23,7 @@ import type { ChatEngine } from '../engines/chat/types.js';
 import { invalidField, invalidModel, notFound } from '../errors.js';
 import { isoNow } from '../ids.js';
 import { readJson } from '../validation.js';
+import { CompletionRecorder, type CompletionRequest } from '../observability/recorder.js';
 
 /** The platform's safety prompt, put before the system messages when `safe_prompt` is true. */
 const SAFE_PROMPT =
@@ -34,14 +35,17 @@ type Endpoint = 'chat.completions' | 'fim.completions' | 'agents.completions';
 /** The completion routes: chat and agent completions on `ctx.chat`, FIM on `ctx.fim`. */
 export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
+  const events = new CompletionRecorder(ctx.db);
 
   /** Answers a job as JSON or as a stream; the engines stop when the caller goes away. */
-  const answer = async (c: Context, job: Omit<CompletionJob, 'choices'>, stream: boolean, choices: (signal: AbortSignal) => CompletionJob['choices']) => {
+  const answer = async (c: Context, job: Omit<CompletionJob, 'choices'>, stream: boolean, choices: (signal: AbortSignal) => CompletionJob['choices'], request: CompletionRequest) => {
     const abort = new AbortController();
     c.req.raw.signal.addEventListener('abort', () => abort.abort(), { once: true });
     const full = { ...job, choices: choices(abort.signal) };
-    if (stream) return completeStream(full, abort);
-    return c.json(await completeJson(full, abort.signal));
+    if (stream) return events.stream(c, request, job.model, completeStream(full, abort));
+    const body = await completeJson(full, abort.signal);
+    await events.completion(c, request, job.model, body);
+    return c.json(body);
   };
 
   const usageRecorder = (c: Context, endpoint: Endpoint, model: string) => {
@@ -105,7 +109,7 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
       args: {},
       agent: null,
     });
-    return answer(c, { model: body.model, prefix: job.prefix, recordUsage: usageRecorder(c, 'chat.completions', resolved.card.id) }, body.stream === true, job.choices);
+    return answer(c, { model: body.model, prefix: job.prefix, recordUsage: usageRecorder(c, 'chat.completions', resolved.card.id) }, body.stream === true, job.choices, body);
   });
 
   app.post('/v1/agents/completions', async (c) => {
@@ -121,7 +125,7 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
       args: agent.completion_args ?? {},
       agent: { id: agent.id, name: agent.name },
     });
-    return answer(c, { model: agent.model, prefix: job.prefix, recordUsage: usageRecorder(c, 'agents.completions', resolved.card.id) }, body.stream === true, job.choices);
+    return answer(c, { model: agent.model, prefix: job.prefix, recordUsage: usageRecorder(c, 'agents.completions', resolved.card.id) }, body.stream === true, job.choices, body);
   });
 
   app.post('/v1/fim/completions', async (c) => {
@@ -137,7 +141,7 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     }
     const request = { prompt: body.prompt, suffix: body.suffix ?? '', stop: body.stop, maxTokens: body.max_tokens };
     return answer(c, { model: body.model, prefix: '', recordUsage: usageRecorder(c, 'fim.completions', resolved.card.id) }, body.stream === true,
-      (signal) => [() => runInfill({ ...request, signal })]);
+      (signal) => [() => runInfill({ ...request, signal })], body);
   });
 
   return app;

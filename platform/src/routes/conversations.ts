@@ -17,6 +17,7 @@ import type { ConversationState, StoredConversation } from '../store/conversatio
 import { callerOf } from '../caller.js';
 import { runTurn, type Speaker, type TurnResult } from '../turns.js';
 import { readJson, validate } from '../validation.js';
+import { CompletionRecorder } from '../observability/recorder.js';
 
 const ListQuery = z.object({
   page: queryInt(0, 0),
@@ -28,6 +29,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
   /** Conversations with a turn in progress: a second turn at once is refused, not interleaved. */
   const busy = new Set<string>();
+  const events = new CompletionRecorder(ctx.db);
 
   app.post('/v1/conversations', async (c) => {
     const body = await readJson(c, StartConversationSchema, ctx.limits.maxJsonBytes);
@@ -239,7 +241,8 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     };
 
     const caller = callerOf(c);
-    const recordUsage = (result: TurnResult) => {
+    const recordUsage = async (result: TurnResult) => {
+      await events.turn({ caller, conversationId: id, speaker: plan.speaker, history: plan.history, outputs: result.outputs, usage: result.usage, stream: plan.stream, error: result.error });
       const model = plan.speaker.kind === 'agent' ? plan.speaker.agent.model : plan.speaker.model;
       return ctx.usage.record({
         userId: caller.userId, workspaceId: caller.workspaceId, model: ctx.chat.resolve(model)?.card.id ?? model, endpoint: 'conversations',

@@ -26,8 +26,9 @@
  * Errors use the observability shape `{detail:{message, error_code}}` (see ../datasets/errors.ts): 422
  * `VALIDATION_ERROR` for bad bodies, queries and malformed UUIDs in paths; 404 `DATASET_NOT_FOUND`,
  * `DATASET_RECORD_NOT_FOUND`, `DATASET_TASK_NOT_FOUND`, `JUDGE_NOT_FOUND` for ids the caller's workspace
- * does not have (also the conversations of from-playground, checked before the task is accepted, and
- * every explorer event / campaign id: the local platform records neither); 409 for a judge name taken.
+ * does not have (also the conversations of from-playground, the completion events of from-explorer
+ * (code null) and the campaign of from-campaign (`CAMPAIGN_NOT_FOUND`), all checked before the task is
+ * accepted); 409 for a judge name taken. Completion events and campaigns: ../observability/routes.ts.
  *
  * Imports run in the background (../datasets/imports.ts). `file_id` of from-file is the id of a JSONL file of
  * the files API that the caller can see (any purpose; unknown → 404), or a `data:` URL holding JSONL (what
@@ -46,6 +47,8 @@ import { ObservabilityHttpError, invalid, missing, observabilityErrorResponse } 
 import { PageQuerySchema, paginated } from '../datasets/pagination.js';
 import { decodeDataUrl, recordsToDataUrl } from '../datasets/jsonl.js';
 import { getFile, readFileBytes } from '../files/store.js';
+import { CompletionEventStore } from '../observability/events.js';
+import { CampaignStore } from '../observability/campaigns.js';
 import {
   JudgeDefinitionSchema, JudgedMessageSchema, judgeConversation, type JudgeDefinition, type JudgedMessage, type JudgeVerdict,
 } from '../datasets/judging.js';
@@ -88,7 +91,12 @@ export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   app.onError(observabilityErrorResponse);
   const datasets = new DatasetStore(ctx.db);
   const judges = new JudgeStore(ctx.db);
-  const imports = new DatasetImports(datasets, ctx.conversations, async (workspaceId, userId, fileId) => (await readFileBytes(ctx.db, workspaceId, fileId, userId))?.bytes);
+  const completionEvents = new CompletionEventStore(ctx.db);
+  const campaigns = new CampaignStore(ctx.db);
+  const imports = new DatasetImports(datasets, ctx.conversations, async (workspaceId, userId, fileId) => (await readFileBytes(ctx.db, workspaceId, fileId, userId))?.bytes, {
+    events: (workspaceId, ids) => completionEvents.getMany(workspaceId, ids),
+    campaignEventIds: async (workspaceId, campaignId) => ((await campaigns.get(workspaceId, campaignId)) ? (await campaigns.eventIds(campaignId)).results : null),
+  });
   imports.resume();
   const body = <S extends z.ZodType>(c: Context, schema: S) => readJson(c, schema, ctx.limits.maxJsonBytes);
 
@@ -216,15 +224,19 @@ export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   });
 
   app.post('/v1/observability/datasets/:dataset_id/imports/from-explorer', async (c) => {
-    await datasetOf(c);
+    const { id } = await datasetOf(c);
     const { completion_event_ids } = await body(c, FromExplorerSchema);
-    throw missing(null, `Completion event '${completion_event_ids[0]}' not found: the local platform records no explorer events (import from conversations with from-playground instead)`);
+    const found = new Set((await completionEvents.getMany(callerOf(c).workspaceId, completion_event_ids)).map((e) => e.event_id));
+    const unknown = completion_event_ids.find((eventId) => !found.has(eventId));
+    if (unknown) throw missing(null, `Completion event '${unknown.slice(0, 80)}' not found (POST /v1/observability/chat-completion-events/search lists them)`);
+    return startImport(c, id, { kind: 'explorer', completion_event_ids });
   });
 
   app.post('/v1/observability/datasets/:dataset_id/imports/from-campaign', async (c) => {
-    await datasetOf(c);
+    const { id } = await datasetOf(c);
     const { campaign_id } = await body(c, FromCampaignSchema);
-    throw missing(null, `Campaign '${campaign_id}' not found: the local platform has no annotation campaigns`);
+    if (!(await campaigns.get(callerOf(c).workspaceId, campaign_id))) throw missing('CAMPAIGN_NOT_FOUND', `Campaign '${campaign_id}' not found`);
+    return startImport(c, id, { kind: 'campaign', campaign_id });
   });
 
   app.get('/v1/observability/datasets/:dataset_id/tasks', async (c) => {

@@ -307,10 +307,10 @@ describe('imports', () => {
     expectObservabilityError(await call(platform, `${DS}/${ds.id}/imports/from-file`, { body: {} }), 422, 'VALIDATION_ERROR');
   });
 
-  it('from-explorer and from-campaign answer 404 saying why the ids cannot be known', async () => {
+  it('from-explorer and from-campaign answer 404 for ids the workspace does not have', async () => {
     const ds = await createDataset(platform);
-    expectObservabilityError(await call(platform, `${DS}/${ds.id}/imports/from-explorer`, { body: { completion_event_ids: ['evt-1'] } }), 404, null, /Completion event 'evt-1' not found: the local platform records no explorer events/);
-    expectObservabilityError(await call(platform, `${DS}/${ds.id}/imports/from-campaign`, { body: { campaign_id: UNKNOWN } }), 404, null, /no annotation campaigns/);
+    expectObservabilityError(await call(platform, `${DS}/${ds.id}/imports/from-explorer`, { body: { completion_event_ids: ['evt-1'] } }), 404, null, /Completion event 'evt-1' not found/);
+    expectObservabilityError(await call(platform, `${DS}/${ds.id}/imports/from-campaign`, { body: { campaign_id: UNKNOWN } }), 404, 'CAMPAIGN_NOT_FOUND', /Campaign '.*' not found/);
     expectObservabilityError(await call(platform, `${DS}/${ds.id}/imports/from-explorer`, { body: { completion_event_ids: [] } }), 422, 'VALIDATION_ERROR');
     expectObservabilityError(await call(platform, `${DS}/${ds.id}/imports/from-campaign`, { body: { campaign_id: 'nope' } }), 422, 'VALIDATION_ERROR', /body\.campaign_id/);
     expectObservabilityError(await call(platform, `${DS}/${UNKNOWN}/imports/from-campaign`, { body: { campaign_id: UNKNOWN } }), 404, 'DATASET_NOT_FOUND');
