@@ -22,6 +22,8 @@ export const CreateGroupSchema = z.object({
   organization_role: z.string().min(1).nullish(),
   /** Existing groups to nest the new group inside. */
   parent_group_ids: GroupIds.nullish(),
+  /** Recorded and shown; the local platform has no external directory that would manage it. */
+  externally_managed: z.boolean().nullish(),
 });
 
 export const UpdateGroupSchema = z.object({
@@ -32,6 +34,7 @@ export const UpdateGroupSchema = z.object({
   organization_role: z.string().min(1).nullable().optional(),
   /** Replaces the groups this group is directly nested inside (`[]`: none; omitted or null: unchanged). */
   parent_group_ids: GroupIds.nullish(),
+  externally_managed: z.boolean().nullish(),
 });
 
 export const UserUuidsSchema = z.object({ user_uuids: z.array(z.string().min(1)).min(1) });
@@ -80,7 +83,10 @@ export interface GroupWorkspace {
   raw_roles: string[];
 }
 
-interface GroupRow { id: string; name: string; description: string | null; target_type: 'W' | 'O'; organization_role_id: string | null; created_at: string; updated_at: string }
+interface GroupRow {
+  id: string; name: string; description: string | null; target_type: 'W' | 'O'; organization_role_id: string | null; externally_managed: boolean;
+  created_at: string; updated_at: string;
+}
 
 export class UserGroups {
   constructor(private readonly db: Db, private readonly roles: RoleCatalog, private readonly organizationId: string) {}
@@ -108,9 +114,9 @@ export class UserGroups {
     const now = isoNow();
     await this.db.transaction(async (tx) => {
       await tx.query(
-        `insert into tenancy_groups (id, organization_id, name, description, target_type, organization_role_id, created_at, updated_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $7)`,
-        [id, this.organizationId, body.name, body.description ?? null, body.target_type ?? 'W', roleId, now],
+        `insert into tenancy_groups (id, organization_id, name, description, target_type, organization_role_id, externally_managed, created_at, updated_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+        [id, this.organizationId, body.name, body.description ?? null, body.target_type ?? 'W', roleId, body.externally_managed ?? false, now],
       );
       for (const parent of new Set(parents)) {
         await tx.query('insert into tenancy_group_children (parent_id, child_id) values ($1, $2)', [parent, id]);
@@ -130,8 +136,9 @@ export class UserGroups {
     }
     await this.db.transaction(async (tx) => {
       await tx.query(
-        `update tenancy_groups set name = $2, description = $3, target_type = $4, organization_role_id = $5, updated_at = $6 where id = $1`,
-        [id, body.name ?? row.name, body.description === undefined ? row.description : body.description, body.target_type ?? row.target_type, roleId, isoNow()],
+        `update tenancy_groups set name = $2, description = $3, target_type = $4, organization_role_id = $5, externally_managed = $6, updated_at = $7 where id = $1`,
+        [id, body.name ?? row.name, body.description === undefined ? row.description : body.description, body.target_type ?? row.target_type, roleId,
+          body.externally_managed ?? row.externally_managed, isoNow()],
       );
       if (parents) {
         await tx.query('delete from tenancy_group_children where child_id = $1', [id]);
@@ -351,7 +358,7 @@ export class UserGroups {
     const { rows } = await this.db.query<{ parent_id: string; child_id: string }>(
       'select parent_id, child_id from tenancy_group_children where parent_id = $1 or child_id = $1', [r.id]);
     return {
-      uuid: r.id, name: r.name, description: r.description, externally_managed: false,
+      uuid: r.id, name: r.name, description: r.description, externally_managed: r.externally_managed,
       organization_role: r.organization_role_id ? (roles.find((x) => x.uuid === r.organization_role_id)?.name ?? r.organization_role_id) : null,
       parent_group_ids: rows.filter((x) => x.child_id === r.id).map((x) => x.parent_id),
       target_type: r.target_type,

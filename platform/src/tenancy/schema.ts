@@ -105,8 +105,9 @@ export const MIGRATIONS: string[] = [
   );
   create index tenancy_usage_at on tenancy_usage (at);
   `,
-  // 2: when a group was assigned to a workspace; what an invitation grants besides roles
+  // 2: when a group was assigned to a workspace; what an invitation grants besides roles; externally managed groups
   `
+  alter table tenancy_groups add column externally_managed boolean not null default false;
   alter table tenancy_group_workspaces add column created_at text;
   update tenancy_group_workspaces set created_at = to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
   alter table tenancy_group_workspaces alter column created_at set not null;

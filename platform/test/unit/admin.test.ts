@@ -300,6 +300,13 @@ describe('user groups', () => {
     expect((await admin(`/v1/admin/user-groups/${mid}`, { method: 'PATCH', body: { parent_group_ids: [] } })).json.parent_group_ids).toEqual([]);
   });
 
+  it('records the other group fields of a create or update body: target_type and externally_managed', async () => {
+    const created = await admin('/v1/admin/user-groups', { body: { name: 'Synced', target_type: 'O', externally_managed: true, organization_role: 'M' } });
+    expect(created.json).toMatchObject({ name: 'Synced', description: null, target_type: 'O', externally_managed: true, organization_role: 'member' });
+    const patched = await admin(`/v1/admin/user-groups/${created.json.uuid}`, { method: 'PATCH', body: { externally_managed: false } });
+    expect(patched.json).toMatchObject({ target_type: 'O', externally_managed: false, organization_role: 'member' });
+  });
+
   it('lists members as {page, page_size, total, members: [{user_uuid, email, name}]}; adds and removes them', async () => {
     const group = await newGroup('Team');
     const mia = (await admin('/v1/admin/users?email=mia@example.com')).json.members[0];
