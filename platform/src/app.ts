@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { PlatformHttpError, genericError, unauthorized } from './errors.js';
+import { PlatformHttpError, badRequest, genericError, unauthorized } from './errors.js';
+import { observabilityErrorResponse } from './datasets/errors.js';
 import { openDb } from './store/db.js';
 import { createConversationStore } from './store/conversations.js';
 import { createAgentStore } from './store/agents.js';
@@ -22,6 +23,7 @@ import { TranscriptionCatalog } from './engines/transcription/catalog.js';
 import type { TranscriptionEngine } from './engines/transcription/types.js';
 import { createPocketsphinxEngine } from './engines/transcription/pocketsphinx.js';
 import { DEFAULT_JSON_LIMIT } from './validation.js';
+import { urlGuard } from './input-guard.js';
 import type { UpgradeHandler } from 'parley-kit/server';
 import { ClientSecretStore } from './realtime/client-secrets.js';
 import { clientSessionRoutes } from './routes/client-sessions.js';
@@ -168,7 +170,7 @@ export function createPlatform(options: PlatformOptions): Platform {
   });
   opened.catch(report);
 
-  return {
+  const platform: Platform = {
     async fetch(request) {
       const { app } = await opened;
       return app.fetch(request);
@@ -188,6 +190,22 @@ export function createPlatform(options: PlatformOptions): Platform {
       await db.close();
     },
   };
+  appsOf.set(platform, opened.then(({ app }) => app));
+  return platform;
+}
+
+const appsOf = new WeakMap<Platform, Promise<Hono<PlatformEnv>>>();
+
+/** The routes a platform answers (`method` upper case, `path` with `:param`s), without middleware and wildcards: for tools and tests that walk every route. */
+export async function platformRoutes(platform: Platform): Promise<Array<{ method: string; path: string }>> {
+  const app = await appsOf.get(platform);
+  if (!app) throw new Error('Not a platform made by createPlatform');
+  const seen = new Map<string, { method: string; path: string }>();
+  for (const { method, path } of app.routes) {
+    if (path.includes('*') || method === 'ALL') continue;
+    seen.set(`${method} ${path}`, { method, path });
+  }
+  return [...seen.values()];
 }
 
 /** The keys accepted on every route. */
@@ -223,6 +241,8 @@ function buildApp(
   };
   app.use('/v1/*', authenticate);
   app.use('/v2/*', authenticate);
+  // Input rules for every route's path and query (bodies are checked by readJson and readMultipart): input-guard.ts.
+  app.use('*', urlGuard);
   // The admin API is documented under `/api/admin` (key in `x-api-key`); it is the same API as `/v1/admin`.
   app.all('/api/admin/*', (c) => {
     const url = new URL(c.req.url);
@@ -262,11 +282,29 @@ function buildApp(
   return app;
 }
 
+/**
+ * The last line of defence behind the input rules (input-guard.ts): failures only a caller's input can cause
+ * (still reported, as a rule that let them through is missing) become 400 instead of 500.
+ */
+function clientCausedFailure(err: unknown): PlatformHttpError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  // PostgreSQL: 22P05 untranslatable character (NUL), 22021 invalid byte sequence, 54001 statement too complex (stack depth).
+  if (code === '22P05' || code === '22021') return badRequest('The request contains a character the platform cannot store');
+  if (code === '54001' || (err instanceof RangeError && /call stack/i.test(err.message))) return badRequest('The request is nested too deeply');
+  return null;
+}
+
 export function errorResponse(err: unknown, c: Context, report: (e: unknown) => void): Response {
+  // The shared guards (input-guard.ts) run before the observability sub-app, which answers in its own shape.
+  if (err instanceof Error && c.req.path.startsWith('/v1/observability/')) {
+    try { return observabilityErrorResponse(err, c); } catch { /* not one it writes */ }
+  }
   if (err instanceof PlatformHttpError) {
     return c.json(err.body, err.status as 400, err.headers);
   }
   report(err);
+  const refused = clientCausedFailure(err);
+  if (refused) return c.json(refused.body, refused.status as 400);
   const body = genericError(500, 'Internal server error', 'server_error', 'internal_error').body;
   return c.json(body, 500);
 }

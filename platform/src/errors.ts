@@ -1,5 +1,54 @@
 import type { GenericErrorBody, ValidationIssue } from 'parley-kit/types';
 
+/** Most characters of a caller's value an error answer repeats. */
+export const ECHO_LIMIT = 200;
+/** Longest error message (messages that quote a caller's value are cut here). */
+const MESSAGE_LIMIT = 1000;
+
+/** A string cut to {@link ECHO_LIMIT} characters (never between the halves of a surrogate pair), marked with `…`. */
+export function truncate(value: string, limit = ECHO_LIMIT): string {
+  if (value.length <= limit) return value;
+  let end = limit;
+  const last = value.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${value.slice(0, end)}…`;
+}
+
+const ECHO_NODES = 200;
+const ECHO_DEPTH = 8;
+
+/**
+ * A caller's value as an error answer may repeat it: unchanged when small, else strings cut to
+ * {@link ECHO_LIMIT} characters and arrays/objects cut to a few levels and items (the cut marked `…`).
+ */
+export function boundedEcho(value: unknown): unknown {
+  let budget = ECHO_NODES;
+  const copy = (v: unknown, depth: number): unknown => {
+    budget -= 1;
+    if (typeof v === 'string') return truncate(v);
+    if (typeof v === 'bigint') return truncate(String(v));
+    if (v === null || typeof v !== 'object') return v;
+    const proto = Object.getPrototypeOf(v);
+    if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) return v; // Date, File…: written by their toJSON
+    if (depth >= ECHO_DEPTH) return '…';
+    if (Array.isArray(v)) {
+      const out: unknown[] = [];
+      for (const item of v) {
+        if (budget <= 0) { out.push('…'); break; }
+        out.push(copy(item, depth + 1));
+      }
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(v)) {
+      if (budget <= 0) { out['…'] = '…'; break; }
+      out[truncate(key)] = copy(item, depth + 1);
+    }
+    return out;
+  };
+  return copy(value, 0);
+}
+
 /**
  * An HTTP answer that is an error, carried as a value until the app's error handler writes it.
  * Bodies are the platform's real shapes: 422 `{detail:[…]}` or `{object:"error", …}`.
@@ -21,7 +70,7 @@ export function genericError(
   code: string | null = null,
   param: string | null = null,
 ): PlatformHttpError {
-  return new PlatformHttpError(status, { object: 'error', message, type, param, code });
+  return new PlatformHttpError(status, { object: 'error', message: truncate(message, MESSAGE_LIMIT), type, param, code });
 }
 
 export const notFound = (message: string) => genericError(404, message, 'invalid_request_error', 'not_found');
@@ -39,9 +88,16 @@ export const engineUnavailable = (message: string) => genericError(503, message,
 export const engineBusy = (message: string) =>
   new PlatformHttpError(503, genericError(503, message, 'server_error', 'engine_busy').body, { 'retry-after': '1' });
 
-/** 422 with a FastAPI-style detail list. */
+/** 422 with a FastAPI-style detail list; echoed inputs and messages are bounded ({@link boundedEcho}). */
 export function validationError(detail: ValidationIssue[]): PlatformHttpError {
-  return new PlatformHttpError(422, { detail });
+  return new PlatformHttpError(422, {
+    detail: detail.map((issue) => {
+      const loc = issue.loc.map((part) => (typeof part === 'string' ? truncate(part) : part));
+      const bounded: ValidationIssue = { ...issue, loc, msg: truncate(issue.msg, MESSAGE_LIMIT) };
+      if ('input' in issue) bounded.input = boundedEcho(issue.input);
+      return bounded;
+    }),
+  });
 }
 
 /** 422 for one field, e.g. `invalidField(['body','from_entry_id'], 'Entry not found in conversation', 'value_error')`. */
@@ -67,7 +123,7 @@ export interface ModelExpectation {
 export function invalidModelMessage(model: string, expected: ModelExpectation = {}): string {
   const why = expected.why ?? (expected.kind ? `It is not ${expected.kind} of this platform` : undefined);
   const listed = expected.capability ? `the models with capabilities.${expected.capability}` : 'the models this platform serves';
-  return `Invalid model: ${model}. ${why ? `${why}; ` : ''}GET /v1/models lists ${listed}`;
+  return `Invalid model: ${truncate(model)}. ${why ? `${why}; ` : ''}GET /v1/models lists ${listed}`;
 }
 
 /** 400 `invalid_model` (code `1500`, as the real service) for a model the route cannot serve: unknown or of another kind. */

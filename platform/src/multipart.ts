@@ -6,6 +6,7 @@
 import type { ValidationIssue } from 'parley-kit/types';
 import { BodyTooLargeError, readCapped } from 'parley-kit/server';
 import { genericError, invalidField } from './errors.js';
+import { checkForm } from './input-guard.js';
 
 /** Room for the non-file fields and part headers on top of the file cap. */
 const FORM_OVERHEAD = 64 * 1024;
@@ -37,7 +38,7 @@ export function checkFilePart(entry: FormDataEntryValue, maxBytes: number, field
   return entry;
 }
 
-/** The form of a multipart request: 415 for another content type, 413 over the cap, 422 when malformed. */
+/** The form of a multipart request: 415 for another content type, 413 over the cap, 422 when malformed or against the input rules (input-guard.ts). */
 export async function readMultipart(request: Request, limits: MultipartLimits): Promise<FormData> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^multipart\/form-data\s*;/i.test(type)) {
@@ -54,9 +55,12 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
     if (err instanceof BodyTooLargeError) throw tooLarge();
     throw err;
   }
+  let form: FormData;
   try {
-    return await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type } }).formData();
+    form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type } }).formData();
   } catch {
     throw invalidField(['body'], 'Malformed multipart/form-data body', 'value_error');
   }
+  checkForm(form);
+  return form;
 }

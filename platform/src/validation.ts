@@ -3,31 +3,37 @@ import type { z } from 'zod';
 import type { ValidationIssue } from 'parley-kit/types';
 import { invalidField, payloadTooLarge, validationError } from './errors.js';
 import { BodyTooLargeError, readCapped } from 'parley-kit/server';
+import { decodeJsonText, jsonTextIssue } from './input-guard.js';
 
 /** Default cap for JSON bodies (conversations with long histories fit easily). */
 export const DEFAULT_JSON_LIMIT = 10 * 1024 * 1024;
 
-/** Reads the request body as text, counting bytes while it streams; over `limit` → 413 before reading the rest. */
-export async function readBodyText(request: Request, limit = DEFAULT_JSON_LIMIT): Promise<string> {
+/** Reads the request body's bytes, counting while they stream; over `limit` → 413 before reading the rest. */
+async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? 'NaN');
   if (Number.isFinite(declared) && declared > limit) throw payloadTooLarge(limit);
   try {
-    return new TextDecoder().decode(await readCapped(request.body, limit));
+    return await readCapped(request.body, limit);
   } catch (err) {
     if (err instanceof BodyTooLargeError) throw payloadTooLarge(limit);
     throw err;
   }
 }
 
-/** Parses a JSON body and validates it; failures become 422 with FastAPI-style `detail`. */
+/**
+ * Parses a JSON body and validates it; failures become 422 with FastAPI-style `detail`. The input rules
+ * (input-guard.ts) run first: UTF-8 and nesting depth before parsing, NUL and unpaired surrogates after.
+ */
 export async function readJson<S extends z.ZodType>(c: Context, schema: S, limit = DEFAULT_JSON_LIMIT): Promise<z.output<S>> {
-  const text = await readBodyText(c.req.raw, limit);
+  const text = decodeJsonText(await readBodyBytes(c.req.raw, limit));
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
+  } catch {
     throw invalidField(['body', 0], 'JSON decode error', 'json_invalid', text.slice(0, 200));
   }
+  const issue = jsonTextIssue(value, ['body']);
+  if (issue) throw validationError([issue]);
   return validate(schema, value, ['body']);
 }
 
