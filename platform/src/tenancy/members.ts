@@ -176,7 +176,7 @@ export class OrganizationMembers {
     const rows = (await this.db.query<InviteRow>('select * from tenancy_invites order by seq')).rows;
     return rows.map((r) => {
       const raw = this.roles.rawRoles(r.role_ids, roles);
-      return { invite_uuid: r.id, email: r.email, role: raw.includes('A') ? 'A' : 'M', roles: raw, created_at: r.created_at };
+      return { invite_uuid: r.id, email: r.email, role: legacyRole(raw), roles: raw, created_at: r.created_at };
     });
   }
 
@@ -233,7 +233,7 @@ export class OrganizationMembers {
     const name = [u.first_name, u.last_name].filter(Boolean).join(' ') || null;
     return {
       uuid: u.id, email: u.email, first_name: u.first_name, last_name: u.last_name, name, oid_id: null,
-      raw_role: raw.includes('A') ? 'A' : 'M', raw_roles: raw, roles: named(u.role_ids, roles),
+      raw_role: legacyRole(raw), raw_roles: raw, roles: named(u.role_ids, roles),
       subscription_types: u.subscription_types, is_sso_outsider: false, created_at: u.created_at,
     };
   }
@@ -241,11 +241,14 @@ export class OrganizationMembers {
   private toInvite(i: InviteRow, roles: Role[]): Invite {
     const raw = this.roles.rawRoles(i.role_ids, roles);
     return {
-      uuid: i.id, email: i.email, expired: false, raw_role: raw.includes('A') ? 'A' : 'M', raw_roles: raw,
+      uuid: i.id, email: i.email, expired: false, raw_role: legacyRole(raw), raw_roles: raw,
       roles: named(i.role_ids, roles), workspace_uuids: i.workspace_uuids, subscription_types: i.subscription_types, created_at: i.created_at,
     };
   }
 }
+
+/** The deprecated single role of `raw_roles`: `A` for an administrator, else `M` for a member, else the first role's UUID. */
+const legacyRole = (raw: string[]): string => (raw.includes('A') ? 'A' : raw.includes('M') ? 'M' : raw[0] ?? 'M');
 
 const named = (ids: string[], roles: Role[]) => ids.map((id) => ({ uuid: id, name: roles.find((r) => r.uuid === id)?.name ?? id }));
 

@@ -161,6 +161,10 @@ describe('invitations', () => {
     expect(Array.isArray(list.json)).toBe(true);
     const listed = list.json.find((i: any) => i.email === 'listed@example.com');
     expect(listed).toEqual({ invite_uuid: expect.stringMatching(UUID), email: 'listed@example.com', role: 'A', roles: ['A'], created_at: expect.stringMatching(ISO_Z) });
+    const billing = (await admin('/v1/admin/roles')).json.organization_roles.find((r: any) => r.name === 'billing_manager');
+    await admin('/v1/admin/users-invite', { body: { email: 'billing@example.com', role_names: ['billing_manager'] } });
+    const billed = (await admin('/v1/admin/users-invite')).json.find((i: any) => i.email === 'billing@example.com');
+    expect(billed).toMatchObject({ role: billing.uuid, roles: [billing.uuid] });
     for (const item of list.json) {
       expect(item).not.toHaveProperty('uuid');
       expect(Array.isArray(item.roles)).toBe(true);
