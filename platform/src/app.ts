@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { PlatformHttpError, badRequest, genericError, unauthorized } from './errors.js';
 import { observabilityErrorResponse } from './datasets/errors.js';
 import { openDb } from './store/db.js';
+import { setLeaseTiming, type LeaseTiming } from './store/leases.js';
 import { createConversationStore } from './store/conversations.js';
 import { createAgentStore } from './store/agents.js';
 import { ChatModelRegistry } from './engines/chat/registry.js';
@@ -68,6 +69,11 @@ export interface PlatformOptions {
    * not used. Several platform processes on one database serve one platform (state, realtime secrets, jobs).
    */
   databaseUrl?: string;
+  /**
+   * Leases of background jobs (batch, dataset imports, library documents, fine-tuning): how long a lease lasts,
+   * how often it is renewed, how often a process on PostgreSQL looks for work (default 30 s, 10 s, 5 s).
+   */
+  jobLeases?: Partial<LeaseTiming>;
   /** Chat engines; default: the local deterministic model, plus an OpenAI-compatible server when `chatUrl` is set. */
   chatEngines?: ChatEngine[];
   /** Delay between streamed tokens of the local chat model (visible streaming in demos; 0 in tests). */
@@ -146,6 +152,7 @@ export function createPlatform(options: PlatformOptions): Platform {
     report,
   });
   const opened = database.then(async (db) => {
+    setLeaseTiming(db, options.jobLeases ?? {});
     // Processes starting together on one server seed the directory one at a time.
     const directory = await db.exclusive('directory', () => createDirectory(db, { apiKey: options.apiKey, adminKey: options.adminKey, members: options.members }));
     const ctx: PlatformContext = {
