@@ -7,23 +7,32 @@
  *
  * Restart: a job found RUNNING resumes at its first request without a result (results are durable per request);
  * one found CANCELLATION_REQUESTED is ended CANCELLED. The runner starts when the routes are built (platform open).
+ *
+ * Several processes on one PostgreSQL database: a job is claimed with a lease (store/leases.ts), so each runs in
+ * one process at a time; a job whose process died is taken over, at its first request without a result, once
+ * its lease runs out. Each runner also looks for such work every few seconds.
  */
 import type { Db } from '../store/db.js';
+import { claimNext, pollForWork, type JobQueue, type Lease } from '../store/leases.js';
 import { genericError } from '../errors.js';
 import { createFile } from '../files/store.js';
 import { lineRequest, type BatchEndpoint, type Dispatch } from './dispatch.js';
 import {
-  errorSummary, finishJob, getStoredJob, markStarted, nextPendingJob, nowSeconds, pendingLines, recordResult, resultsOf,
+  errorSummary, finishJob, getStoredJob, markStarted, nowSeconds, pendingLines, recordResult, resultsOf,
   type BatchResult, type BatchStatus, type StoredBatchJob,
 } from './store.js';
 
 /** Requests read from the database at a time. */
 const PAGE = 100;
 
+/** Jobs with work left, running ones first (they resume), then queued ones, oldest first. */
+const QUEUE: JobQueue = { table: 'batch_jobs', pending: `status in ('RUNNING', 'CANCELLATION_REQUESTED', 'QUEUED')`, order: `(status = 'QUEUED'), seq` };
+
 export class BatchRunner {
   private running: Promise<void> | undefined;
   private again = false;
   private stopping = false;
+  private stopPolling: (() => void) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -37,12 +46,14 @@ export class BatchRunner {
    */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopPolling?.();
     await this.running;
   }
 
   /** Starts working through the pending jobs unless already doing so (then looks again when done). */
   wake(): void {
     if (this.stopping) return;
+    this.stopPolling ??= pollForWork(this.db, () => this.wake());
     if (this.running) {
       this.again = true;
       return;
@@ -60,10 +71,12 @@ export class BatchRunner {
     for (;;) {
       if (this.db.closed || this.stopping) return;
       let job: StoredBatchJob | undefined;
+      let lease: Lease | undefined;
       try {
-        job = await nextPendingJob(this.db);
-        if (!job) return;
-        await this.run(job);
+        lease = await claimNext(this.db, QUEUE);
+        if (!lease) return;
+        job = await getStoredJob(this.db, lease.id);
+        if (job) await this.run(job, lease);
       } catch (err) {
         // The database closed under a job (shutdown): it resumes on the next start.
         if (this.db.closed) return;
@@ -75,11 +88,13 @@ export class BatchRunner {
           this.report(again);
           return;
         }
+      } finally {
+        await lease?.release();
       }
     }
   }
 
-  private async run(job: StoredBatchJob): Promise<void> {
+  private async run(job: StoredBatchJob, lease: Lease): Promise<void> {
     const { id } = job.record;
     if (job.record.status === 'QUEUED' && !(await markStarted(this.db, id))) return;
     const deadline = job.record.created_at + job.timeoutHours * 3600;
@@ -88,7 +103,8 @@ export class BatchRunner {
       const lines = await pendingLines(this.db, id, PAGE);
       if (!lines.length) return this.finish(job, 'SUCCESS');
       for (const line of lines) {
-        if (this.stopping) return;
+        // Stopping: the job stays RUNNING for the next start (or another process). Lease lost: another process has it.
+        if (this.stopping || lease.lost) return;
         const current = await getStoredJob(this.db, id);
         if (!current) return;
         if (current.record.status === 'CANCELLATION_REQUESTED') return this.finish(job, 'CANCELLED');

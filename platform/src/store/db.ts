@@ -11,6 +11,7 @@ import { MIGRATIONS as BATCH } from '../batch/schema.js';
 import { MIGRATIONS as FINE_TUNING } from '../fine-tuning/schema.js';
 import { MIGRATIONS as LIBRARIES } from '../libraries/schema.js';
 import { MIGRATIONS as REALTIME } from '../realtime/schema.js';
+import { MIGRATIONS as LEASES, clearLeases } from './leases.js';
 import { MIGRATIONS as OBSERVABILITY } from '../observability/schema.js';
 
 /**
@@ -117,6 +118,8 @@ export async function openDb(options: string | DbOptions = {}): Promise<Db> {
   try {
     // Two processes starting at once on one server: one migrates, the other waits and then finds nothing to do.
     await db.exclusive('migrate', () => migrate(db));
+    // Only one process opens a PGlite database: a job lease found in it was left by a stopped process.
+    if (db.kind === 'pglite') await clearLeases(db);
   } catch (e) {
     await db.close().catch(() => {});
     throw e;
@@ -142,7 +145,9 @@ function wrapPglite(pglite: PGlite): Db {
  * separately, so areas can grow independently. `core` is the original schema (its versions stay in
  * `parley_schema`, as in databases made before areas existed).
  */
-const AREAS: Record<string, string[]> = { tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES, files: FILES, voices: VOICES, batch: BATCH, 'fine-tuning': FINE_TUNING, libraries: LIBRARIES, observability: OBSERVABILITY, realtime: REALTIME };
+const AREAS: Record<string, string[]> = { tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES, files: FILES, voices: VOICES, batch: BATCH, 'fine-tuning': FINE_TUNING, libraries: LIBRARIES, observability: OBSERVABILITY, realtime: REALTIME,
+  // Last: it adds lease columns to the job tables of the areas above.
+  leases: LEASES };
 
 async function migrate(db: Db): Promise<void> {
   await db.exec(`create table if not exists parley_schema (version integer not null);
