@@ -39,15 +39,15 @@ import { readJson, validate } from '../validation.js';
 import { CreateUsersSchema, InviteSchema, UpdateUserSchema } from '../tenancy/members.js';
 import { CreateRoleSchema } from '../tenancy/role-catalog.js';
 import {
-  AssignWorkspaceSchema, CreateGroupSchema, NestedGroupsSchema, OrganizationRoleSchema, PageQuery, ProvisionWorkspaceSchema,
+  AssignWorkspaceSchema, CreateGroupSchema, NestedGroupsSchema, OrganizationRoleSchema, ProvisionWorkspaceSchema,
   UpdateAssignmentSchema, UpdateGroupSchema, UserUuidsSchema,
 } from '../tenancy/groups.js';
 import { RateLimitSchema, SpendLimitSchema } from '../tenancy/limits.js';
 import { usageReport } from '../tenancy/usage.js';
 
-const UsersQuery = z.object({ page: queryInt(1, 1), page_size: queryInt(100, 1, 1000), email: z.string().optional() });
-const GroupsQuery = z.object({ page: queryInt(1, 1), page_size: queryInt(100, 1, 1000), search: z.string().optional() });
-const PagedQuery = z.object(PageQuery);
+const PagedQuery = z.object({ page: queryInt(1, 1), page_size: queryInt(100, 1, 1000) });
+const UsersQuery = PagedQuery.extend({ email: z.string().optional() });
+const GroupsQuery = PagedQuery.extend({ search: z.string().optional() });
 const UsageQuery = z.object({
   month: z.coerce.number().int().min(1).max(12).optional(),
   year: z.coerce.number().int().min(2000).max(9999).optional(),

@@ -53,7 +53,7 @@ export const AssignWorkspaceSchema = z.object({ workspace_uuid: z.string().min(1
 /** `PATCH …/workspaces/{workspace_uuid}`: the role assignment body (one role field required). */
 export const UpdateAssignmentSchema = z.object(RoleFieldsSchema);
 
-export const PageQuery = { page: z.coerce.number().int().min(1).default(1), page_size: z.coerce.number().int().min(1).max(1000).default(100) };
+/** Which page of a listing (`page` from 1). */
 export type Page = { page: number; page_size: number };
 
 export interface Group {
