@@ -23,7 +23,7 @@ import type { ChoiceEvent } from './choice.js';
 export const INFILL_MODEL_CARD: ModelCard = modelCard({
   id: 'parley-infill',
   created: 1735689600,
-  ownedBy: 'parley',
+  ownedBy: 'mistralai',
   capabilities: { completion_fim: true },
   name: 'Parley local infill',
   description:

@@ -11,6 +11,10 @@ export function modelCard(card: {
   id: string;
   name: string;
   description: string;
+  /**
+   * The provider that owns the model (`owned_by`, what `GET /v1/models?provider=` filters on): `mistralai`
+   * for the local stand-ins of Mistral's models (the spec's base cards), whatever engine serves them.
+   */
   ownedBy: string;
   created: number;
   capabilities: Partial<ModelCapabilities>;

@@ -3,6 +3,13 @@ import type { ModelList } from 'parley-kit/types';
 import type { PlatformContext, PlatformEnv } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 
+/**
+ * `GET /v1/models?model&provider` (every kind of model: chat, FIM, embeddings, speech, transcription, OCR,
+ * classifiers, then fine-tuned models), `GET /v1/models/{id}` (by id or alias), `DELETE /v1/models/{id}`
+ * (fine-tuned models only). Owners (`owned_by`, what `provider` filters on): `mistralai` for the local
+ * stand-ins of Mistral's models, `openai-compatible` for the models of a configured OpenAI-compatible
+ * server, the workspace id for fine-tuned models (platform/README.md lists every card).
+ */
 export function modelRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
 
@@ -11,7 +18,8 @@ export function modelRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     const provider = c.req.query('provider');
     let data = [...ctx.chat.models(), ...ctx.fim.models(), ...ctx.embeddings.models(), ...ctx.speech.models(), ...ctx.transcription.models(), ...ctx.ocr.models(), ...ctx.classifiers.models()];
     if (model) data = data.filter((m) => m.id === model || m.aliases.includes(model));
-    if (provider) data = data.filter((m) => m.owned_by === provider);
+    // `provider` names a card's owner (`owned_by`), in any case; one that owns nothing lists nothing.
+    if (provider) data = data.filter((m) => m.owned_by.toLowerCase() === provider.trim().toLowerCase());
     return c.json({ object: 'list', data } satisfies ModelList);
   });
 

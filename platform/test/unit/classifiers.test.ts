@@ -211,7 +211,7 @@ describe('the moderation model card', () => {
   it('is listed by GET /v1/models, says what it is, and resolves by id and by its real names', async () => {
     const list = await call(platform, '/v1/models');
     const card = list.json.data.find((m: any) => m.id === 'parley-moderation');
-    expect(card).toMatchObject({ object: 'model', type: 'base', owned_by: 'parley' });
+    expect(card).toMatchObject({ object: 'model', type: 'base', owned_by: 'mistralai' });
     expect(card.capabilities).toMatchObject({ moderation: true, classification: true, completion_chat: false });
     expect(card.description).toMatch(/lexicon classifier/i);
     expect(card.description).toMatch(/not a neural model/i);

@@ -72,7 +72,7 @@ describe('realtime model card', () => {
   it('is listed with audio_transcription_realtime only, found by its aliases', async () => {
     const list = (await call(platform, '/v1/models')).json.data;
     const card = list.find((m: any) => m.id === 'parley-pocketsphinx-realtime');
-    expect(card).toMatchObject({ object: 'model', type: 'base', owned_by: 'parley', aliases: [MODEL, 'voxtral-mini-transcribe-realtime-latest'] });
+    expect(card).toMatchObject({ object: 'model', type: 'base', owned_by: 'mistralai', aliases: [MODEL, 'voxtral-mini-transcribe-realtime-latest'] });
     expect(Object.entries(card.capabilities).filter(([, v]) => v).map(([k]) => k)).toEqual(['audio_transcription_realtime']);
     expect((await call(platform, `/v1/models/${MODEL}`)).json.id).toBe('parley-pocketsphinx-realtime');
     const file = list.find((m: any) => m.id === 'parley-pocketsphinx');

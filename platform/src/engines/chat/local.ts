@@ -94,7 +94,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 const LOCAL_MODEL_CARD: ModelCard = modelCard({
   id: LOCAL_CHAT_MODEL_ID,
   created: 1735689600,
-  ownedBy: 'parley',
+  ownedBy: 'mistralai',
   capabilities: { completion_chat: true, function_calling: true },
   name: 'Parley local stand-in',
   description:

@@ -32,7 +32,7 @@ export const PARLEY_MODERATION_CARD: ModelCard = modelCard({
     'payment card with Luhn check, IBAN with mod-97 check, US SSN, street address), squashed to 0..1 by a logistic ' +
     'function and flagged at 0.5. Scores the nine v1 categories; as a classifier each category is a target with labels ' +
     'flagged / not_flagged. Chat input: the last turn is scored, earlier turns add a quarter of their evidence.',
-  ownedBy: 'parley',
+  ownedBy: 'mistralai',
   created: 1_700_000_000,
   capabilities: { moderation: true, classification: true },
   aliases: ['mistral-moderation-latest', 'mistral-moderation-2411', 'mistral-moderation-2603'],

@@ -22,7 +22,7 @@ const MAX_DIMENSION = 4096;
 const CARD: ModelCard = modelCard({
   id: HASHED_EMBEDDING_MODEL_ID,
   created: 1735689600,
-  ownedBy: 'parley',
+  ownedBy: 'mistralai',
   capabilities: {},
   name: 'Parley local embeddings',
   description:

@@ -22,7 +22,7 @@ export const PARLEY_OCR_CARD = modelCard({
   id: 'parley-ocr',
   name: 'Parley OCR (pdfjs + tesseract.js)',
   description: 'Local document OCR standing in for Mistral OCR: PDF text layers read directly, scanned pages and images recognised with tesseract (English). Markdown with headings, paragraphs and lists.',
-  ownedBy: 'parley',
+  ownedBy: 'mistralai',
   created: 1_700_000_000,
   capabilities: { ocr: true },
   aliases: ['mistral-ocr-latest', 'mistral-ocr-2505', 'mistral-ocr-2512'],

@@ -108,7 +108,7 @@ const ESPEAK_CARD = modelCard({
   description:
     'Local text-to-speech with eSpeak NG formant synthesis (GPL-3.0, compiled to JavaScript), running offline in a worker thread. ' +
     'Robotic but fast and intelligible; 24 kHz mono output. Stand-in for Voxtral TTS: same API, not the same voice quality, no voice cloning.',
-  ownedBy: 'parley',
+  ownedBy: 'mistralai',
   created: 1767225600,
   capabilities: { audio_speech: true },
   aliases: ['voxtral-mini-tts-latest', 'voxtral-mini-tts-2603'],

@@ -76,7 +76,7 @@ describe('parley-local model card', () => {
     expect(cards).toHaveLength(1);
     const card = cards[0];
     expect(card).toMatchObject({
-      id: 'parley-local', object: 'model', type: 'base', owned_by: 'parley', max_context_length: 32768,
+      id: 'parley-local', object: 'model', type: 'base', owned_by: 'mistralai', max_context_length: 32768,
       deprecation: null, deprecation_replacement_model: null,
     });
     expect(Number.isInteger(card.created)).toBe(true);
