@@ -79,9 +79,6 @@ type Category = (typeof CATEGORIES)[number];
 const categoryOf = (endpoint: string): Category =>
   endpoint === 'audio.speech' ? 'audio_characters' : endpoint.startsWith('audio') ? 'audio' : endpoint === 'ocr' ? 'ocr' : 'completion';
 
-/** The product whose blocks the report names `<product>_code` and `<product>_usage`. */
-const PRODUCT = 'vibe';
-
 interface ModelUsage { requests: number; input_tokens: number; output_tokens: number; unit: UsageUnit | 'tokens'; quantity: number; cost: number }
 interface Block { models: Record<string, ModelUsage>; total_cost: number }
 const emptyBlock = (): Block => ({ models: {}, total_cost: 0 });
@@ -132,8 +129,9 @@ export async function usageReport(db: Db, query: { year: number; month: number; 
     ...report,
     fine_tuning: { storage: {} as Record<string, number>, training: {} as Record<string, unknown> },
     libraries_api: { audio_seconds: emptyBlock(), pages: emptyBlock(), tokens: emptyBlock() },
-    [`${PRODUCT}_code`]: { audio: emptyBlock(), audio_characters: emptyBlock(), completion: emptyBlock(), connectors: emptyBlock(), ocr: emptyBlock() },
-    [`${PRODUCT}_usage`]: 0,
+    // The seed's `<product>_code` block and `<product>_usage` legacy integer; the product is Vibe.
+    vibe_code: { audio: emptyBlock(), audio_characters: emptyBlock(), completion: emptyBlock(), connectors: emptyBlock(), ocr: emptyBlock() },
+    vibe_usage: 0,
     currency: CURRENCY.code,
     currency_symbol: CURRENCY.symbol,
     prices: PRICE_LIST,
