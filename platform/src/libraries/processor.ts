@@ -4,12 +4,23 @@
  * library's `chunk_size` characters and embedded with the platform's embedding engine; pages, summary, token
  * counts and chunks are stored and the document moves `todo` → `in_progress` → `done` (or `error`, with the
  * reason kept for `text_content`). The queue lives in the database: documents still `todo`/`in_progress`
- * when the platform stopped are picked up again when it starts.
+ * when the platform stopped are picked up again when it starts. Each document is claimed with a lease
+ * (store/leases.ts), so processes sharing a PostgreSQL database process it once, and one whose process died
+ * is taken over when its lease runs out.
  */
 import type { PlatformContext } from '../context.js';
 import { countTokens } from '../engines/text/tokenizer.js';
 import { ExtractionError, documentType, extractPages } from './extract.js';
-import { chunkSizeOf, documentBytes, getDocumentById, markDone, markFailed, markInProgress, unfinishedDocuments } from './store.js';
+import { chunkSizeOf, documentBytes, getDocumentById, markDone, markFailed, markInProgress } from './store.js';
+import { claimNext, pollForWork, type JobQueue, type Lease } from '../store/leases.js';
+
+/** Documents waiting for processing (or interrupted in it), in upload order. */
+const QUEUE: JobQueue = {
+  table: 'library_documents',
+  // Expired documents are left out (their expiry is an ISO text like every timestamp of the platform).
+  pending: `process_status in ('todo', 'in_progress') and (expires_at is null or expires_at > to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))`,
+  order: 'seq',
+};
 
 /** Chunk size in characters when the library sets none. */
 export const DEFAULT_CHUNK_SIZE = 2048;
@@ -50,34 +61,67 @@ export function chunkText(text: string, size: number): string[] {
 
 /** The platform's document processing queue. */
 export class DocumentProcessor {
-  private readonly queue: string[] = [];
   private running: Promise<void> | null = null;
+  private again = false;
+  private polling = false;
 
   constructor(private readonly ctx: PlatformContext) {}
 
-  /** Queues documents left unfinished by an earlier run of the platform. */
+  /** Processes documents left unfinished by an earlier run of the platform (or another process). */
   async resume(): Promise<void> {
-    for (const id of await unfinishedDocuments(this.ctx.db)) this.enqueue(id);
+    this.wake();
   }
 
-  /** Queues a document (already marked `todo`) for processing. */
-  enqueue(documentId: string): void {
-    if (!this.queue.includes(documentId)) this.queue.push(documentId);
-    this.running ??= this.drain().finally(() => { this.running = null; });
+  /** Processes a document (already marked `todo`): the queue is in the database, this only wakes the worker. */
+  enqueue(_documentId: string): void {
+    this.wake();
+  }
+
+  private wake(): void {
+    if (!this.polling) {
+      this.polling = true;
+      pollForWork(this.ctx.db, () => this.wake());
+    }
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      if (this.again && !this.ctx.db.closed) {
+        this.again = false;
+        this.wake();
+      }
+    });
   }
 
   private async drain(): Promise<void> {
-    for (let id = this.queue.shift(); id !== undefined; id = this.queue.shift()) {
+    // A document still pending after its turn (expired before processing) is not taken again in this pass.
+    const done = new Set<string>();
+    for (;;) {
+      if (this.ctx.db.closed) return;
+      let lease: Lease | undefined;
+      try {
+        lease = await claimNext(this.ctx.db, QUEUE);
+      } catch {
+        // The database went away (the platform is closing): the documents stay `todo` or `in_progress` and are
+        // processed when the platform reopens.
+        return;
+      }
+      if (!lease) return;
+      const id = lease.id;
+      if (done.has(id)) return void (await lease.release());
+      done.add(id);
       try {
         await this.process(id);
       } catch (err) {
         try {
           await markFailed(this.ctx.db, id, `Processing failed: ${err instanceof Error ? err.message : String(err)}`);
         } catch {
-          // The database went away under the job (the platform is closing): the document stays `todo` or
-          // `in_progress` in the database and is processed again by resume() when the platform reopens.
           return;
         }
+      } finally {
+        await lease.release();
       }
     }
   }
