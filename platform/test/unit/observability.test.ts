@@ -4,6 +4,7 @@
  * are raw HTTP; dataset tasks and records are also read with the SDK.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { Platform } from '../../src/app.js';
 import { ISO_Z, call, parseSse, startPlatform } from './helpers.js';
 import { sdkFor } from './sdk.js';
@@ -20,6 +21,28 @@ beforeAll(async () => { platform = await startPlatform({ members: [{ apiKey: MEM
 afterAll(async () => { await platform.close(); });
 
 const all = { search_params: { filters: null } };
+
+/** What the newer SDKs require of the answers (ChatCompletionEvent, Campaign with its Judge): field names, types, date-times. */
+const dateTime = z.iso.datetime({ offset: true });
+const record = z.record(z.string(), z.unknown());
+const ExtraField = z.union([z.boolean(), z.number(), z.string(), z.array(z.string()), z.record(z.string(), z.string())]).nullable();
+const PreviewShape = z.object({
+  event_id: z.string(), correlation_id: z.string(), created_at: dateTime, extra_fields: z.record(z.string(), ExtraField),
+  nb_input_tokens: z.int(), nb_output_tokens: z.int(),
+});
+const EventShape = PreviewShape.extend({
+  enabled_tools: z.array(record), request_messages: z.array(record), response_messages: z.array(record), nb_messages: z.int(),
+  chat_transcription_events: z.array(z.object({ audio_url: z.string(), model: z.string(), response_message: record })),
+});
+const CampaignShape = z.object({
+  id: z.string(), created_at: dateTime, updated_at: dateTime, deleted_at: dateTime.nullable(), name: z.string(), owner_id: z.string(),
+  workspace_id: z.string(), description: z.string(), max_nb_events: z.int(), search_params: z.object({ filters: record.nullable() }),
+  judge: z.object({
+    id: z.string(), created_at: dateTime, updated_at: dateTime, deleted_at: dateTime.nullable(), owner_id: z.string(), workspace_id: z.string(),
+    name: z.string(), description: z.string(), model_name: z.string(), output: z.object({ type: z.enum(['CLASSIFICATION', 'REGRESSION']) }),
+    instructions: z.string(), tools: z.array(z.string()),
+  }),
+});
 const byCorrelation = (id: string) => ({ search_params: { filters: { field: 'correlation_id', op: 'eq', value: id } } });
 
 /** The one event whose correlation id is `id` (a completion id or a conversation id), in full. */
@@ -29,6 +52,8 @@ async function eventFor(id: string, key?: string) {
   expect(found.json.completion_events.results).toHaveLength(1);
   const event = await call(platform, `${EVENTS}/${found.json.completion_events.results[0].event_id}`, { key });
   expect(event.status).toBe(200);
+  EventShape.parse(event.json);
+  PreviewShape.parse(found.json.completion_events.results[0]);
   return event.json;
 }
 
@@ -87,6 +112,16 @@ describe('completion events', () => {
     expect(text.length).toBeGreaterThan(0);
     expect(event.nb_output_tokens).toBe(usage.completion_tokens);
     expect(event.extra_fields).toMatchObject({ stream: true, finish_reason: 'stop', model: 'parley-local' });
+  });
+
+  it('records agent completions with the agent and its model', async () => {
+    const agent = await call(platform, '/v1/agents', { body: { model: 'mistral-small-latest', name: 'Greeter', instructions: 'Greet warmly.' } });
+    expect(agent.status).toBe(200);
+    const res = await call(platform, '/v1/agents/completions', { body: { agent_id: agent.json.id, messages: [{ role: 'user', content: 'Hello agent' }] } });
+    expect(res.status).toBe(200);
+    const event = await eventFor(res.json.id);
+    expect(event.extra_fields).toMatchObject({ agent_id: agent.json.id, model: 'mistral-small-latest', endpoint: '/v1/agents/completions' });
+    expect(event.response_messages).toEqual([res.json.choices[0].message]);
   });
 
   it('records FIM completions', async () => {
@@ -170,6 +205,7 @@ describe('campaigns', () => {
     const created = await call(platform, CAMPAIGNS, { body: { search_params, judge_id: judge.id, name: 'Medium tone', description: 'Tone of medium answers', max_nb_events: 2 } });
     expect(created.status, created.text).toBe(201);
     const campaign = created.json;
+    CampaignShape.parse(campaign);
     expect(campaign).toMatchObject({ name: 'Medium tone', description: 'Tone of medium answers', max_nb_events: 2, search_params, deleted_at: null, judge: { id: judge.id, name: 'Campaign tone' } });
     expect(campaign.id).toMatch(UUID);
     expect(campaign.created_at).toMatch(ISO_Z);
