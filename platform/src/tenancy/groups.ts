@@ -6,7 +6,7 @@
  * `items`, members in `members`, each with `page`, `page_size` and `total`.
  */
 import { z } from 'zod';
-import type { Db } from '../store/db.js';
+import type { Db, Queryable } from '../store/db.js';
 import { genericError, invalidField, notFound } from '../errors.js';
 import { isoNow } from '../ids.js';
 import { RoleFieldsSchema, type Role, type RoleCatalog, type RoleFields } from './role-catalog.js';
@@ -109,10 +109,10 @@ export class UserGroups {
   async create(body: z.output<typeof CreateGroupSchema>): Promise<Group> {
     const roleId = body.organization_role ? await this.organizationRole(body.organization_role) : null;
     const parents = body.parent_group_ids ?? [];
-    await this.checkExisting(parents, ['body', 'parent_group_ids']);
     const id = crypto.randomUUID();
     const now = isoNow();
     await this.db.transaction(async (tx) => {
+      await this.checkExisting(tx, parents, ['body', 'parent_group_ids']);
       await tx.query(
         `insert into tenancy_groups (id, organization_id, name, description, target_type, organization_role_id, externally_managed, created_at, updated_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
@@ -130,11 +130,11 @@ export class UserGroups {
     const roleId = body.organization_role === undefined ? row.organization_role_id
       : body.organization_role === null ? null : await this.organizationRole(body.organization_role);
     const parents = body.parent_group_ids;
-    if (parents) {
-      await this.checkExisting(parents, ['body', 'parent_group_ids']);
-      await this.checkNoCycle(parents.map((p) => ({ parent: p, child: id, input: p })), ['body', 'parent_group_ids']);
-    }
     await this.db.transaction(async (tx) => {
+      if (parents) {
+        await this.checkExisting(tx, parents, ['body', 'parent_group_ids']);
+        await this.checkNoCycle(tx, parents.map((p) => ({ parent: p, child: id, input: p })), ['body', 'parent_group_ids']);
+      }
       await tx.query(
         `update tenancy_groups set name = $2, description = $3, target_type = $4, organization_role_id = $5, externally_managed = $6, updated_at = $7 where id = $1`,
         [id, body.name ?? row.name, body.description === undefined ? row.description : body.description, body.target_type ?? row.target_type, roleId,
@@ -178,13 +178,15 @@ export class UserGroups {
 
   async addMembers(id: string, userIds: string[]) {
     await this.row(id);
-    const { rows } = await this.db.query<{ id: string }>('select id from tenancy_users where id = any($1)', [userIds]);
-    userIds.forEach((u, i) => {
-      if (!rows.some((r) => r.id === u)) throw invalidField(['body', 'user_uuids', i], `User ${u} not found`, 'value_error', u);
+    await this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string }>('select id from tenancy_users where id = any($1)', [userIds]);
+      userIds.forEach((u, i) => {
+        if (!rows.some((r) => r.id === u)) throw invalidField(['body', 'user_uuids', i], `User ${u} not found`, 'value_error', u);
+      });
+      for (const u of new Set(userIds)) {
+        await tx.query('insert into tenancy_group_members (group_id, user_id) values ($1, $2) on conflict do nothing', [id, u]);
+      }
     });
-    for (const u of userIds) {
-      await this.db.query('insert into tenancy_group_members (group_id, user_id) values ($1, $2) on conflict do nothing', [id, u]);
-    }
     return this.members(id);
   }
 
@@ -205,9 +207,9 @@ export class UserGroups {
   /** `PATCH …/nested`: replaces the set of directly nested groups; unknown groups and cycles → 422, nothing changed. */
   async setNested(id: string, childIds: string[]) {
     await this.row(id);
-    await this.checkExisting(childIds, ['body', 'child_group_uuids']);
-    await this.checkNoCycle(childIds.map((c) => ({ parent: id, child: c, input: c })), ['body', 'child_group_uuids']);
     await this.db.transaction(async (tx) => {
+      await this.checkExisting(tx, childIds, ['body', 'child_group_uuids']);
+      await this.checkNoCycle(tx, childIds.map((c) => ({ parent: id, child: c, input: c })), ['body', 'child_group_uuids']);
       await tx.query('delete from tenancy_group_children where parent_id = $1', [id]);
       for (const child of new Set(childIds)) {
         await tx.query('insert into tenancy_group_children (parent_id, child_id) values ($1, $2)', [id, child]);
@@ -316,25 +318,25 @@ export class UserGroups {
   }
 
   /** Every id names an existing group, else 422 at its index. */
-  private async checkExisting(ids: string[], loc: Array<string | number>): Promise<void> {
-    const { rows } = await this.db.query<{ id: string }>('select id from tenancy_groups where id = any($1)', [ids]);
+  private async checkExisting(tx: Queryable, ids: string[], loc: Array<string | number>): Promise<void> {
+    const { rows } = await tx.query<{ id: string }>('select id from tenancy_groups where id = any($1)', [ids]);
     ids.forEach((g, i) => {
       if (!rows.some((r) => r.id === g)) throw invalidField([...loc, i], `User group ${g} not found`, 'value_error', g);
     });
   }
 
   /** Refuses (422 at the index of the body value) a nesting of `child` inside `parent` that would put a group inside itself. */
-  private async checkNoCycle(edges: Array<{ parent: string; child: string; input: string }>, loc: Array<string | number>): Promise<void> {
+  private async checkNoCycle(tx: Queryable, edges: Array<{ parent: string; child: string; input: string }>, loc: Array<string | number>): Promise<void> {
     for (const [i, { parent, child, input }] of edges.entries()) {
-      if (parent === child || (await this.descendants(child)).includes(parent)) {
+      if (parent === child || (await this.descendants(tx, child)).includes(parent)) {
         throw invalidField([...loc, i], `Nesting user group ${child} inside ${parent} would create a cycle`, 'value_error', input);
       }
     }
   }
 
   /** Groups nested (at any depth) inside `id`. */
-  private async descendants(id: string): Promise<string[]> {
-    const { rows } = await this.db.query<{ id: string }>(
+  private async descendants(tx: Queryable, id: string): Promise<string[]> {
+    const { rows } = await tx.query<{ id: string }>(
       `with recursive d(id) as (
          select child_id from tenancy_group_children where parent_id = $1
          union select c.child_id from tenancy_group_children c join d on c.parent_id = d.id)
