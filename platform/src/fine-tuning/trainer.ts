@@ -7,9 +7,13 @@
  * At start-up, jobs that were in progress when the platform stopped are resumed: validation and training
  * are deterministic and read only the stored files, so running them again from the start gives the model
  * the interrupted run would have given (an event `resumed` records it).
+ *
+ * Each job is run under a lease (store/leases.ts): processes sharing a PostgreSQL database run it once, and
+ * one whose process died is resumed by another (looking every few seconds) once its lease runs out.
  */
 import { readFileBytes } from '../files/store.js';
 import type { Db } from '../store/db.js';
+import { claim, pollForWork, type JobQueue, type Lease } from '../store/leases.js';
 import { ExampleMemory, trainEpoch } from './example-memory.js';
 import type { FineTunedModels } from './fine-tuned-models.js';
 import { enterStatus, epochsOf, fineTunedModelId, type FineTuningJob, type JobMetadata, type JobStatus } from './jobs.js';
@@ -62,29 +66,68 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** Thrown when a save finds the job cancelled: the run stops there. */
 class JobCancelled extends Error {}
 
+/** Jobs the trainer has work on: those of store.unfinishedJobs. */
+const QUEUE: JobQueue = {
+  table: 'fine_tuning_jobs',
+  pending: `status in ('QUEUED', 'STARTED', 'VALIDATING', 'RUNNING', 'CANCELLATION_REQUESTED') or (status = 'VALIDATED' and (record->>'auto_start')::boolean)`,
+  order: 'seq',
+};
+
 /** The background trainer of one platform. */
 export class FineTuningTrainer {
   private readonly active = new Map<string, Promise<void>>();
+  private readonly leases = new Map<string, Lease>();
+  private polling = false;
+  private scanning = false;
 
   constructor(private readonly db: Db, private readonly models: FineTunedModels) {}
 
-  /** Resumes the jobs that were in progress when the platform last stopped. */
+  /**
+   * Resumes the jobs that were in progress when the platform last stopped (or whose process stopped, on
+   * PostgreSQL, where this then runs every few seconds).
+   */
   async resume(): Promise<void> {
-    for (const stored of await unfinishedJobs(this.db)) {
-      stored.job.events.push({ name: 'resumed', data: { status: stored.job.status }, created_at: nowSeconds() });
-      this.schedule(stored);
+    if (!this.polling) {
+      this.polling = true;
+      pollForWork(this.db, () => { void this.resume().catch(() => undefined); });
+    }
+    if (this.scanning) return;
+    this.scanning = true;
+    try {
+      for (const stored of await unfinishedJobs(this.db)) {
+        if (this.active.has(stored.job.id)) continue;
+        stored.job.events.push({ name: 'resumed', data: { status: stored.job.status }, created_at: nowSeconds() });
+        this.schedule(stored);
+      }
+    } finally {
+      this.scanning = false;
     }
   }
 
-  /** Runs (or goes on with) a job in the background; a job already running is left alone. */
+  /** Runs (or goes on with) a job in the background; a job already running here or in another process is left alone. */
   schedule(stored: StoredJob): void {
     const { id } = stored.job;
     if (this.active.has(id)) return;
-    const run = this.run(stored)
+    const run = claim(this.db, QUEUE, id)
+      .then(async (lease) => {
+        if (!lease) return;
+        this.leases.set(id, lease);
+        try {
+          await this.run(stored);
+        } finally {
+          this.leases.delete(id);
+          await lease.release();
+        }
+      })
       // Only a database failure while recording a failure gets here; the job stays as last saved and resumes at the next start.
-      .catch((error: unknown) => console.error('[parley fine-tuning]', error))
+      .catch((error: unknown) => { if (!this.db.closed) console.error('[parley fine-tuning]', error); })
       .finally(() => this.active.delete(id));
     this.active.set(id, run);
+  }
+
+  /** Throws {@link JobCancelled} when another process took the job over (this one was too slow to renew its lease). */
+  private checkLease(job: FineTuningJob): void {
+    if (this.leases.get(job.id)?.lost) throw new JobCancelled();
   }
 
   private async run(stored: StoredJob): Promise<void> {
@@ -104,6 +147,7 @@ export class FineTuningTrainer {
 
   /** Saves the job in `status` with a `status-updated` event (extra event data merged in). */
   private async enter(job: FineTuningJob, status: JobStatus, data: Record<string, unknown> = {}): Promise<void> {
+    this.checkLease(job);
     enterStatus(job, status, data);
     if (!(await saveJob(this.db, job))) throw new JobCancelled();
   }
@@ -139,6 +183,7 @@ export class FineTuningTrainer {
         created_at: at,
       });
       job.modified_at = at;
+      this.checkLease(job);
       if (!(await saveJob(this.db, job))) throw new JobCancelled();
     }
     const created = nowSeconds();
