@@ -6,7 +6,9 @@
  *
  * The task row keeps its request, so a task interrupted by a shutdown (still RUNNING when the platform
  * opens again) is run again by {@link DatasetImports.resume}; since records are only written on
- * completion, running it again never duplicates them.
+ * completion, running it again never duplicates them. Each task runs under a lease (store/leases.ts): processes
+ * sharing a PostgreSQL database run it once, and another process (looking every few seconds) runs again a task
+ * whose process died, once its lease runs out.
  *
  * An explorer import copies completion events (request and response messages as one `messages` payload,
  * source EXPLORER); a campaign import copies the events the campaign selected, in selection order.
@@ -18,6 +20,10 @@ import type { ConversationStore } from '../store/conversations.js';
 import type { DatasetImportTask, DatasetStore, ImportRequest, NewRecord } from './store.js';
 import { decodeDataUrl, parseJsonlRecords } from './jsonl.js';
 import type { CompletionEvent } from '../observability/events.js';
+import { claim, pollForWork, type JobQueue, type Lease } from '../store/leases.js';
+
+/** Import tasks with work left. */
+const QUEUE: JobQueue = { table: 'dataset_tasks', pending: `status = 'RUNNING'`, order: 'seq' };
 
 /** The completion events an explorer or campaign import copies: found in the task's workspace. */
 export interface CompletionEventSource {
@@ -52,8 +58,9 @@ export type StoredFileReader = (workspaceId: string, userId: string, fileId: str
 
 export class DatasetImports {
   private queue: Promise<void> = Promise.resolve();
-  /** Ids of tasks queued by this process, so resume() never queues a task twice. */
+  /** Ids of tasks queued by this process and not yet tried, so resume() never queues a task twice. */
   private readonly queued = new Set<string>();
+  private polling = false;
 
   constructor(
     private readonly store: DatasetStore,
@@ -71,6 +78,11 @@ export class DatasetImports {
 
   /** Queues again the tasks a previous process left RUNNING (call once, when the platform opens). */
   resume(): void {
+    if (!this.polling) {
+      this.polling = true;
+      // On PostgreSQL: tasks of a process that died (their lease ran out) are run here.
+      pollForWork(this.store.db, () => this.resume());
+    }
     this.queue = this.queue
       .then(() => this.store.runningTasks())
       // A database that cannot be read at start fails every request anyway; the tasks stay RUNNING for the next start.
@@ -80,10 +92,21 @@ export class DatasetImports {
   private enqueue(task: QueuedTask): void {
     if (this.queued.has(task.id)) return;
     this.queued.add(task.id);
-    this.queue = this.queue.then(() => this.run(task));
+    this.queue = this.queue.then(() => this.runLeased(task)).catch(() => undefined).finally(() => this.queued.delete(task.id));
   }
 
-  private async run(task: QueuedTask): Promise<void> {
+  /** Runs the task unless another process holds it (or it is no longer RUNNING). */
+  private async runLeased(task: QueuedTask): Promise<void> {
+    const lease = await claim(this.store.db, QUEUE, task.id);
+    if (!lease) return;
+    try {
+      await this.run(task, lease);
+    } finally {
+      await lease.release();
+    }
+  }
+
+  private async run(task: QueuedTask, lease: Lease): Promise<void> {
     let outcome: { records: NewRecord[]; message: string };
     try {
       outcome = await this.collect(task);
@@ -91,6 +114,8 @@ export class DatasetImports {
       await this.fail(task.id, err instanceof ImportFailure ? err.message : `Import failed: ${(err as Error).message}`);
       return;
     }
+    // Another process took the task over (this one was too slow to renew): it writes the records.
+    if (!(await lease.renew())) return;
     try {
       await this.store.completeTask(task.id, task.datasetId, outcome.records, outcome.message);
     } catch (err) {

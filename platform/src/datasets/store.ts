@@ -97,7 +97,8 @@ async function insertRecords(q: Queryable, datasetId: string, records: readonly 
 
 /** Datasets, records and tasks of a workspace. */
 export class DatasetStore {
-  constructor(private readonly db: Db) {}
+  /** The database (read by the import runner for its leases). */
+  constructor(readonly db: Db) {}
 
   async createDataset(input: { workspaceId: string; ownerId: string; name: string; description: string }): Promise<Dataset> {
     const now = isoNow();
