@@ -4,6 +4,8 @@ import type { GenericErrorBody, ValidationIssue } from 'parley-kit/types';
 export const ECHO_LIMIT = 200;
 /** Longest error message (messages that quote a caller's value are cut here). */
 const MESSAGE_LIMIT = 1000;
+/** Most issues a 422 lists (a body with thousands of unknown keys gets the first ones and a count of the rest). */
+const MAX_ISSUES = 50;
 
 /** A string cut to {@link ECHO_LIMIT} characters (never between the halves of a surrogate pair), marked with `…`. */
 export function truncate(value: string, limit = ECHO_LIMIT): string {
@@ -14,7 +16,7 @@ export function truncate(value: string, limit = ECHO_LIMIT): string {
   return `${value.slice(0, end)}…`;
 }
 
-const ECHO_NODES = 200;
+const ECHO_NODES = 100;
 const ECHO_DEPTH = 8;
 
 /**
@@ -90,8 +92,12 @@ export const engineBusy = (message: string) =>
 
 /** 422 with a FastAPI-style detail list; echoed inputs and messages are bounded ({@link boundedEcho}). */
 export function validationError(detail: ValidationIssue[]): PlatformHttpError {
+  const listed = detail.length > MAX_ISSUES ? [
+    ...detail.slice(0, MAX_ISSUES - 1),
+    { loc: detail[MAX_ISSUES - 1].loc.slice(0, 1), msg: `${detail.length - MAX_ISSUES + 1} more problems are not listed`, type: 'too_many_errors' },
+  ] : detail;
   return new PlatformHttpError(422, {
-    detail: detail.map((issue) => {
+    detail: listed.map((issue) => {
       const loc = issue.loc.map((part) => (typeof part === 'string' ? truncate(part) : part));
       const bounded: ValidationIssue = { ...issue, loc, msg: truncate(issue.msg, MESSAGE_LIMIT) };
       if ('input' in issue) bounded.input = boundedEcho(issue.input);
