@@ -8,6 +8,7 @@
  * | `POST /v1/observability/chat-completion-events/search?page_size&cursor` (`{search_params:{filters}, extra_fields?}`) | 200 `{completion_events:{results, next, cursor}}` (previews, newest first) |
  * | `POST /v1/observability/chat-completion-events/search-ids` (same body) | 200 `{completion_event_ids}` |
  * | `GET /v1/observability/chat-completion-events/{event_id}` | 200 ChatCompletionEvent |
+ * | `POST /v1/observability/chat-completion-events/{event_id}/live-judging` (`{judge_definition}`) | 200 `{analysis, answer}` (the event's request and response messages judged) |
  * | `GET /v1/observability/chat-completion-fields` | 200 `{field_definitions:[{name, label, type, supported_operators}]}` |
  * | `POST /v1/observability/campaigns` (`{search_params, judge_id, name, description, max_nb_events}`) | 201 Campaign |
  * | `GET /v1/observability/campaigns?page&page_size&q` | 200 `{campaigns:{results, count, next, previous}}` |
@@ -31,6 +32,7 @@ import { queryInt } from '../schemas.js';
 import { JudgeStore } from '../datasets/judges.js';
 import { ObservabilityHttpError, invalid, missing, observabilityErrorResponse } from '../datasets/errors.js';
 import { PageQuerySchema, paginated } from '../datasets/pagination.js';
+import { JudgeDefinitionSchema, JudgedMessageSchema, judgeConversation } from '../datasets/judging.js';
 import { CompletionEventStore, toPreview, type CompletionEvent } from './events.js';
 import { CampaignStore } from './campaigns.js';
 import { EVENT_FIELDS, FILTER_OPS, FilterPayloadSchema, matches, unknownField, type FilterPayload } from './filters.js';
@@ -125,6 +127,25 @@ export function observabilityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     const event = await events.get(callerOf(c).workspaceId, id.toLowerCase());
     if (!event) throw missing(null, `Completion event '${id.slice(0, 80)}' not found`);
     return c.json(event, 200);
+  });
+
+  app.post('/v1/observability/chat-completion-events/:event_id/live-judging', async (c) => {
+    const id = c.req.param('event_id');
+    const event = await events.get(callerOf(c).workspaceId, id.toLowerCase());
+    if (!event) throw missing(null, `Completion event '${id.slice(0, 80)}' not found`);
+    const { judge_definition: judge } = await body(c, z.object({ judge_definition: JudgeDefinitionSchema }));
+    const resolved = ctx.chat.resolve(judge.model_name);
+    if (!resolved) throw invalid(['body', 'judge_definition', 'model_name'], `Model '${judge.model_name}' is not served by this platform (GET /v1/models lists the models it serves)`);
+    const messages = z.array(JudgedMessageSchema).safeParse([...event.request_messages, ...event.response_messages]);
+    if (!messages.success || !messages.data.length) {
+      throw new ObservabilityHttpError(400, `Completion event '${event.event_id}' has no messages a judge can read`, 'JUDGE_CONVERSATION_FORMAT_ERROR');
+    }
+    try {
+      return c.json(await judgeConversation(resolved.engine, judge, messages.data, null, c.req.raw.signal), 200);
+    } catch (err) {
+      if (err instanceof ObservabilityHttpError) throw err;
+      throw new ObservabilityHttpError(502, `The judge's model '${judge.model_name}' failed: ${(err as Error).message}`, 'JUDGE_MISTRAL_API_ERROR');
+    }
   });
 
   app.get('/v1/observability/chat-completion-fields', (c) =>

@@ -186,6 +186,21 @@ describe('completion events', () => {
     expectObservabilityError(await call(platform, `${EVENTS}/${UNKNOWN}`), 404, null);
   });
 
+  it('judges an event live with an inline judge definition', async () => {
+    const res = await call(platform, '/v1/chat/completions', { body: { model: 'parley-local', messages: [{ role: 'user', content: 'Thanks a lot!' }] } });
+    const event = await eventFor(res.json.id);
+    const judge_definition = {
+      name: 'Tone', description: 'Tone of the answer', model_name: 'parley-local', instructions: 'Judge the tone.', tools: [],
+      output: { type: 'CLASSIFICATION', options: [{ value: 'friendly', description: 'warm' }, { value: 'cold', description: 'curt' }] },
+    };
+    const verdict = await call(platform, `${EVENTS}/${event.event_id}/live-judging`, { body: { judge_definition } });
+    expect(verdict.status, verdict.text).toBe(200);
+    expect(['friendly', 'cold']).toContain(verdict.json.answer);
+    expect(typeof verdict.json.analysis).toBe('string');
+    expectObservabilityError(await call(platform, `${EVENTS}/${UNKNOWN}/live-judging`, { body: { judge_definition } }), 404, null);
+    expectObservabilityError(await call(platform, `${EVENTS}/${event.event_id}/live-judging`, { body: { judge_definition: { ...judge_definition, model_name: 'nope' } } }), 422, 'VALIDATION_ERROR');
+  });
+
   it('lists the fields filters can name', async () => {
     const res = await call(platform, '/v1/observability/chat-completion-fields');
     expect(res.status).toBe(200);
