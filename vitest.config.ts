@@ -16,6 +16,8 @@ export default defineConfig({
         },
       },
       'platform/vitest.config.ts',
+      // The platform's store, SDK and durability suites again on PostgreSQL (a throwaway server, or PARLEY_TEST_DATABASE_URL).
+      'platform/vitest.pg.config.ts',
     ],
     // Each file opens its own in-memory database; two workers suit a 2-core machine.
     maxWorkers: 2,

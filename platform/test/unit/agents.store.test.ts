@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db.js';
+import { openTestDb } from './helpers.js';
 import { AgentStoreError, createAgentStore, type AgentStore } from '../../src/store/agents.js';
 import { isoNow, newId } from '../../src/ids.js';
 
@@ -7,7 +8,7 @@ let db: Db;
 let store: AgentStore;
 
 beforeAll(async () => {
-  db = await openDb();
+  db = await openTestDb();
   store = createAgentStore(db);
 });
 afterAll(async () => {

@@ -5,14 +5,17 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ON_POSTGRES, testDatabaseUrl } from './helpers.js';
 
 const CLI = join(import.meta.dirname, '../../bin/parley.js');
 const KEY = 'durable-key';
 let dataDir: string;
+/** `--data <dir>`, or in the platform-pg project `--database-url` of a new PostgreSQL database. */
+let databaseArgs: string[];
 
 function startCli(): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'platform', '--port', '0', '--data', dataDir], {
+    const child = spawn(process.execPath, [CLI, 'platform', '--port', '0', ...databaseArgs], {
       env: { ...process.env, PARLEY_API_KEY: KEY, PARLEY_ADMIN_KEY: 'durable-admin' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -41,9 +44,10 @@ function kill(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => { child.once('exit', () => resolve()); child.kill('SIGKILL'); });
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   if (!existsSync(join(import.meta.dirname, '../../dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does) first');
   dataDir = mkdtempSync(join(tmpdir(), 'parley-durable-'));
+  databaseArgs = ON_POSTGRES ? ['--database-url', (await testDatabaseUrl())!] : ['--data', dataDir];
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

@@ -1,4 +1,33 @@
+import { createHash } from 'node:crypto';
+import { inject } from 'vitest';
 import { createPlatform, type Platform, type PlatformOptions } from '../../src/app.js';
+import { openDb, type Db } from '../../src/store/db.js';
+import { freshDatabase } from './postgres-server.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The PostgreSQL server of the `platform-pg` project (test/postgres-setup.ts). */
+    parleyPostgresUrl: string;
+  }
+}
+
+/**
+ * In the `platform-pg` project (vitest.pg.config.ts) the platforms and stores of the tests run on PostgreSQL:
+ * each on a new database, or one database per `dataDir` (a test that reopens a directory reopens its database).
+ */
+export const ON_POSTGRES = process.env.PARLEY_TEST_DB === 'postgres';
+
+/** The database URL a test platform or store uses (undefined: PGlite, in memory or in `dataDir`). */
+export async function testDatabaseUrl(dataDir?: string): Promise<string | undefined> {
+  if (!ON_POSTGRES) return undefined;
+  const server = inject('parleyPostgresUrl');
+  return dataDir ? freshDatabase(server, `parley_d_${createHash('sha256').update(dataDir).digest('hex').slice(0, 20)}`) : freshDatabase(server);
+}
+
+/** A store test's database: in memory, or a new PostgreSQL database in the `platform-pg` project. */
+export async function openTestDb(): Promise<Db> {
+  return openDb({ databaseUrl: await testDatabaseUrl() });
+}
 
 export const API_KEY = 'test-key';
 export const ADMIN_KEY = 'test-admin-key';
@@ -6,7 +35,8 @@ export const BASE = 'http://platform.test';
 
 /** A platform with an in-memory database, called directly through its fetch handler (no port). */
 export async function startPlatform(options: Partial<PlatformOptions> = {}): Promise<Platform> {
-  const platform = createPlatform({ apiKey: API_KEY, adminKey: ADMIN_KEY, onError: (e) => { throw e; }, ...options });
+  const databaseUrl = options.databaseUrl ?? await testDatabaseUrl(options.dataDir);
+  const platform = createPlatform({ apiKey: API_KEY, adminKey: ADMIN_KEY, onError: (e) => { throw e; }, ...options, databaseUrl });
   await platform.ready();
   return platform;
 }
