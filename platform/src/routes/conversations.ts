@@ -18,6 +18,7 @@ import { callerOf } from '../caller.js';
 import { runTurn, type Speaker, type TurnResult } from '../turns.js';
 import { readJson, validate } from '../validation.js';
 import { CompletionRecorder } from '../observability/recorder.js';
+import { createTurnLocks } from '../store/turn-locks.js';
 
 const ListQuery = z.object({
   page: queryInt(0, 0),
@@ -27,8 +28,8 @@ const ListQuery = z.object({
 
 export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
-  /** Conversations with a turn in progress: a second turn at once is refused, not interleaved. */
-  const busy = new Set<string>();
+  /** Conversations with a turn in progress: a second turn at once is refused, not interleaved (in the database: every process sees them). */
+  const busy = createTurnLocks(ctx.db);
   const events = new CompletionRecorder(ctx.db);
 
   app.post('/v1/conversations', async (c) => {
@@ -104,7 +105,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
 
   app.delete('/v1/conversations/:id', async (c) => {
     const id = c.req.param('id');
-    if (busy.has(id)) throw conflict(id);
+    if (await busy.held(id)) throw conflict(id);
     if (!(await ctx.conversations.delete(id))) throw notFound(`Conversation '${id}' not found`);
     return c.body(null, 204);
   });
@@ -218,8 +219,8 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
 
   async function respond(c: Context, plan: TurnPlan): Promise<Response> {
     const id = plan.conversation.record.id;
-    if (busy.has(id)) throw conflict(id);
-    busy.add(id);
+    const token = await busy.acquire(id);
+    if (!token) throw conflict(id);
     const abort = new AbortController();
     c.req.raw.signal?.addEventListener('abort', () => abort.abort(), { once: true });
 
@@ -260,14 +261,14 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
         await saveOutputs(result, true);
         return c.json({ object: 'conversation.response', conversation_id: id, outputs: result.outputs, usage: result.usage } satisfies ConversationResponse);
       } finally {
-        busy.delete(id);
+        await busy.release(id, token);
       }
     }
 
     try {
       await saveInputs();
     } catch (err) {
-      busy.delete(id);
+      await busy.release(id, token);
       throw err;
     }
     return streamSSE(c, async (sse) => {
@@ -290,7 +291,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
       } catch (err) {
         await send({ type: 'conversation.response.error', message: err instanceof Error ? err.message : String(err), code: err instanceof PlatformHttpError ? err.status : 500, created_at: isoNow() }).catch(() => {});
       } finally {
-        busy.delete(id);
+        await busy.release(id, token);
       }
     });
   }
