@@ -102,6 +102,14 @@ const CORE: string[] = [
     primary key (agent_id, alias)
   );
   `,
+  // 2: conversations with a turn in progress (store/turn-locks.ts), shared by every process on the database
+  `
+  create table conversation_turns (
+    conversation_id text primary key,
+    token text not null,
+    until timestamptz not null
+  );
+  `,
 ];
 
 export async function openDb(options: string | DbOptions = {}): Promise<Db> {
@@ -119,7 +127,10 @@ export async function openDb(options: string | DbOptions = {}): Promise<Db> {
     // Two processes starting at once on one server: one migrates, the other waits and then finds nothing to do.
     await db.exclusive('migrate', () => migrate(db));
     // Only one process opens a PGlite database: a job lease found in it was left by a stopped process.
-    if (db.kind === 'pglite') await clearLeases(db);
+    if (db.kind === 'pglite') {
+      await clearLeases(db);
+      await db.query('delete from conversation_turns');
+    }
   } catch (e) {
     await db.close().catch(() => {});
     throw e;
