@@ -155,3 +155,19 @@ export function checkForm(form: FormData): void {
   }
   if (issues.length) throw validationError(issues);
 }
+
+/** A rule broken by a document that is otherwise valid JSON (thrown by {@link parseJsonDocument}). */
+export class JsonRuleError extends SyntaxError {}
+
+/**
+ * `JSON.parse` under the input rules, for JSON that arrives inside something else (a JSONL line of an
+ * uploaded file, a query parameter, a page token): a SyntaxError for invalid JSON as `JSON.parse`, and a
+ * {@link JsonRuleError} (a SyntaxError too) for nesting deeper than {@link MAX_JSON_DEPTH}, NUL or an unpaired surrogate.
+ */
+export function parseJsonDocument(text: string): unknown {
+  if (jsonDepthOver(text, MAX_JSON_DEPTH) !== -1) throw new JsonRuleError(`JSON is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  const value: unknown = JSON.parse(text);
+  const issue = jsonTextIssue(value, []);
+  if (issue) throw new JsonRuleError(`${issue.loc.length ? `${issue.loc.join('.')}: ` : ''}${issue.msg}`);
+  return value;
+}

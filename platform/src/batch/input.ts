@@ -8,6 +8,7 @@ import { invalidField, notFound } from '../errors.js';
 import { readFileBytes } from '../files/store.js';
 import type { Db } from '../store/db.js';
 import type { BatchLine } from './store.js';
+import { parseJsonDocument } from '../input-guard.js';
 
 /** Most requests in one job (the real service's limit). */
 export const MAX_BATCH_REQUESTS = 100_000;
@@ -38,7 +39,7 @@ export async function readBatchInput(db: Db, caller: Caller, fileIds: string[], 
       const where = `File '${fileId}' line ${n + 1}`;
       let record: unknown;
       try {
-        record = JSON.parse(raw);
+        record = parseJsonDocument(raw);
       } catch {
         throw invalidField(loc, `${where} is not valid JSON`, 'value_error', fileId);
       }

@@ -5,6 +5,7 @@
  * back, from a `data:` URL given as `file_id`.
  */
 import type { NewRecord } from './store.js';
+import { parseJsonDocument } from '../input-guard.js';
 
 /** MIME type of exported files. */
 export const JSONL_MIME = 'application/jsonl';
@@ -46,7 +47,7 @@ export function parseJsonlRecords(text: string): NewRecord[] {
     if (!line.trim()) return;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = parseJsonDocument(line);
     } catch {
       throw new Error(`line ${i + 1} is not valid JSON`);
     }

@@ -6,6 +6,7 @@
  */
 import { contentText } from 'parley-kit/wire';
 import { countTokens } from '../engines/text/tokenizer.js';
+import { parseJsonDocument } from '../input-guard.js';
 
 /** One thing the adapter learns: the user message and the assistant reply that answered it. */
 export interface TrainingExample { prompt: string; reply: string }
@@ -86,7 +87,7 @@ export function parseTrainingFile(bytes: Uint8Array, fileId: string): TrainingSe
     if (!line.trim()) continue;
     let record: unknown;
     try {
-      record = JSON.parse(line);
+      record = parseJsonDocument(line);
     } catch {
       throw new TrainingDataError(`Training file ${fileId}, line ${i + 1}: not valid JSON`);
     }

@@ -12,6 +12,7 @@
  */
 import type { ValidationIssue } from 'parley-kit/types';
 import type { ListCursor, SortDirection, SortField } from './store.js';
+import { parseJsonDocument } from '../input-guard.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 1000;
@@ -87,7 +88,7 @@ export function decodePageToken(token: string, sort: ListSort, alias: string | u
   let body: Partial<TokenBody> | null = null;
   if (/^[A-Za-z0-9_-]+$/.test(token)) {
     try {
-      body = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Partial<TokenBody>;
+      body = parseJsonDocument(Buffer.from(token, 'base64url').toString('utf8')) as Partial<TokenBody>;
     } catch {
       body = null;
     }

@@ -30,6 +30,7 @@ import { CreateAgentSchema, UpdateAgentSchema } from '../schemas.js';
 import { AgentStoreError, parseVersionNumber } from '../store/agents.js';
 import type { AgentCursor, AgentFilter } from '../store/agents.js';
 import { readJson } from '../validation.js';
+import { parseJsonDocument } from '../input-guard.js';
 
 const SOURCES = ['api', 'playground', 'agent_builder_v1'] as const;
 
@@ -114,7 +115,7 @@ class QueryReader {
     if (raw === undefined || raw === '') return undefined;
     let value: unknown;
     try {
-      value = JSON.parse(raw);
+      value = parseJsonDocument(raw);
     } catch {
       return this.fail(name, { msg: 'Invalid JSON', type: 'json_invalid', input: raw });
     }

@@ -30,6 +30,7 @@ import { BatchRunner } from '../batch/runner.js';
 import {
   BATCH_STATUSES, FINAL_STATUSES, allResults, createBatchJob, deleteBatchJob, getBatchJob, listBatchJobs, requestCancel,
 } from '../batch/store.js';
+import { parseJsonDocument } from '../input-guard.js';
 
 export interface BatchRouteOptions {
   /** How a request of a job reaches the platform: its own app, as the job's creator. */
@@ -82,7 +83,7 @@ function metadataFilter(c: Context, json: string | undefined): Record<string, st
   if (json !== undefined) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(json);
+      parsed = parseJsonDocument(json);
     } catch { /* reported below */ }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw invalidField(['query', 'metadata'], 'Input should be a JSON object', 'dict_type', json);

@@ -52,6 +52,7 @@ import { callMcpTool, listMcpTools } from '../connectors/mcp-session.js';
 import {
   ConnectorNameTaken, createConnectorStore, isUuid, type AuthMethod, type ConnectorRecord, type ConnectorStore, type ConsumerScope, type CredentialRecord,
 } from '../connectors/store.js';
+import { parseJsonDocument } from '../input-guard.js';
 
 // ---------------------------------------------------------------- request schemas
 
@@ -249,7 +250,7 @@ export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     if (q.query_filters !== undefined && q.query_filters !== '') {
       let filters: unknown;
       try {
-        filters = JSON.parse(q.query_filters);
+        filters = parseJsonDocument(q.query_filters);
       } catch {
         throw invalidField(['query', 'query_filters'], 'Invalid JSON', 'json_invalid', q.query_filters);
       }

@@ -18,6 +18,7 @@ import { callerOf } from '../caller.js';
 import { runTurn, type Speaker, type TurnResult } from '../turns.js';
 import { readJson, validate } from '../validation.js';
 import { CompletionRecorder } from '../observability/recorder.js';
+import { parseJsonDocument } from '../input-guard.js';
 import { createTurnLocks } from '../store/turn-locks.js';
 
 const ListQuery = z.object({
@@ -90,7 +91,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     let metadata: Record<string, unknown> | undefined;
     if (q.metadata) {
       try {
-        metadata = JSON.parse(q.metadata);
+        metadata = parseJsonDocument(q.metadata) as Record<string, unknown>;
       } catch {
         throw invalidField(['query', 'metadata'], 'metadata must be a JSON object', 'json_invalid', q.metadata);
       }

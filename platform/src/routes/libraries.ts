@@ -38,6 +38,7 @@ import {
   getDocument, getDocumentById, getLibrary, getShare, listDocuments, listLibraries, listShares, markQueued, putShare, updateDocument,
   updateLibrary, type Accessible, type DocumentRecord, type Principal, type Role,
 } from '../libraries/store.js';
+import { parseJsonDocument } from '../input-guard.js';
 
 /** Lifetime of signed document URLs, in seconds (as the real service: 30 minutes). */
 const SIGNED_URL_SECONDS = 30 * 60;
@@ -186,7 +187,7 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     let attributes: Record<string, unknown> | undefined;
     if (q.filters_attributes) {
       let parsed: unknown;
-      try { parsed = JSON.parse(q.filters_attributes); } catch { throw invalidField(['query', 'filters_attributes'], 'filters_attributes must be a JSON object of attribute → value (or array of values)', 'json_invalid', q.filters_attributes); }
+      try { parsed = parseJsonDocument(q.filters_attributes); } catch { throw invalidField(['query', 'filters_attributes'], 'filters_attributes must be a JSON object of attribute → value (or array of values)', 'json_invalid', q.filters_attributes); }
       attributes = validate(AttributesSchema, parsed, ['query', 'filters_attributes']);
     }
     const { data, total } = await listDocuments(ctx.db, lib.id, { offset: q.page * q.page_size, limit: q.page_size, search: q.search, attributes, sortBy: q.sort_by, sortOrder: q.sort_order });

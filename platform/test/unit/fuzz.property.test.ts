@@ -246,13 +246,23 @@ async function liftLimits(platform: Platform) {
   expect((await call(platform, '/v1/admin/spend-limit', { body: { amount: null, no_monthly_limit: true }, key: ADMIN_KEY })).status).toBe(200);
 }
 
-const QUERY_NAMES = ['page', 'page_size', 'limit', 'offset', 'q', 'model', 'after', 'before', 'order', 'status', 'fields', 'version', 'alias', 'expires', 'signature', 'type_filter', 'metadata', 'search', 'sample_type', 'created_after', 'dry_run'];
+const QUERY_NAMES = [
+  'page', 'page_size', 'limit', 'offset', 'q', 'model', 'after', 'before', 'order', 'status', 'fields', 'version', 'alias', 'expires', 'signature',
+  'type_filter', 'metadata', 'search', 'sample_type', 'created_after', 'dry_run', 'filters_attributes', 'query_filters', 'cursor', 'page_token', 'pageToken',
+];
+const b64 = (s: string) => Buffer.from(s).toString('base64url');
+/** Query values that are JSON (metadata filters) or base64url JSON (page tokens) holding what the rules refuse. */
+const jsonQueryValue = fc.constantFrom(
+  '{"a":"\\u0000"}', '{"\\u0000":"x"}', '{"a":["\\ud800"]}', deepArray(1000), `{"a":${deepObject(500)}}`, '{"a":1e400}', '[]', 'null',
+  b64('{"v":1,"k":"\\u0000","i":"\\u0000","f":"createdAt","d":"desc","a":null}'), b64('{"v":1,"s":1e400}'), b64('{"offset":"\\u0000"}'),
+  b64('{"offset":1e300}'), b64(deepArray(3000)), b64('{"v":1,"s":"\\ud800"}'),
+);
 
 function caseFor(method: string, path: string, ids: Record<string, string>, seeds: Record<string, unknown>): fc.Arbitrary<Case> {
   const names = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
   const param = (name: string) => (ids[name] ? fc.oneof({ arbitrary: fc.constant(ids[name]), weight: 3 }, { arbitrary: hostileText, weight: 2 }, { arbitrary: fc.uuid(), weight: 1 }) : fc.oneof(hostileText, fc.uuid()));
   const params = fc.record(Object.fromEntries(names.map((n) => [n, param(n)])) as Record<string, fc.Arbitrary<string>>);
-  const query = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...QUERY_NAMES), hostileText), fc.oneof(hostileText, hostileNumber.map(String))), { maxLength: 3 });
+  const query = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...QUERY_NAMES), hostileText), fc.oneof(hostileText, hostileNumber.map(String), jsonQueryValue)), { maxLength: 3 });
   const seed = seeds[`${method} ${path}`] ?? {};
   const body = method === 'GET' ? fc.constant(undefined) : fc.oneof(
     { arbitrary: mutatedBody(seed), weight: 4 },
@@ -273,6 +283,11 @@ function fixedCases(path: string, method: string): Case[] {
     { params: params('\ud800'), query: none },
     { params: params('x'.repeat(5000)), query: none },
     { params: params('..'), query: [['page', '\u0000'], ['q', '\udc00'], ['\u0000', 'x']] },
+    ...['{"a":"\\u0000","\\ud800":"b"}', `{"a":${deepArray(100)}}`].map((json): Case => ({
+      params: params('x'),
+      query: ['metadata', 'filters_attributes', 'query_filters'].map((name): [string, string] => [name, json])
+        .concat(['pageToken', 'page_token', 'cursor'].map((name): [string, string] => [name, b64(json.replace('{', '{"v":1,"s":1,"offset":0,"k":"\\u0000","i":"\\u0000","f":"createdAt","d":"desc","a":null,'))])),
+    })),
     ...bodies.map((body) => ({ params: params('x'), query: none, body })),
     { params: params('x'), query: none, key: null },
     { params: params('x'), query: none, key: 'wrong\u00ffkey' },

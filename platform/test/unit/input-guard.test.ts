@@ -69,6 +69,33 @@ describe('input rules over HTTP', () => {
     expect(name.json.detail[0].msg).toMatch(/^Query parameter name/);
   });
 
+  it('holds JSON inside query parameters, page tokens and JSONL files to the same rules', async () => {
+    const nulJson = encodeURIComponent('{"team":"a\\u0000"}');
+    for (const path of [`/v1/agents?metadata=${nulJson}`, `/v1/conversations?metadata=${nulJson}`, `/v1/batch/jobs?metadata=${nulJson}`]) {
+      const res = await call(platform, path);
+      expect(res.status, path).toBe(422);
+      expect(res.json.detail[0].loc, path).toEqual(['query', 'metadata']);
+    }
+    const deep = await call(platform, `/v1/conversations?metadata=${encodeURIComponent(`{"a":${'['.repeat(100)}${']'.repeat(100)}}`)}`);
+    expect(deep.status).toBe(422);
+    for (const name of ['guard-a', 'guard-b']) await call(platform, '/v2/prompts', { body: { name, definition: { content: 'Hi' } } });
+    const page = await call(platform, '/v2/prompts?pageSize=1');
+    const real = JSON.parse(Buffer.from(page.json.nextPageToken, 'base64url').toString('utf8'));
+    const forged = Buffer.from(JSON.stringify({ ...real, k: 'a\u0000', i: '\ud800' })).toString('base64url');
+    const refused = await call(platform, `/v2/prompts?pageSize=1&pageToken=${forged}`);
+    expect(refused.status).toBe(422);
+    expect(refused.json.detail[0].loc).toEqual(['query', 'pageToken']);
+
+    const form = new FormData();
+    form.set('purpose', 'batch');
+    form.set('file', new File(['{"custom_id":"a\\u0000","body":{"messages":[{"role":"user","content":"hi"}]}}\n'], 'in.jsonl'));
+    const file = await call(platform, '/v1/files', { rawBody: form });
+    expect(file.status).toBe(200);
+    const job = await call(platform, '/v1/batch/jobs', { body: { input_files: [file.json.id], endpoint: '/v1/chat/completions', model: 'parley-local' } });
+    expect(job.status).toBe(422);
+    expect(job.json.detail[0].msg).toMatch(/line 1 is not valid JSON/);
+  });
+
   it('answers an over-long URL or path segment with 414', async () => {
     const segment = await call(platform, `/v1/agents/${'x'.repeat(2000)}`);
     expect(segment.status).toBe(414);
