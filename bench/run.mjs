@@ -2,6 +2,7 @@
 // `npm run bench`: every benchmark, each printing its figures and ratios measured in this one run.
 // Run after `npm run build` (the npm script does).
 import { benchPlatform } from './platform.mjs';
+import { benchPlatformDb } from './platform-db.mjs';
 import { benchRelay } from './relay.mjs';
 import { benchRelayOverhead } from './relay-overhead.mjs';
 import { benchElement } from './element.mjs';
@@ -17,6 +18,7 @@ const only = process.argv[2];
 const benches = [
   ['install', 'what npm install parley-kit adds to an empty project', benchInstall],
   ['platform', 'local platform on loopback', benchPlatform],
+  ['platform-db', 'conversation starts on PGlite, on PostgreSQL, and with two processes on one PostgreSQL', benchPlatformDb],
   ['relay', 'relay overhead against the platform directly', benchRelay],
   ['relay-overhead', 'relay overhead against a mock upstream, with nginx as the reference (issue 13 targets)', benchRelayOverhead],
   ['element', '<agent-chat> rendering and size (Chromium)', benchElement],
