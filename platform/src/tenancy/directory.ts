@@ -161,7 +161,8 @@ export async function createDirectory(db: Db, options: DirectoryOptions): Promis
     async authenticate(key) {
       const hash = hashKey(key);
       const known = callers.get(hash);
-      if (known) return known;
+      // On PostgreSQL another process may delete the key's user (and clear only its own cache): read the key each time.
+      if (known && db.kind === 'pglite') return known;
       const { rows } = await db.query<{ id: string; kind: 'user' | 'admin'; user_id: string; workspace_id: string }>(
         'select id, kind, user_id, workspace_id from tenancy_api_keys where key_hash = $1', [hash]);
       const k = rows[0];
