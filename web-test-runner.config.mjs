@@ -43,6 +43,24 @@ const port = Number(process.env.WTR_PORT) || await freePort();
 const origin = `http://${hostname}:${port}`;
 const relay = await createRelayServer({ rootDir, origin, tokenDelayMs: 5 });
 
+/**
+ * `executeServerCommand('parley-forced-colors', { active })`: Windows-style forced colours in the test's page
+ * (puppeteer's emulateMediaFeatures does not take `forced-colors`, so the DevTools protocol is asked directly).
+ */
+const forcedColorsPlugin = {
+  name: 'parley-forced-colors',
+  async executeCommand({ command, payload, session }) {
+    if (command !== 'parley-forced-colors') return undefined;
+    const page = session.browser.getPage(session.id);
+    // The override lives as long as the protocol session that set it: one per page, kept.
+    let cdp = forcedColorsSessions.get(page);
+    if (!cdp) forcedColorsSessions.set(page, (cdp = await page.createCDPSession()));
+    await cdp.send('Emulation.setEmulatedMedia', { features: [{ name: 'forced-colors', value: payload?.active ? 'active' : 'none' }] });
+    return true;
+  },
+};
+const forcedColorsSessions = new WeakMap();
+
 export default {
   files: 'test/browser/**/*.test.ts',
   nodeResolve: true,
@@ -53,6 +71,6 @@ export default {
   testsFinishTimeout: 600_000,
   testFramework: { config: { timeout: 15_000 } },
   middleware: [probeMiddleware(), relay.middleware],
-  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' }), relay.plugin],
+  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' }), relay.plugin, forcedColorsPlugin],
   browsers: [chromeLauncher({ launchOptions: { executablePath, headless: true, args: chromiumFlags } })],
 };

@@ -16,7 +16,7 @@ export const agentChatStyles = css`
     cursor: pointer;
     border: 1px solid var(--_border);
     background: var(--_bg);
-    border-radius: 8px;
+    border-radius: var(--_radius-control);
     padding: 0.3rem 0.7rem;
   }
   button:disabled {
@@ -64,23 +64,31 @@ export const agentChatStyles = css`
   header ::slotted(*) {
     flex: 1;
   }
+  /* A long name wraps to two lines, then ends with an ellipsis; the whole name is its title. */
   .title {
     flex: 1;
+    min-width: 0;
     margin: 0;
     font-size: 1rem;
     font-weight: 600;
+    overflow-wrap: anywhere;
+    display: -webkit-box;
+    -webkit-box-orient: vertical;
+    -webkit-line-clamp: 2;
+    line-clamp: 2;
     overflow: hidden;
-    text-overflow: ellipsis;
-    white-space: nowrap;
   }
   .header-actions {
     display: flex;
+    flex-wrap: wrap;
+    justify-content: flex-end;
     gap: 0.25rem;
   }
 
   /* ---------------------------------------------------------------- transcript */
   .transcript {
     flex: 1;
+    min-height: 0;
     overflow-y: auto;
     padding: var(--_gap);
     display: flex;
@@ -95,13 +103,19 @@ export const agentChatStyles = css`
   .show-earlier {
     align-self: center;
   }
+  /* content-visibility clips painting to the message's box: the padding keeps focus rings inside it. */
   .message {
     display: flex;
     flex-direction: column;
     gap: 0.25rem;
     max-width: 85%;
+    padding: 4px;
     content-visibility: auto;
     contain-intrinsic-size: auto 3rem;
+  }
+  /* Scrolling regions clip what is outside them: their own ring is drawn inside. */
+  :is(.transcript, .conversations, pre, .markdown table):focus-visible {
+    outline-offset: -2px;
   }
   .message.user {
     align-self: flex-end;
@@ -169,7 +183,7 @@ export const agentChatStyles = css`
     align-self: flex-start;
     max-width: 85%;
     border: 1px solid var(--_border);
-    border-radius: 8px;
+    border-radius: var(--_radius-control);
     font-size: 0.9em;
   }
   .tool-call summary {
@@ -210,30 +224,34 @@ export const agentChatStyles = css`
     font-size: 1.1em;
   }
   .markdown :is(ul, ol) {
-    padding-left: 1.4em;
+    padding-inline-start: 1.4em;
   }
+  /* Code reads left to right on right-to-left pages too. */
   pre,
   code {
     font-family: var(--parley-font-family-code, ui-monospace, 'SF Mono', Menlo, Consolas, monospace);
     font-size: 0.9em;
+    direction: ltr;
+    unicode-bidi: isolate;
   }
   pre {
     padding: 0.6em 0.8em;
     overflow-x: auto;
+    text-align: left;
     background: var(--_bg);
     border: 1px solid var(--_border);
-    border-radius: 8px;
+    border-radius: var(--_radius-control);
     white-space: pre;
   }
   .markdown :not(pre) > code {
     background: var(--_bg);
-    border-radius: 4px;
+    border-radius: calc(var(--_radius-control) / 2);
     padding: 0.05em 0.3em;
   }
   .markdown blockquote {
-    margin-left: 0;
-    padding-left: 0.8em;
-    border-left: 3px solid var(--_border);
+    margin-inline-start: 0;
+    padding-inline-start: 0.8em;
+    border-inline-start: 3px solid var(--_border);
     color: var(--_muted);
   }
   .markdown table {
@@ -295,7 +313,7 @@ export const agentChatStyles = css`
     field-sizing: content;
     padding: 0.45rem 0.6rem;
     border: 1px solid var(--_border);
-    border-radius: 8px;
+    border-radius: var(--_radius-control);
     background: var(--_bg);
   }
 
@@ -334,7 +352,7 @@ export const agentChatStyles = css`
   }
   .conversation-button {
     flex: 1;
-    text-align: left;
+    text-align: start;
     display: flex;
     flex-direction: column;
     border-color: transparent;
@@ -351,16 +369,40 @@ export const agentChatStyles = css`
   /* ---------------------------------------------------------------- launcher */
   :host([mode='launcher']) {
     position: fixed;
-    inset: auto var(--parley-launcher-inset, 1.25rem) var(--parley-launcher-inset, 1.25rem) auto;
+    inset-block-end: var(--parley-launcher-inset, 1.25rem);
+    inset-inline-end: var(--parley-launcher-inset, 1.25rem);
     z-index: var(--parley-z-index, 2147483000);
   }
-  :host([mode='launcher']) .panel {
+  /* The launcher panel is a <dialog>: beside the launcher on wide screens (non-modal)… */
+  dialog.panel {
     position: absolute;
-    right: 0;
-    bottom: calc(var(--parley-launcher-size, 3.5rem) + 0.75rem);
+    inset: auto;
+    inset-inline-end: 0;
+    inset-block-end: calc(var(--parley-launcher-size, 3.5rem) + 0.75rem);
+    margin: 0;
+    padding: 0;
+    max-width: none;
+    max-height: none;
+    color: var(--_text);
     width: var(--parley-panel-width, min(24rem, calc(100vw - 2.5rem)));
     height: var(--parley-panel-height, min(36rem, calc(100vh - 7rem)));
     box-shadow: 0 12px 40px rgb(0 0 0 / 0.18);
+  }
+  dialog.panel:not([open]) {
+    display: none;
+  }
+  /* …and the whole screen, modal, on small ones. */
+  dialog.panel:modal {
+    position: fixed;
+    inset: 0;
+    width: 100%;
+    height: 100%;
+    border: 0;
+    border-radius: 0;
+    box-shadow: none;
+  }
+  dialog.panel::backdrop {
+    background: rgb(0 0 0 / 0.4);
   }
   .launcher {
     display: grid;

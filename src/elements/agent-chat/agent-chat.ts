@@ -3,7 +3,7 @@ import type { PropertyValues, TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { live } from 'lit/directives/live.js';
 import { repeat } from 'lit/directives/repeat.js';
-import type { CachedEntry, ChatSessionApi, ClientTool, VoiceInputOptions } from '../../client/contracts.js';
+import type { CachedEntry, ChatSessionApi, ClientTool, PlatformErrorShape, VoiceInputOptions } from '../../client/contracts.js';
 import { contentText } from '../../client/message-content.js';
 import type { Tool } from '../../client/types.js';
 import { ParleyElement } from '../internal/parley-element.js';
@@ -28,6 +28,11 @@ export type { ParleyHandsFreeChangedDetail, ParleyVoiceFinalDetail, ParleyVoiceS
 const PAGE_SIZE = 100;
 /** Longest text read out by the live region for one reply. */
 const ANNOUNCE_LIMIT = 600;
+/**
+ * Screens on which the open launcher panel covers the page as a modal dialog (focus kept inside, the page
+ * behind inert); on wider ones it is a non-modal panel beside the page.
+ */
+const SMALL_SCREEN = '(max-width: 600px), (max-height: 480px)';
 /** The properties a session is created from: a change creates a new one. */
 const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handoffExecution', 'instructions', 'toolDefinitions', 'resume'];
 
@@ -239,6 +244,13 @@ export class AgentChat extends ParleyElement {
   @state() private visibleCount = PAGE_SIZE;
   @state() private announcement = '';
   @state() private pendingLink: { href: string; shown: string; real: string } | null = null;
+  /** Whether the open launcher panel is a modal dialog (small screens). */
+  @state() private modalPanel = false;
+  #smallScreen: MediaQueryList | null = null;
+  #warnedTools = false;
+  /** The voice error last announced (each is announced once). */
+  #announcedVoiceError: unknown = null;
+  readonly #onScreenChange = () => this.syncPanelDialog();
 
   private readonly chat = new ChatSessionController(this, {
     listShown: () => this.showList,
@@ -253,6 +265,7 @@ export class AgentChat extends ParleyElement {
       if (reply) this.voiceOut.follow(reply.id, reply.text, false);
     },
     turnEnded: () => this.voiceIn.replyEnded(!!this.speaker?.speakingId),
+    progress: (step, error) => this.announceProgress(step, error),
   });
 
   private readonly transcriptScroll = new TranscriptScrollController(this, () => this.renderRoot.querySelector('.transcript'));
@@ -294,7 +307,12 @@ export class AgentChat extends ParleyElement {
   }
 
   private get linkDialog(): HTMLDialogElement | null {
-    return this.renderRoot.querySelector('dialog');
+    return this.renderRoot.querySelector('dialog.link-dialog');
+  }
+
+  /** The launcher panel (`mode="launcher"`: a `<dialog>`). */
+  private get panelDialog(): HTMLDialogElement | null {
+    return this.renderRoot.querySelector('dialog.panel');
   }
 
   private get text(): AgentChatStrings {
@@ -311,14 +329,33 @@ export class AgentChat extends ParleyElement {
 
   // ---------------------------------------------------------------- lifecycle (the controllers connect and clean up themselves)
 
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.#smallScreen = typeof matchMedia === 'function' ? matchMedia(SMALL_SCREEN) : null;
+    this.#smallScreen?.addEventListener('change', this.#onScreenChange);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.#smallScreen?.removeEventListener('change', this.#onScreenChange);
+    this.#smallScreen = null;
+  }
+
   protected override willUpdate(changed: PropertyValues): void {
     if (changed.has('session')) this.chat.sessionPropertyChanged(!!changed.get('session'));
     if (SESSION_OPTIONS.some((k) => changed.has(k))) this.chat.optionsChanged();
     // Before rendering, so the toggle and the state line render once, together.
     if (changed.has('handsFree')) this.handsFreeChanged(changed.get('handsFree') === undefined);
+    if (['tools', 'toolDefinitions', 'model', 'agentId'].some((k) => changed.has(k))) this.warnToolsWithoutDefinitions();
+    const voiceError = this.voiceIn.error;
+    if (voiceError !== this.#announcedVoiceError) {
+      this.#announcedVoiceError = voiceError;
+      if (voiceError) this.announce(this.text.voiceErrorMessage(voiceError));
+    }
   }
 
   protected override updated(changed: PropertyValues): void {
+    if (changed.has('open') || changed.has('mode')) this.syncPanelDialog();
     if (changed.has('open') && this.mode === 'launcher' && changed.get('open') !== undefined) {
       this.emit('parley-open-changed', { open: this.open });
       if (this.open) this.input?.focus();
@@ -328,6 +365,58 @@ export class AgentChat extends ParleyElement {
     if (changed.has('pendingLink')) {
       if (this.pendingLink && !this.linkDialog?.open) this.linkDialog?.showModal();
       if (!this.pendingLink && this.linkDialog?.open) this.linkDialog.close();
+    }
+  }
+
+  /**
+   * A model conversation only calls the page's `tools` it was told about: without `toolDefinitions` the
+   * model never calls them (an agent carries its own definitions). Said once in the console.
+   */
+  private warnToolsWithoutDefinitions(): void {
+    const named = Object.keys(this.tools ?? {});
+    if (this.#warnedTools || !named.length || this.agentId || !this.model || this.toolDefinitions?.length) return;
+    this.#warnedTools = true;
+    console.warn(`[parley] <agent-chat model="${this.model}"> has tools (${named.join(', ')}) but no toolDefinitions: a model conversation calls only the functions defined in toolDefinitions (an agent carries its own).`);
+  }
+
+  /**
+   * Shows or hides the launcher's `<dialog>` to match `open`: modal on small screens (the browser keeps
+   * focus inside and makes the page inert), non-modal beside the page on wide ones; a screen change while
+   * open reopens it the other way.
+   */
+  private syncPanelDialog(): void {
+    const dialog = this.panelDialog;
+    if (!dialog) return;
+    if (!this.open) {
+      if (dialog.open) dialog.close();
+      this.modalPanel = false;
+      return;
+    }
+    const modal = this.#smallScreen?.matches ?? false;
+    if (dialog.open && dialog.matches(':modal') === modal) return;
+    if (dialog.open) dialog.close();
+    if (modal) dialog.showModal();
+    else dialog.show();
+    this.modalPanel = modal;
+  }
+
+  /** The panel's `<dialog>` closed by the browser (a second Escape on a modal panel): the chat follows. */
+  private onPanelClose(): void {
+    if (this.panelDialog?.open || !this.open) return; // reopened the other way (screen change), or already closed
+    this.closePanel();
+  }
+
+  /** Sending, the first words of a reply, and failures, announced once each in the polite live region. */
+  private announceProgress(step: 'sending' | 'writing' | 'failed', error?: PlatformErrorShape): void {
+    const t = this.text;
+    if (step === 'sending') this.announce(t.sendingAnnouncement);
+    else if (step === 'writing') this.announce(t.writingAnnouncement);
+    else if (error) {
+      this.announce(t.errorMessage(error));
+      // The transcript shrinks for the error box: keep its last messages in view.
+      this.transcriptScroll.stickToBottom = true;
+      // What went wrong in detail is for the site owner (the visitor sees the sentence above).
+      if (error.message) console.warn('[parley] <agent-chat> request failed:', error);
     }
   }
 
@@ -583,15 +672,29 @@ export class AgentChat extends ParleyElement {
               </slot>
             </button>`
           : nothing}
-        <section
-          part="panel"
-          id="panel"
-          class="panel"
-          role=${launcher ? 'dialog' : 'region'}
-          aria-label=${t.chatPanelLabel}
-          ?hidden=${launcher && !this.open}
-          @keydown=${this.onPanelKeydown}
-        >
+        ${launcher
+          ? html`<dialog
+              part="panel"
+              id="panel"
+              class="panel"
+              aria-label=${t.chatPanelLabel}
+              aria-modal=${this.modalPanel ? 'true' : nothing}
+              ?hidden=${!this.open}
+              @keydown=${this.onPanelKeydown}
+              @cancel=${(e: Event) => e.preventDefault()}
+              @close=${this.onPanelClose}
+            >${this.renderPanelContent(t, true)}</dialog>`
+          : html`<section part="panel" id="panel" class="panel" role="region" aria-label=${t.chatPanelLabel} @keydown=${this.onPanelKeydown}>
+              ${this.renderPanelContent(t, false)}
+            </section>`}
+        <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+        ${this.renderLinkDialog(t)}
+      </div>
+    `;
+  }
+
+  private renderPanelContent(t: AgentChatStrings, launcher: boolean): TemplateResult {
+    return html`
           ${this.renderHeader(t, launcher)}
           ${this.showList ? this.renderConversationList(t) : this.renderTranscript(t)}
           ${this.chat.state.notice ? html`<p part="notice" class="notice">${this.chat.state.notice}</p>` : nothing}
@@ -599,6 +702,7 @@ export class AgentChat extends ParleyElement {
           <form part="composer" class="composer" @submit=${this.onSubmit}>
             <textarea
               part="input"
+              dir="auto"
               rows="1"
               aria-label=${t.inputLabel}
               placeholder=${t.inputPlaceholder}
@@ -614,16 +718,13 @@ export class AgentChat extends ParleyElement {
                 </button>`}
           </form>
           ${this.voiceIn.enabled ? this.renderVoiceBar(t) : nothing}
-        </section>
-        <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
-        ${this.renderLinkDialog(t)}
-      </div>
     `;
   }
 
   private renderHeader(t: AgentChatStrings, launcher: boolean): TemplateResult {
+    const title = this.heading || this.chat.state.agentName || t.title;
     return html`<header part="header">
-      <slot name="header"><h2 part="title" class="title">${this.heading || this.chat.state.agentName || t.title}</h2></slot>
+      <slot name="header"><h2 part="title" class="title" title=${title}>${title}</h2></slot>
       <div class="header-actions">
         <button
           part="history-button"
@@ -660,7 +761,7 @@ export class AgentChat extends ParleyElement {
                   aria-current=${c.id === this.chat.state.conversationId ? 'true' : 'false'}
                   @click=${() => this.openConversation(c.id)}
                 >
-                  <span>${title}</span>
+                  <span dir="auto">${title}</span>
                   ${Number.isNaN(updated.getTime()) ? nothing : html`<time datetime=${c.updatedAt}>${updated.toLocaleString()}</time>`}
                 </button>
                 <button part="delete-button" class="quiet" type="button" aria-label=${t.deleteConversation(title)} @click=${() => this.deleteConversation(c.id)}>
@@ -711,7 +812,7 @@ export class AgentChat extends ParleyElement {
       case 'result':
         return html`<details part="tool-call" class="tool-call">
           <summary>${t.functionResult}</summary>
-          <div class="tool-body"><pre>${item.result}</pre></div>
+          <div class="tool-body"><pre tabindex="0">${item.result}</pre></div>
         </details>`;
       case 'handoff':
         return html`<p part="handoff" class="handoff">${t.handoff(item.entry.next_agent_name)}</p>`;
@@ -723,6 +824,7 @@ export class AgentChat extends ParleyElement {
       return html`<form part="message message-user" class="message user edit" @submit=${this.submitEdit}>
         <textarea
           aria-label=${t.editLabel}
+          dir="auto"
           .value=${live(this.editDraft)}
           @input=${(e: Event) => { this.editDraft = (e.target as HTMLTextAreaElement).value; }}
           @keydown=${this.onEditKeydown}
@@ -735,7 +837,7 @@ export class AgentChat extends ParleyElement {
     }
     return html`<div part="message message-user" class="message user" data-entry-id=${entry.id}>
       <span class="visually-hidden">${t.you}:</span>
-      <div part="bubble" class="bubble">${text}</div>
+      <div part="bubble" class="bubble" dir="auto">${text}</div>
       ${this.busy
         ? nothing
         : html`<div part="message-actions" class="message-actions">
@@ -751,7 +853,7 @@ export class AgentChat extends ParleyElement {
     const interrupted = !streaming && (entry.interrupted === true || this.chat.stoppedIds.has(entry.id));
     return html`<div part="message message-assistant" class="message assistant" data-entry-id=${entry.id}>
       <span class="visually-hidden">${this.chat.state.agentName || t.assistant}:</span>
-      <div part="bubble" class="bubble markdown" ${markdown(text, {
+      <div part="bubble" class="bubble markdown" dir="auto" ${markdown(text, {
         streaming,
         cacheKey: entry.id,
         allowImageHosts: this.hostList,
@@ -777,10 +879,10 @@ export class AgentChat extends ParleyElement {
       <summary>${isFunction ? t.functionCall(entry.name) : t.toolExecution(entry.name)}</summary>
       <div class="tool-body">
         <h3>${t.functionArguments}</h3>
-        <pre>${args}</pre>
+        <pre tabindex="0">${args}</pre>
         ${isFunction
           ? html`<h3>${t.functionResult}</h3>
-              ${result !== null ? html`<pre>${result}</pre>` : html`<p>${t.functionPending}</p>`}`
+              ${result !== null ? html`<pre tabindex="0">${result}</pre>` : html`<p>${t.functionPending}</p>`}`
           : nothing}
       </div>
     </details>`;
@@ -808,18 +910,17 @@ export class AgentChat extends ParleyElement {
     // The relay refuses this page's origin: a neutral sentence only (the site owner's details are in the
     // console and the parley-error event), and no retry, which would be refused the same way.
     const refusal = originRefusalOf(voiceError) ?? originRefusalOf(error);
-    if (refusal) return html`<div part="error" class="error" role="alert"><p>${t.errorMessage(refusal)}</p></div>`;
-    return html`<div part="error" class="error" role="alert">
-      <p>${voiceError
-        ? t.voiceErrorMessage(voiceError)
-        : html`${t.errorMessage(error!)}${error!.message ? html` <small>(${error!.message})</small>` : nothing}`}</p>
+    // Announced once, politely, through the live region (announceProgress); the details go to the console and the event.
+    if (refusal) return html`<div part="error" class="error"><p>${t.errorMessage(refusal)}</p></div>`;
+    return html`<div part="error" class="error">
+      <p>${voiceError ? t.voiceErrorMessage(voiceError) : t.errorMessage(error!)}</p>
       <button part="retry-button" type="button" @click=${this.retry}>${t.retry}</button>
     </div>`;
   }
 
   private renderLinkDialog(t: AgentChatStrings): TemplateResult {
     const link = this.pendingLink;
-    return html`<dialog part="link-dialog" aria-labelledby="link-dialog-title" @close=${() => { this.pendingLink = null; }}>
+    return html`<dialog part="link-dialog" class="link-dialog" aria-labelledby="link-dialog-title" @close=${() => { this.pendingLink = null; }}>
       <h2 id="link-dialog-title">${t.linkWarningTitle}</h2>
       ${link
         ? html`<p>${t.linkWarningBody(link.shown, link.real)}</p>

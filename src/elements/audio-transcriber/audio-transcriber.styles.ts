@@ -55,7 +55,7 @@ export const audioTranscriberStyles = css`
   }
   .transcript {
     background: var(--_surface);
-    border-radius: 8px;
+    border-radius: var(--_radius-control);
     padding: calc(var(--_gap) / 2) var(--_gap);
     min-height: 3rem;
   }
@@ -73,16 +73,16 @@ export const audioTranscriberStyles = css`
   }
   .segments {
     margin: 0;
-    padding-left: 1.5rem;
+    padding-inline-start: 1.5rem;
     font-size: 0.9em;
   }
   .segment-time {
     font-variant-numeric: tabular-nums;
     color: var(--_muted);
-    margin-right: 0.4rem;
+    margin-inline-end: 0.4rem;
   }
   .speaker {
     font-weight: 600;
-    margin-right: 0.4rem;
+    margin-inline-end: 0.4rem;
   }
 `;

@@ -23,7 +23,7 @@ export const docOcrViewerStyles = css`
     color: inherit;
     background: var(--_bg);
     border: 1px solid var(--_border);
-    border-radius: 8px;
+    border-radius: var(--_radius-control);
     padding: 0.3rem 0.5rem;
   }
   input:focus-visible,
@@ -110,7 +110,7 @@ export const docOcrViewerStyles = css`
   }
   .page {
     background: var(--_surface);
-    border-radius: 8px;
+    border-radius: var(--_radius-control);
     padding: var(--_gap);
     margin-top: calc(var(--_gap) / 2);
     overflow-wrap: anywhere;
@@ -169,7 +169,7 @@ export const docOcrViewerStyles = css`
     padding: var(--_gap);
     color: var(--_muted);
     background: var(--_surface);
-    border-radius: 8px;
+    border-radius: var(--_radius-control);
   }
   .thumbnail-slot {
     display: block;

@@ -26,7 +26,7 @@ export const controlStyles = css`
     color: inherit;
     border: 1px solid var(--_border);
     background: var(--_bg);
-    border-radius: 8px;
+    border-radius: var(--_radius-control);
     padding: 0.3rem 0.7rem;
   }
   button {

@@ -232,6 +232,9 @@ function getPurifier(): DOMPurifyInstance | null {
       const url = src === null ? null : safeUrl(src, IMAGE_PROTOCOLS);
       if (!url || !isImageHostAllowed(url, active.allowImageHosts)) node.removeAttribute('src');
       node.setAttribute('referrerpolicy', 'no-referrer');
+    } else if (node.nodeName === 'PRE' || node.nodeName === 'TABLE') {
+      // Code blocks and tables scroll sideways in a narrow panel: focusable, so a keyboard can scroll them.
+      node.setAttribute('tabindex', '0');
     }
   });
   return purifier;

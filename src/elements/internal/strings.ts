@@ -46,6 +46,9 @@ export interface AgentChatStrings {
   functionArguments: string;
   functionResult: string;
   functionPending: string;
+  /** Announced in the live region when a message went out, and when its reply's first words arrive. */
+  sendingAnnouncement: string;
+  writingAnnouncement: string;
   /** Announced in the live region when a reply finished. */
   replyAnnouncement: (text: string) => string;
   /** Title of the confirm dialog for a link whose text shows another host than it opens. */
@@ -122,6 +125,8 @@ export const defaultStrings: AgentChatStrings = {
   functionArguments: 'Arguments',
   functionResult: 'Result',
   functionPending: 'Waiting for the result…',
+  sendingAnnouncement: 'Message sent. Waiting for the reply…',
+  writingAnnouncement: 'The reply is being written…',
   replyAnnouncement: (text) => `Reply: ${text}`,
   linkWarningTitle: 'Check this link',
   linkWarningBody: (shown, real) => `The link shows ${shown} but opens ${real}.`,

@@ -41,6 +41,8 @@ export interface ChatSessionHooks {
   replyGrew(): void;
   /** The turn ended (finished, stopped or failed). */
   turnEnded(): void;
+  /** A message went out (`sending`), its reply's first words arrived (`writing`), or a turn or request failed. */
+  progress(step: 'sending' | 'writing' | 'failed', error?: PlatformErrorShape): void;
 }
 
 const EMPTY_STATE: ChatState = {
@@ -326,6 +328,8 @@ export class ChatSessionController implements ReactiveController {
       this.#host.emit('parley-conversation-changed', { conversationId: next.conversationId });
       if (this.#hooks.listShown()) void this.refreshConversations();
     }
+    if (next.status === 'submitted' && previous.status !== 'submitted') this.#hooks.progress('sending');
+    if (next.status === 'streaming' && previous.status === 'submitted') this.#hooks.progress('writing');
     const wasBusy = isBusy(previous);
     if (wasBusy && next.status === 'ready') {
       if (this.#stopRequested) this.#stopRequested = false;
@@ -333,7 +337,8 @@ export class ChatSessionController implements ReactiveController {
     }
     if (next.streamingEntryId && next.status === 'streaming') this.#hooks.replyGrew();
     if (next.error && next.error !== previous.error) {
-      this.#stopRequested = false; // the error box is role="alert": it is announced without the live region
+      this.#stopRequested = false;
+      this.#hooks.progress('failed', next.error);
       this.#host.emit('parley-error', { error: next.error });
     }
     if (wasBusy && !this.busy) this.#hooks.turnEnded();
@@ -359,6 +364,7 @@ export class ChatSessionController implements ReactiveController {
   #setLocalError(error: PlatformErrorShape | null): void {
     if (error === this.#localError) return;
     this.#localError = error;
+    if (error) this.#hooks.progress('failed', error);
     this.#host.requestUpdate();
   }
 }
