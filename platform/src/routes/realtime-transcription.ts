@@ -76,7 +76,10 @@ export function realtimeTranscriptionEndpoint(options: RealtimeTranscriptionEndp
 
   function rejectAfterAccept(ws: WebSocket, code: number, message: string): void {
     ws.send(JSON.stringify({ type: 'error', error: { message, code } } satisfies RealtimeServerEvent));
-    ws.close(1008, message.slice(0, 100));
+    // A close reason holds at most 123 bytes of UTF-8 (ws throws on more, e.g. for a model name in another script).
+    let reason = message.slice(0, 100);
+    while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
+    ws.close(1008, reason);
   }
 
   const handleUpgrade: UpgradeHandler = (request, socket, head) => {

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../src/app.js';
 import { boundedEcho, truncate } from '../../src/errors.js';
 import { MAX_JSON_DEPTH, jsonDepthOver } from '../../src/input-guard.js';
-import { call, startPlatform } from './helpers.js';
+import WebSocket from 'ws';
+import { serveFetch } from 'parley-kit/server';
+import { API_KEY, call, startPlatform } from './helpers.js';
 
 const json = (text: string) => ({ rawBody: text, headers: { 'content-type': 'application/json' } });
 const nested = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
@@ -141,6 +143,28 @@ describe('input rules over HTTP', () => {
     expect(manyKeys.status).toBe(422);
     expect(manyKeys.json.detail).toHaveLength(50);
     expect(manyKeys.json.detail[49]).toMatchObject({ type: 'too_many_errors', msg: '4951 more problems are not listed' });
+  });
+});
+
+describe('realtime WebSocket', () => {
+  it('refuses a model name of many-byte characters with an error event and a close, not a crash', async () => {
+    const errors: unknown[] = [];
+    const platform = await startPlatform({ onError: (e) => errors.push(e) });
+    const server = await serveFetch(platform.fetch, { upgrade: [platform.handleUpgrade] });
+    try {
+      const url = `${server.url.replace(/^http/, 'ws')}/v1/audio/transcriptions/realtime?model=${encodeURIComponent('ü'.repeat(200))}`;
+      const ws = new WebSocket(url, { headers: { authorization: `Bearer ${API_KEY}` } });
+      const events: any[] = [];
+      ws.on('message', (data) => events.push(JSON.parse(String(data))));
+      const closed = await new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
+      expect(closed.code).toBe(1008);
+      expect(Buffer.byteLength(closed.reason)).toBeLessThanOrEqual(123);
+      expect(events).toEqual([{ type: 'error', error: { message: expect.stringContaining('üü'), code: 400 } }]);
+      expect(errors).toEqual([]);
+    } finally {
+      await platform.close();
+      await server.close();
+    }
   });
 });
 
