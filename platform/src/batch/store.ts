@@ -216,15 +216,6 @@ export async function deleteBatchJob(db: Db, workspaceId: string, id: string): P
   return (affectedRows ?? 0) > 0;
 }
 
-/** The oldest job that still has work: one left RUNNING or CANCELLATION_REQUESTED by a restart first, then QUEUED. */
-export async function nextPendingJob(db: Db): Promise<StoredBatchJob | undefined> {
-  const { rows } = await db.query<JobRow>(
-    `select * from batch_jobs where status in ('RUNNING', 'CANCELLATION_REQUESTED', 'QUEUED')
-     order by (status = 'QUEUED'), seq limit 1`,
-  );
-  return rows[0] && toStored(rows[0]);
-}
-
 /** Marks a QUEUED job RUNNING (started now); false if it is no longer QUEUED. */
 export async function markStarted(db: Db, id: string): Promise<boolean> {
   const { affectedRows } = await db.query(`update batch_jobs set status = 'RUNNING', started_at = $2 where id = $1 and status = 'QUEUED'`, [id, nowSeconds()]);

@@ -383,12 +383,6 @@ export async function markInProgress(db: Db, id: string): Promise<void> {
   await db.query(`update library_documents set process_status = 'in_progress' where id = $1`, [id]);
 }
 
-/** Ids of documents waiting for or interrupted during processing, oldest first. */
-export async function unfinishedDocuments(db: Db): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(`select id from library_documents where process_status in ('todo', 'in_progress') order by seq`);
-  return rows.map((r) => r.id);
-}
-
 export interface ProcessedDocument {
   pages: string[];
   summary: string | null;
