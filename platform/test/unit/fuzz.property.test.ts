@@ -90,7 +90,7 @@ const deepObject = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
 const hostileText = fc.oneof(
   fc.constantFrom(
     '\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\udc00\ud800', '..', '.', '%', '%00', '\u0001\u001f\u007f', '\n', ' ', '',
-    'null', '0', '-1', '1e400', "'; drop table x;--", '\u202e', '😀', 'ü', '../../etc/passwd', 'a'.repeat(3000), '\u0000'.repeat(100),
+    'null', '0', '-1', '1e400', "'; drop table x;--", '\u202e', '😀', 'ü', '../../etc/passwd', 'a'.repeat(3000), 'é'.repeat(10_000), '\u0000'.repeat(100),
   ),
   fc.string({ unit: 'binary', maxLength: 12 }),
   fc.string({ maxLength: 12 }),
@@ -137,6 +137,9 @@ const multipartBody = fc.array(
   }),
   { maxLength: 4 },
 ).map(multipart);
+
+/** What the sweep puts in each leaf of a seed body. */
+const SWEEP: unknown[] = ['é'.repeat(10_000), 1e308, -(2 ** 53) - 2, 2 ** 31, -1, 0.5, true, [], {}, null, 'swept value'];
 
 /** Every leaf path of a JSON value. */
 function leaves(value: unknown, path: Array<string | number> = []): Array<Array<string | number>> {
@@ -326,6 +329,16 @@ describe('every route answers junk with a 4xx in the error shape, never a 500', 
         }),
         { numRuns: RUNS_PER_ROUTE, seed: SEED + index, endOnFailure: true },
       );
+      // Every leaf of the valid-looking body, one at a time: a long string, extreme numbers, a wrong type.
+      const seed = seeds[`${method} ${path}`];
+      if (seed !== undefined) {
+        for (const leaf of leaves(seed)) {
+          for (const junk of SWEEP) {
+            const c: Case = { params: ids, query: [], body: text(JSON.stringify(replaceAt(seed, leaf, junk))) };
+            check(await send(platform, method, path, c), `${method} ${path} ${leaf.join('.')} = ${JSON.stringify(junk).slice(0, 40)}`);
+          }
+        }
+      }
       if (path.startsWith('/v1/admin/')) await liftLimits(platform);
     }
   }, 240_000);
