@@ -27,6 +27,26 @@ export class FineTunedModels implements RuntimeModels<ChatEngine> {
     for (const stored of await allModels(this.db)) this.serve(stored);
   }
 
+  /**
+   * Serves what the database holds now: models other platform processes on the same PostgreSQL database
+   * trained, changed or deleted (the trainer calls it every few seconds there). Examples are read only for
+   * models new to this process.
+   */
+  async refresh(): Promise<void> {
+    const { rows } = await this.db.query<{ record: FineTunedModelRecord }>('select record from fine_tuned_models order by seq');
+    const stored = new Set(rows.map((r) => r.record.id));
+    for (const id of [...this.served.keys()]) if (!stored.has(id)) this.served.delete(id);
+    const fresh: string[] = [];
+    for (const { record } of rows) {
+      const s = this.served.get(record.id);
+      if (!s) fresh.push(record.id);
+      else if (JSON.stringify(s.record) !== JSON.stringify(record)) this.serve({ record, examples: s.examples });
+    }
+    if (!fresh.length) return;
+    const { rows: added } = await this.db.query<StoredModel>('select record, examples from fine_tuned_models where id = any($1::text[]) order by seq', [fresh]);
+    for (const model of added) this.serve(model);
+  }
+
   resolve(model: string): { engine: ChatEngine; card: ModelCard } | undefined {
     const s = this.served.get(model);
     return s && { engine: s.engine, card: s.card };

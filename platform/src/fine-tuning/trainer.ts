@@ -89,7 +89,11 @@ export class FineTuningTrainer {
   async resume(): Promise<void> {
     if (!this.polling) {
       this.polling = true;
-      pollForWork(this.db, () => { void this.resume().catch(() => undefined); });
+      // On PostgreSQL: jobs of a process that died, and the models other processes trained.
+      pollForWork(this.db, () => {
+        void this.resume().catch(() => undefined);
+        void this.models.refresh().catch(() => undefined);
+      });
     }
     if (this.scanning) return;
     this.scanning = true;

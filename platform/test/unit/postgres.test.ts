@@ -129,6 +129,35 @@ describe('two platforms on one PostgreSQL database', () => {
   }, 90_000);
 });
 
+describe('fine-tuning across processes', () => {
+  it('a job made on A runs once; B serves the model it trained, and drops it when A deletes it', async () => {
+    const [a, b] = await twoPlatforms({ jobLeases: { leaseMs: 2_000, renewMs: 500, pollMs: 200 } });
+    const form = new FormData();
+    form.append('purpose', 'fine-tune');
+    const prompt = 'What are the opening hours of the Lyon shop?';
+    const reply = 'The Lyon shop is open from 9:00 to 19:00, Monday to Saturday.';
+    form.append('file', new Blob([`${JSON.stringify({ messages: [{ role: 'user', content: prompt }, { role: 'assistant', content: reply }] })}\n`]), 'train.jsonl');
+    const file = await call(a, '/v1/files', { method: 'POST', rawBody: form });
+    expect(file.status).toBe(200);
+    const created = await call(a, '/v1/fine_tuning/jobs', { body: { model: 'mistral-small-latest', hyperparameters: { epochs: 2 }, training_files: [{ file_id: file.json.id }] } });
+    expect(created.status).toBe(200);
+    const job = await until('the job done', async () => {
+      const j = (await call(b, `/v1/fine_tuning/jobs/${created.json.id}`)).json;
+      return ['SUCCESS', 'FAILED', 'FAILED_VALIDATION'].includes(j.status) && j;
+    });
+    expect(job.status).toBe('SUCCESS');
+    // Trained once: one model, and the job's status history went through RUNNING once.
+    expect(job.events.filter((e: any) => e.name === 'status-updated' && e.data.status === 'RUNNING')).toHaveLength(1);
+    const answer = await until('B serving the model', async () => {
+      const res = await call(b, '/v1/chat/completions', { body: { model: job.fine_tuned_model, messages: [{ role: 'user', content: prompt }] } });
+      return res.status === 200 && res.json.choices[0].message.content;
+    });
+    expect(answer).toBe(reply);
+    expect((await call(a, `/v1/models/${encodeURIComponent(job.fine_tuned_model)}`, { method: 'DELETE' })).status).toBe(200);
+    await until('B dropping the model', async () => (await call(b, `/v1/models/${encodeURIComponent(job.fine_tuned_model)}`)).status === 404);
+  }, 60_000);
+});
+
 describe('job leases', () => {
   const TABLE = 'lease_test_jobs' as LeasedTable;
   const QUEUE: JobQueue = { table: TABLE, pending: `status = 'todo'`, order: 'seq' };
