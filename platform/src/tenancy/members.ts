@@ -125,9 +125,12 @@ export class OrganizationMembers {
   /** `POST /v1/admin/users`: invalid or taken emails are reported in `invalid_emails`, the rest created. */
   async create(entries: z.output<typeof CreateUsersSchema>) {
     const roleIds = await Promise.all(entries.map((e, i) => this.roles.resolve(e, 'organization', ['body', i])));
-    const email_to_user_id: Record<string, string> = {};
-    const invalid_emails: string[] = [];
+    let email_to_user_id: Record<string, string> = {};
+    let invalid_emails: string[] = [];
     await this.db.transaction(async (tx) => {
+      // On PostgreSQL a transaction may run again after a serialization failure: each run starts afresh.
+      email_to_user_id = {};
+      invalid_emails = [];
       for (const [i, e] of entries.entries()) {
         const email = e.email.trim().toLowerCase();
         const taken = (await tx.query('select 1 from tenancy_users where email = $1', [email])).rows.length > 0;
