@@ -3,7 +3,7 @@
 import { expect, fixture, html, aTimeout } from '@open-wc/testing';
 import { render } from 'lit';
 import {
-  StreamingMarkdown, renderMarkdown, safeUrl, spoofedLinkHost, parseHostList, sanitizeHtml,
+  StreamingMarkdown, enforceAllowlist, renderMarkdown, renderMarkdownFragment, safeUrl, spoofedLinkHost, parseHostList,
 } from '../../src/elements/internal/markdown.js';
 import { markdown } from '../../src/elements/internal/markdown-directive.js';
 import { probeHits, resetProbe, probeUrl } from './helpers/probe.js';
@@ -119,13 +119,88 @@ describe('markdown renderer: hostile output', () => {
     expect(safeUrl('https://ok.test/a&amp;b')!.href).to.equal('https://ok.test/a&b');
   });
 
-  it('DOMPurify second layer strips what a broken first layer could let through', () => {
-    const out = document.createElement('div');
-    out.innerHTML = sanitizeHtml(`<p onclick="${PWN}">x</p><a href="javascript:${PWN}">y</a><img src="https://evil.test/x"><svg onload="${PWN}"></svg><p style="background:url(https://evil.test)">z</p>`);
+  it('the allowlist check strips what a broken builder could let through', () => {
+    // Nodes as a faulty builder might make them (built in an inert document: nothing here may run or load).
+    const inertDoc = document.implementation.createHTMLDocument('');
+    const out = inertDoc.createElement('div');
+    out.innerHTML = `<p onclick="${PWN}">x</p><a href="javascript:${PWN}">y</a><a href="https://ok.test/" target="_self">ok</a><img src="https://evil.test/x"><svg onload="${PWN}"><text>svg text</text></svg><p style="background:url(https://evil.test)" tabindex="3">z</p><form><input value="v"></form><pre>code</pre>`;
+    enforceAllowlist(out);
     assertInert(out);
     expect(out.querySelector('p')!.hasAttribute('style')).to.equal(false);
-    out.innerHTML = sanitizeHtml('<p class="launcher visually-hidden language-js parley-task">x</p><p class="panel">y</p>');
+    expect(out.querySelector('p:last-of-type')!.hasAttribute('tabindex')).to.equal(false);
+    expect(out.querySelector('pre')!.getAttribute('tabindex')).to.equal('0');
+    expect(out.querySelector('a')!.hasAttribute('href')).to.equal(false);
+    expect(out.textContent).to.contain('svg text');
+    out.innerHTML = '<p class="launcher visually-hidden language-js parley-task">x</p><p class="panel">y</p>';
+    enforceAllowlist(out);
     expect([...out.querySelectorAll('p')].map((p) => p.getAttribute('class'))).to.deep.equal(['language-js parley-task', null]);
+  });
+
+  it('builds DOM from tokens: raw HTML is never parsed, whatever the markdown around it', () => {
+    const parsed: string[] = [];
+    const setter = Object.getOwnPropertyDescriptor(Element.prototype, 'innerHTML')!;
+    const createContextualFragment = Range.prototype.createContextualFragment;
+    const parseFromString = DOMParser.prototype.parseFromString;
+    Object.defineProperty(Element.prototype, 'innerHTML', {
+      ...setter,
+      set(this: Element, value: string) {
+        // The entity decoder's textarea takes only text (RCDATA): no element can come of it.
+        if (this.localName !== 'textarea') parsed.push(value);
+        setter.set!.call(this, value);
+      },
+    });
+    Range.prototype.createContextualFragment = function (this: Range, value: string) { parsed.push(value); return createContextualFragment.call(this, value); };
+    DOMParser.prototype.parseFromString = function (this: DOMParser, value: string, type: DOMParserSupportedType) { parsed.push(value); return parseFromString.call(this, value, type); };
+    let fragment: DocumentFragment;
+    try {
+      fragment = renderMarkdownFragment([
+        '# Head <b>bold</b> &amp; &copy;', '', '<div onclick="x">block html</div>', '',
+        '- [x] done <i>it</i>', '- [ ] todo', '', '| a | <u>b</u> |', '|:--|--:|', '| `c&amp;` | [l](https://l.test "t&amp;") |', '',
+        '> quote <script>alert(1)</script>', '', '```js', '<img src=x onerror=alert(1)>', '```', '', '3. three', '4. four',
+        '', '---', '', 'a  ', 'b ~~del~~ *em* **strong** \\<x>',
+      ].join('\n'));
+    } finally {
+      Object.defineProperty(Element.prototype, 'innerHTML', setter);
+      Range.prototype.createContextualFragment = createContextualFragment;
+      DOMParser.prototype.parseFromString = parseFromString;
+    }
+    expect(parsed).to.deep.equal([]);
+    const host = document.createElement('div');
+    host.append(fragment);
+    assertInert(host);
+    const tags = new Set([...host.querySelectorAll('*')].map((el) => el.localName));
+    for (const tag of ['b', 'div', 'i', 'u', 'script', 'img', 'input']) expect(tags.has(tag), `<${tag}>`).to.equal(false);
+    expect(host.querySelector('h1')!.textContent).to.equal('Head <b>bold</b> & ©');
+    expect(host.querySelector('p')!.textContent).to.equal('<div onclick="x">block html</div>');
+    expect([...host.querySelectorAll('.parley-task')].map((el) => el.textContent)).to.deep.equal(['☑', '☐']);
+    expect(host.querySelector('li')!.textContent).to.contain('done <i>it</i>');
+    expect(host.querySelector('table')!.getAttribute('tabindex')).to.equal('0');
+    expect([...host.querySelectorAll('th')].map((th) => [th.getAttribute('align'), th.textContent])).to.deep.equal([['left', 'a'], ['right', '<u>b</u>']]);
+    expect(host.querySelector('td code')!.textContent).to.equal('c&amp;');
+    expect(host.querySelector('td a')!.getAttribute('title')).to.equal('t&');
+    expect(host.querySelector('blockquote')!.textContent).to.contain('<script>alert(1)</script>');
+    expect(host.querySelector('pre')!.getAttribute('tabindex')).to.equal('0');
+    expect(host.querySelector('pre code')!.className).to.equal('language-js');
+    expect(host.querySelector('pre code')!.textContent).to.equal('<img src=x onerror=alert(1)>\n');
+    expect(host.querySelector('ol')!.getAttribute('start')).to.equal('3');
+    expect(host.querySelector('hr')).to.not.equal(null);
+    expect(host.querySelector('br')).to.not.equal(null);
+    expect(host.querySelector('del')!.textContent).to.equal('del');
+    expect(host.querySelector('em')!.textContent).to.equal('em');
+    expect(host.querySelector('strong')!.textContent).to.equal('strong');
+    expect(host.lastElementChild!.textContent, 'a backslash escape is the character').to.equal('ab del em strong <x>');
+  });
+
+  it('a page\'s own marked settings change nothing', async () => {
+    const { marked } = await import('marked');
+    marked.use({ breaks: true, renderer: { paragraph: () => '<img src=x onerror="window.__pwned=1">' } });
+    try {
+      const host = document.createElement('div');
+      host.append(renderMarkdownFragment('one\ntwo'));
+      expect(host.innerHTML).to.equal('<p>one\ntwo</p>');
+    } finally {
+      marked.setOptions(marked.getDefaults());
+    }
   });
 });
 
@@ -195,10 +270,12 @@ describe('markdown renderer: streaming', () => {
     const stream = new StreamingMarkdown();
     let u = stream.update('Para one.\n\nPara');
     expect(u.finished.length).to.equal(1);
-    expect(u.tail).to.contain('Para');
+    expect(u.finished[0].textContent).to.equal('Para one.');
+    expect(u.tail.textContent).to.equal('Para');
     u = stream.update('Para one.\n\nPara two');
     expect(u.finished.length).to.equal(0);
-    expect(u.tail).to.contain('Para two');
+    expect(u.tail.textContent).to.equal('Para two');
+    expect(u.tailSource).to.equal('Para two');
     u = stream.update('Other text');
     expect(u.reset).to.equal(true);
   });

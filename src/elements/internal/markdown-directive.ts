@@ -1,12 +1,13 @@
 /**
  * `markdown(text, options)`: a Lit element directive that renders model output into the element it is
- * placed on. While `streaming`, finished blocks are inserted once and kept (same DOM nodes across deltas);
- * only the growing last block is replaced. Finished text is rendered in one go, cached per entry id.
+ * placed on, as DOM nodes built from markdown tokens (markdown.ts; no HTML string is parsed). While
+ * `streaming`, finished blocks are inserted once and kept (same DOM nodes across deltas); only the growing
+ * last block is replaced. Finished text is rendered in one go, cached per entry id (a copy of the nodes).
  */
 import { noChange } from 'lit';
 import { Directive, PartType, directive } from 'lit/directive.js';
 import type { ElementPart, PartInfo } from 'lit/directive.js';
-import { StreamingMarkdown, renderMarkdown } from './markdown.js';
+import { StreamingMarkdown, renderMarkdownFragment } from './markdown.js';
 import type { MarkdownOptions } from './markdown.js';
 
 export interface MarkdownDirectiveOptions extends MarkdownOptions {
@@ -23,33 +24,28 @@ const CACHE_LIMIT = 2000;
  * within one frame would not be seen anyway. Shorter blocks render on every delta.
  */
 export const TAIL_THROTTLE_CHARS = 3000;
-// Rendered HTML of finished entries, so reopening a long history does not parse every entry again.
-const renderCache = new Map<string, { text: string; hosts: string; html: string }>();
+// Rendered nodes of finished entries (copied for each use), so reopening a long history does not parse every entry again.
+const renderCache = new Map<string, { text: string; hosts: string; nodes: DocumentFragment }>();
 
-function cachedRender(text: string, options: MarkdownDirectiveOptions, hosts: string): string {
+function cachedRender(text: string, options: MarkdownDirectiveOptions, hosts: string): DocumentFragment {
   const key = options.cacheKey;
   if (key) {
     const hit = renderCache.get(key);
     if (hit && hit.text === text && hit.hosts === hosts) {
       renderCache.delete(key);
       renderCache.set(key, hit); // most recently used last
-      return hit.html;
+      return hit.nodes.cloneNode(true) as DocumentFragment;
     }
   }
-  const html = renderMarkdown(text, options);
-  if (key) {
-    renderCache.set(key, { text, hosts, html });
-    if (renderCache.size > CACHE_LIMIT) renderCache.delete(renderCache.keys().next().value!);
-  }
-  return html;
+  const nodes = renderMarkdownFragment(text, options);
+  if (!key) return nodes;
+  renderCache.set(key, { text, hosts, nodes });
+  if (renderCache.size > CACHE_LIMIT) renderCache.delete(renderCache.keys().next().value!);
+  return nodes.cloneNode(true) as DocumentFragment;
 }
 
-function toNodes(element: Element, html: string): ChildNode[] {
-  if (!html) return [];
-  // A template's content is inert until inserted: nothing loads while parsing.
-  const template = element.ownerDocument.createElement('template');
-  template.innerHTML = html;
-  return [...template.content.childNodes];
+function toNodes(fragment: DocumentFragment): ChildNode[] {
+  return [...fragment.childNodes];
 }
 
 class MarkdownDirective extends Directive {
@@ -59,7 +55,7 @@ class MarkdownDirective extends Directive {
   private stream: StreamingMarkdown | null = null;
   private blocks: ChildNode[][] = [];
   private tail: ChildNode[] = [];
-  private tailHtml = '';
+  private tailSource = '';
   private frame = 0;
   private pending: { element: Element; text: string } | null = null;
 
@@ -86,14 +82,14 @@ class MarkdownDirective extends Directive {
     this.streaming = options.streaming;
 
     if (!options.streaming && !wasStreaming) {
-      element.replaceChildren(...toNodes(element, cachedRender(text, options, hosts)));
+      element.replaceChildren(cachedRender(text, options, hosts));
       return noChange;
     }
     if (!this.stream) {
       this.stream = new StreamingMarkdown(options);
       this.blocks = [];
       this.tail = [];
-      this.tailHtml = '';
+      this.tailSource = '';
       element.replaceChildren();
     }
     const large = text.length - this.stream.tailStart > TAIL_THROTTLE_CHARS;
@@ -119,28 +115,29 @@ class MarkdownDirective extends Directive {
     if (update.reset) {
       this.blocks = [];
       this.tail = [];
-      this.tailHtml = '';
+      this.tailSource = '';
       element.replaceChildren();
     }
-    for (const { index, html } of update.replaced) {
+    for (const { index, nodes: fragment } of update.replaced) {
       const old = this.blocks[index];
-      const nodes = toNodes(element, html);
+      const nodes = toNodes(fragment);
       const anchor = old.length ? old[0] : this.nextNodeAfterBlock(index);
       for (const node of nodes) element.insertBefore(node, anchor);
       for (const node of old) node.remove();
       this.blocks[index] = nodes;
     }
     const before = this.tail[0] ?? null;
-    for (const html of update.finished) {
-      const nodes = toNodes(element, html);
+    for (const fragment of update.finished) {
+      const nodes = toNodes(fragment);
       for (const node of nodes) element.insertBefore(node, before);
       this.blocks.push(nodes);
     }
-    if (update.tail !== this.tailHtml) {
+    // The same source renders the same nodes, unless blocks finished (a reference definition among them).
+    if (update.tailSource !== this.tailSource || update.finished.length || update.replaced.length || update.reset) {
       for (const node of this.tail) node.remove();
-      this.tail = toNodes(element, update.tail);
-      element.append(...this.tail);
-      this.tailHtml = update.tail;
+      this.tail = toNodes(update.tail);
+      element.append(update.tail);
+      this.tailSource = update.tailSource;
     }
   }
 

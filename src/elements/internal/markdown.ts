@@ -1,18 +1,20 @@
 /**
- * Markdown for model output: marked turns text into HTML with a renderer that never passes raw HTML
- * through, keeps only http/https/mailto links and loads images only from allowed hosts; DOMPurify
- * then sanitises that HTML again with a strict allowlist. Model output is hostile input
- * (relay-security.md §3a–3c): every rule here is enforced twice.
+ * Markdown for model output, which is hostile input (relay-security.md §3a–3c). marked's lexer turns
+ * the text into tokens; the DOM is built from those tokens with `createElement` and text nodes, from
+ * an allowlist of elements and attributes. No HTML string is ever parsed, so there is nothing for a
+ * sanitiser to clean: raw HTML in the text becomes text, links keep to http/https/mailto (target
+ * _blank, rel noopener noreferrer nofollow), images load only from allowed hosts (no referrer), and
+ * classes are only the renderer's own. The built nodes then pass an allowlist check (`enforceAllowlist`)
+ * that removes whatever a mistake in the builder could let through: every rule is enforced twice.
+ * Nodes are built in an inert document, so nothing loads before they are inserted into the page.
  *
  * `StreamingMarkdown` renders a reply while it grows: blocks (marked's top-level tokens) that are
  * finished are rendered once; only the last, growing block is rendered again on every delta.
  *
- * No DOM at import time; the DOM is used only inside calls (DOMPurify needs a window).
+ * No DOM at import time; the DOM is used only inside calls.
  */
-import { Lexer, Marked } from 'marked';
-import type { Links, Token, Tokens } from 'marked';
-import DOMPurify from 'dompurify';
-import type { DOMPurify as DOMPurifyInstance } from 'dompurify';
+import { Lexer, getDefaults } from 'marked';
+import type { Links, MarkedToken, Token, Tokens } from 'marked';
 
 export interface MarkdownOptions {
   /** Hostnames (exact, case-insensitive) whose images may load. Everything else becomes a placeholder. */
@@ -38,13 +40,19 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]);
 }
 
+let inertDocument: Document | null = null;
+/** A document without a browsing context: nothing created in it loads or runs until it is inserted into the page. */
+function inert(): Document {
+  return (inertDocument ??= document.implementation.createHTMLDocument(''));
+}
+
 let entityDecoder: HTMLTextAreaElement | null = null;
 /** Decodes HTML character references (`jav&#x61;script:` → `javascript:`), as the browser would in an attribute. */
 export function decodeEntities(text: string): string {
   if (!text.includes('&')) return text;
   if (typeof document !== 'undefined') {
     // A textarea of an inert document decodes references without parsing tags or loading anything.
-    entityDecoder ??= document.implementation.createHTMLDocument('').createElement('textarea');
+    entityDecoder ??= inert().createElement('textarea');
     entityDecoder.innerHTML = text.replace(/</g, '&lt;');
     return entityDecoder.value;
   }
@@ -133,9 +141,9 @@ export function spoofedLinkHost(text: string, href: string): { shown: string; re
   return comparableHost(shown) === comparableHost(url.hostname) ? null : { shown, real: url.hostname };
 }
 
-// ---------------------------------------------------------------- marked (first layer)
+// ---------------------------------------------------------------- tokens → DOM (first layer)
 
-// The options of the render in progress; the renderer and the DOMPurify hooks read them (renders are synchronous).
+// The options of the render in progress (renders are synchronous).
 let active: Required<MarkdownOptions> = { allowImageHosts: [], imageBlocked: defaultImageBlocked };
 
 function hostOf(raw: string): string {
@@ -146,82 +154,195 @@ function hostOf(raw: string): string {
   }
 }
 
-let markedInstance: Marked | null = null;
-function getMarked(): Marked {
-  if (markedInstance) return markedInstance;
-  markedInstance = new Marked({
-    gfm: true,
-    breaks: false,
-    async: false,
-    renderer: {
-      // Raw HTML from the model is shown as text, never parsed.
-      html({ text, block }: Tokens.HTML | Tokens.Tag): string {
-        return block ? `<p>${escapeHtml(text.replace(/\n+$/, ''))}</p>\n` : escapeHtml(text);
-      },
-      link(this: { parser: { parseInline(tokens: Token[]): string } }, { href, title, tokens }: Tokens.Link): string {
-        const inner = this.parser.parseInline(tokens);
-        const url = safeUrl(href, LINK_PROTOCOLS);
-        if (!url) return inner;
-        const titleAttr = title ? ` title="${escapeHtml(decodeEntities(title))}"` : '';
-        return `<a href="${escapeHtml(url.href)}"${titleAttr} target="_blank" rel="${LINK_REL}">${inner}</a>`;
-      },
-      image({ href, title, text }: Tokens.Image): string {
-        const url = safeUrl(href, IMAGE_PROTOCOLS);
-        const alt = decodeEntities(text);
-        if (url && isImageHostAllowed(url, active.allowImageHosts)) {
-          const titleAttr = title ? ` title="${escapeHtml(decodeEntities(title))}"` : '';
-          return `<img src="${escapeHtml(url.href)}" alt="${escapeHtml(alt)}"${titleAttr} loading="lazy" referrerpolicy="no-referrer">`;
-        }
-        const host = url?.hostname ?? hostOf(href);
-        return `<span class="parley-image-blocked">${escapeHtml(active.imageBlocked(host || '?', alt))}</span>`;
-      },
-      code({ text, lang, escaped }: Tokens.Code): string {
-        const language = (lang ?? '').match(/^[\w+#.-]+/)?.[0];
-        const cls = language ? ` class="language-${escapeHtml(language)}"` : '';
-        const body = text.replace(/\n$/, '') + '\n';
-        return `<pre><code${cls}>${escaped ? body : escapeHtml(body)}</code></pre>\n`;
-      },
-      checkbox({ checked }: Tokens.Checkbox): string {
-        return `<span class="parley-task">${checked ? '☑' : '☐'}</span> `;
-      },
-    },
-  });
-  return markedInstance;
-}
-
 function lex(text: string, links: Links | null): Token[] & { links: Links } {
-  const lexer = new Lexer(getMarked().defaults);
+  // Fresh defaults: a page's own `marked.use(…)` or `setOptions` (the npm build shares marked) change nothing here.
+  const lexer = new Lexer({ ...getDefaults(), gfm: true, breaks: false, pedantic: false });
   if (links) Object.assign(lexer.tokens.links, links);
   return lexer.lex(text);
 }
 
-function parse(tokens: Token[]): string {
-  return getMarked().parser(tokens) as string;
+/** Appends `<tag>` to `parent` and returns it. */
+function add<K extends keyof HTMLElementTagNameMap>(parent: ParentNode, tag: K): HTMLElementTagNameMap[K] {
+  const node = (parent.ownerDocument ?? (parent as Document)).createElement(tag);
+  parent.append(node);
+  return node;
 }
 
-// ---------------------------------------------------------------- DOMPurify (second layer)
+function taskBox(parent: ParentNode, checked: boolean | undefined): void {
+  const box = add(parent, 'span');
+  box.className = 'parley-task';
+  box.textContent = checked ? '☑' : '☐';
+  parent.append(' ');
+}
 
-const ALLOWED_TAGS = [
-  'a', 'blockquote', 'br', 'code', 'del', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img', 'li', 'ol', 'p', 'pre',
-  's', 'span', 'strong', 'sub', 'sup', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul',
-];
-const ALLOWED_CLASS = /^(?:language-[\w+#.-]+|parley-image-blocked|parley-task)$/;
-const ALLOWED_ATTR = ['href', 'title', 'alt', 'src', 'class', 'start', 'align', 'target', 'rel', 'loading', 'referrerpolicy'];
-
-let purifier: DOMPurifyInstance | null = null;
-function getPurifier(): DOMPurifyInstance | null {
-  if (purifier) return purifier;
-  if (typeof window === 'undefined') return null;
-  // Our own instance, so our hooks never touch a DOMPurify the host page uses.
-  purifier = DOMPurify(window);
-  purifier.addHook('uponSanitizeAttribute', (_node, data) => {
-    // Only the renderer's own classes: markup must not borrow the element's classes (UI redress).
-    if (data.attrName === 'class') {
-      data.attrValue = data.attrValue.split(/\s+/).filter((c) => ALLOWED_CLASS.test(c)).join(' ');
-      if (!data.attrValue) data.keepAttr = false;
+/** Block tokens into `parent`. */
+function blocks(parent: ParentNode, tokens: readonly Token[]): void {
+  for (const token of tokens as readonly MarkedToken[]) {
+    switch (token.type) {
+      case 'space':
+      case 'def':
+        break;
+      case 'paragraph':
+        inline(add(parent, 'p'), token.tokens);
+        break;
+      case 'heading':
+        inline(add(parent, `h${Math.min(6, Math.max(1, token.depth))}` as 'h1'), token.tokens);
+        break;
+      case 'code': {
+        const pre = add(parent, 'pre');
+        // Code blocks and tables scroll sideways in a narrow panel: focusable, so a keyboard can scroll them.
+        pre.tabIndex = 0;
+        const code = add(pre, 'code');
+        const language = (token.lang ?? '').match(/^[\w+#.-]+/)?.[0];
+        if (language) code.className = `language-${language}`;
+        code.textContent = token.text.replace(/\n$/, '') + '\n';
+        break;
+      }
+      case 'blockquote':
+        blocks(add(parent, 'blockquote'), token.tokens);
+        break;
+      case 'list': {
+        const list = add(parent, token.ordered ? 'ol' : 'ul');
+        const start = Number(token.start);
+        if (token.ordered && Number.isInteger(start) && start !== 1) list.setAttribute('start', String(start));
+        for (const item of token.items) blocks(add(list, 'li'), item.tokens);
+        break;
+      }
+      case 'checkbox':
+        taskBox(parent, token.checked);
+        break;
+      case 'table': {
+        const table = add(parent, 'table');
+        table.tabIndex = 0;
+        const row = (into: ParentNode, cells: Tokens.TableCell[], tag: 'th' | 'td') => {
+          const tr = add(into, 'tr');
+          for (const cell of cells) {
+            const td = add(tr, tag);
+            if (cell.align) td.setAttribute('align', cell.align);
+            inline(td, cell.tokens);
+          }
+        };
+        row(add(table, 'thead'), token.header, 'th');
+        if (token.rows.length) {
+          const body = add(table, 'tbody');
+          for (const cells of token.rows) row(body, cells, 'td');
+        }
+        break;
+      }
+      case 'hr':
+        add(parent, 'hr');
+        break;
+      case 'html':
+        // Raw HTML from the model is shown as text, never parsed.
+        add(parent, 'p').textContent = token.text.replace(/\n+$/, '');
+        break;
+      case 'text':
+        if (token.tokens) inline(parent, token.tokens);
+        else parent.append(decodeEntities(token.text));
+        break;
+      default:
+        // A token this renderer does not know (a page's marked extension): its source, as text.
+        if ((token as Token).raw) parent.append((token as Token).raw);
     }
-  });
-  purifier.addHook('afterSanitizeAttributes', (node) => {
+  }
+}
+
+/** Inline tokens into `parent`. */
+function inline(parent: ParentNode, tokens: readonly Token[] | undefined): void {
+  for (const token of (tokens ?? []) as readonly MarkedToken[]) {
+    switch (token.type) {
+      case 'text':
+        if ('tokens' in token && token.tokens) inline(parent, token.tokens);
+        // Named references (`&amp;`, `&copy;`) are left in text tokens for the browser to decode; text inside raw
+        // `<pre>` is left alone.
+        else parent.append('escaped' in token && token.escaped ? token.text : decodeEntities(token.text));
+        break;
+      case 'escape':
+      case 'codespan':
+        if (token.type === 'codespan') add(parent, 'code').textContent = token.text;
+        else parent.append(token.text);
+        break;
+      case 'html':
+        // Raw HTML from the model is shown as text, never parsed.
+        parent.append(token.text);
+        break;
+      case 'strong':
+      case 'em':
+      case 'del':
+        inline(add(parent, token.type), token.tokens);
+        break;
+      case 'br':
+        add(parent, 'br');
+        break;
+      case 'checkbox':
+        taskBox(parent, token.checked);
+        break;
+      case 'link': {
+        const url = safeUrl(token.href, LINK_PROTOCOLS);
+        if (!url) {
+          inline(parent, token.tokens); // relative, unknown or dangerous: the text only
+          break;
+        }
+        const a = add(parent, 'a');
+        a.href = url.href;
+        if (token.title) a.title = decodeEntities(token.title);
+        a.target = '_blank';
+        a.rel = LINK_REL;
+        inline(a, token.tokens);
+        break;
+      }
+      case 'image': {
+        const url = safeUrl(token.href, IMAGE_PROTOCOLS);
+        const alt = decodeEntities(token.text);
+        if (url && isImageHostAllowed(url, active.allowImageHosts)) {
+          const img = add(parent, 'img');
+          img.referrerPolicy = 'no-referrer';
+          img.loading = 'lazy';
+          img.alt = alt;
+          if (token.title) img.title = decodeEntities(token.title);
+          img.src = url.href;
+        } else {
+          const span = add(parent, 'span');
+          span.className = 'parley-image-blocked';
+          span.textContent = active.imageBlocked(url?.hostname || hostOf(token.href) || '?', alt);
+        }
+        break;
+      }
+      default:
+        if ((token as Token).raw) parent.append((token as Token).raw);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- allowlist check (second layer)
+
+const ALLOWED_TAGS = new Set([
+  'A', 'BLOCKQUOTE', 'BR', 'CODE', 'DEL', 'EM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HR', 'IMG', 'LI', 'OL', 'P', 'PRE',
+  'S', 'SPAN', 'STRONG', 'SUB', 'SUP', 'TABLE', 'TBODY', 'TD', 'TH', 'THEAD', 'TR', 'UL',
+]);
+const ALLOWED_CLASS = /^(?:language-[\w+#.-]+|parley-image-blocked|parley-task)$/;
+const ALLOWED_ATTR = new Set(['href', 'title', 'alt', 'src', 'class', 'start', 'align', 'target', 'rel', 'loading', 'referrerpolicy', 'tabindex']);
+
+/**
+ * Removes from `root` every element outside the allowlist (its text stays), every attribute outside it,
+ * classes other than the renderer's own, links to other protocols than http/https/mailto, and images from
+ * hosts not allowed; links open in a new tab without opener or referrer, images load without referrer,
+ * code blocks and tables are focusable. The builder above already does all of this.
+ */
+export function enforceAllowlist(root: ParentNode, options: MarkdownOptions = {}): void {
+  for (const node of [...root.querySelectorAll('*')]) {
+    if (!ALLOWED_TAGS.has(node.nodeName) || node.namespaceURI !== 'http://www.w3.org/1999/xhtml') {
+      // Its text is kept (as text); anything inside it is dropped with it.
+      node.replaceWith(node.textContent ?? '');
+      continue;
+    }
+    for (const name of node.getAttributeNames()) {
+      if (!ALLOWED_ATTR.has(name)) node.removeAttribute(name);
+    }
+    const classes = node.getAttribute('class')?.split(/\s+/).filter((c) => ALLOWED_CLASS.test(c)).join(' ');
+    if (classes) node.setAttribute('class', classes);
+    else node.removeAttribute('class');
+    node.removeAttribute('tabindex');
     if (node.nodeName === 'A') {
       const href = node.getAttribute('href');
       if (href !== null && !safeUrl(href, LINK_PROTOCOLS)) node.removeAttribute('href');
@@ -230,29 +351,12 @@ function getPurifier(): DOMPurifyInstance | null {
     } else if (node.nodeName === 'IMG') {
       const src = node.getAttribute('src');
       const url = src === null ? null : safeUrl(src, IMAGE_PROTOCOLS);
-      if (!url || !isImageHostAllowed(url, active.allowImageHosts)) node.removeAttribute('src');
+      if (!url || !isImageHostAllowed(url, options.allowImageHosts)) node.removeAttribute('src');
       node.setAttribute('referrerpolicy', 'no-referrer');
     } else if (node.nodeName === 'PRE' || node.nodeName === 'TABLE') {
-      // Code blocks and tables scroll sideways in a narrow panel: focusable, so a keyboard can scroll them.
       node.setAttribute('tabindex', '0');
     }
-  });
-  return purifier;
-}
-
-/** Sanitises HTML with the strict allowlist (tags above, no styles, no event handlers, http/https/mailto only). */
-export function sanitizeHtml(html: string, options: MarkdownOptions = {}): string {
-  const instance = getPurifier();
-  if (!instance) return escapeHtml(html); // no DOM (server): show nothing that could be markup
-  return withOptions(options, () => instance.sanitize(html, {
-    ALLOWED_TAGS,
-    ALLOWED_ATTR,
-    ALLOW_DATA_ATTR: false,
-    ALLOW_ARIA_ATTR: false,
-    ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
-    ALLOW_UNKNOWN_PROTOCOLS: false,
-    RETURN_TRUSTED_TYPE: false,
-  }) as string);
+  }
 }
 
 function withOptions<T>(options: MarkdownOptions, run: () => T): T {
@@ -265,14 +369,27 @@ function withOptions<T>(options: MarkdownOptions, run: () => T): T {
   }
 }
 
-function renderTokens(tokens: Token[], options: MarkdownOptions): string {
-  const html = withOptions(options, () => parse(tokens));
-  return html ? sanitizeHtml(html, options) : '';
+function renderTokens(tokens: Token[], options: MarkdownOptions): DocumentFragment {
+  const fragment = inert().createDocumentFragment();
+  withOptions(options, () => blocks(fragment, tokens));
+  enforceAllowlist(fragment, options);
+  return fragment;
 }
 
-/** Renders finished markdown to sanitised HTML. */
+/**
+ * Renders finished markdown to DOM nodes (in a fragment of an inert document: insert them where they
+ * belong; images start loading then).
+ */
+export function renderMarkdownFragment(text: string, options: MarkdownOptions = {}): DocumentFragment {
+  return renderTokens(lex(normalise(text), null), options);
+}
+
+/** Renders finished markdown to HTML (the nodes of `renderMarkdownFragment`, serialised). */
 export function renderMarkdown(text: string, options: MarkdownOptions = {}): string {
-  return renderTokens(withOptions(options, () => lex(normalise(text), null)), options);
+  if (typeof document === 'undefined') return escapeHtml(text); // no DOM (server): show nothing that could be markup
+  const box = inert().createElement('div');
+  box.append(renderMarkdownFragment(text, options));
+  return box.innerHTML;
 }
 
 function normalise(text: string): string {
@@ -285,12 +402,14 @@ function normalise(text: string): string {
 export interface MarkdownUpdate {
   /** The text no longer continues what was rendered: drop all blocks and start again. */
   reset: boolean;
-  /** Sanitised HTML of blocks that finished with this update, in order; append them after the earlier ones. */
-  finished: string[];
+  /** Nodes of the blocks that finished with this update, in order; append them after the earlier ones. */
+  finished: DocumentFragment[];
   /** Earlier finished blocks rendered again because a reference definition they use arrived (`[r]: …`). */
-  replaced: Array<{ index: number; html: string }>;
-  /** Sanitised HTML of the growing last block ('' once final). */
-  tail: string;
+  replaced: Array<{ index: number; nodes: DocumentFragment }>;
+  /** Nodes of the growing last block (empty once final). */
+  tail: DocumentFragment;
+  /** Markdown source of the growing last block ('' once final): the same source renders the same nodes. */
+  tailSource: string;
 }
 
 /**
@@ -303,7 +422,7 @@ export class StreamingMarkdown {
   private stableEnd = 0;
   private links: Links = {};
   private finishedRaw: string[] = [];
-  private lastTail = '';
+  private lastTailSource = '';
 
   constructor(private readonly options: MarkdownOptions = {}) {}
 
@@ -326,7 +445,7 @@ export class StreamingMarkdown {
       this.stableEnd = 0;
       this.links = {};
       this.finishedRaw = [];
-      this.lastTail = '';
+      this.lastTailSource = '';
     }
     this.text = text;
     const rest = text.slice(this.stableEnd);
@@ -344,7 +463,7 @@ export class StreamingMarkdown {
       if (tokens.map((t) => t.raw).join('') !== rest) split = 0;
     }
 
-    const finished: string[] = [];
+    const finished: DocumentFragment[] = [];
     const replaced: MarkdownUpdate['replaced'] = [];
     if (split > 0) {
       const finishedLength = tokens.slice(0, split).reduce((n, t) => n + t.raw.length, 0);
@@ -357,7 +476,7 @@ export class StreamingMarkdown {
         this.finishedRaw.forEach((raw, index) => {
           const lower = raw.toLowerCase();
           if (newLabels.some((label) => lower.includes(`[${label}]`))) {
-            replaced.push({ index, html: renderTokens(withOptions(this.options, () => lex(raw, this.links)), this.options) });
+            replaced.push({ index, nodes: renderTokens(withOptions(this.options, () => lex(raw, this.links)), this.options) });
           }
         });
       }
@@ -369,13 +488,13 @@ export class StreamingMarkdown {
       this.stableEnd += finishedLength;
     }
     const tailTokens = tokens.slice(split);
-    const tail = tailTokens.length ? renderTokens(tailTokens, this.options) : '';
-    this.lastTail = tail;
-    return { reset, finished, replaced, tail };
+    const tail = renderTokens(tailTokens, this.options);
+    this.lastTailSource = tailTokens.map((t) => t.raw).join('');
+    return { reset, finished, replaced, tail, tailSource: this.lastTailSource };
   }
 
-  /** HTML of the growing block as last rendered. */
-  get tail(): string {
-    return this.lastTail;
+  /** Markdown source of the growing block as last rendered. */
+  get tailSource(): string {
+    return this.lastTailSource;
   }
 }
