@@ -44,6 +44,7 @@ interface LimitsRow { requests_per_second: number; tokens_limits_by_model: Recor
 export class OrganizationLimits {
   private record: LimitsRow = { requests_per_second: DEFAULT_REQUESTS_PER_SECOND, tokens_limits_by_model: {}, monthly_spend_limit: null };
   private bucket = { tokens: DEFAULT_REQUESTS_PER_SECOND, at: 0 };
+  private readAt = 0;
 
   constructor(private readonly db: Db, private readonly organizationId: string, private readonly now: () => number = Date.now) {}
 
@@ -52,9 +53,19 @@ export class OrganizationLimits {
     await this.db.query(
       `insert into tenancy_limits (organization_id, requests_per_second, tokens_limits_by_model, monthly_spend_limit)
        values ($1, $2, '{}', null) on conflict do nothing`, [this.organizationId, DEFAULT_REQUESTS_PER_SECOND]);
+    await this.read();
+    this.bucket = { tokens: this.record.requests_per_second, at: this.now() };
+  }
+
+  private async read(): Promise<void> {
     const { rows } = await this.db.query<LimitsRow>('select * from tenancy_limits where organization_id = $1', [this.organizationId]);
     this.record = { ...rows[0], monthly_spend_limit: rows[0].monthly_spend_limit === null ? null : Number(rows[0].monthly_spend_limit) };
-    this.bucket = { tokens: this.record.requests_per_second, at: this.now() };
+    this.readAt = Date.now();
+  }
+
+  /** On PostgreSQL another platform process may change the limits: the record is read again once a second at most. */
+  private async fresh(): Promise<void> {
+    if (this.db.kind === 'postgres' && Date.now() - this.readAt >= 1000) await this.read();
   }
 
   /** The rate limit record: `tokens_limits_by_model` is an array, one item per model. */
@@ -77,6 +88,7 @@ export class OrganizationLimits {
   }
 
   async spendLimit() {
+    await this.fresh();
     const limit = this.record.monthly_spend_limit;
     const usage = await this.monthCost();
     return {
@@ -106,6 +118,7 @@ export class OrganizationLimits {
 
   /** Takes one request from the bucket and checks the spend limit; throws 429 when over either. */
   async admit(): Promise<void> {
+    await this.fresh();
     const rps = this.record.requests_per_second;
     const now = this.now();
     this.bucket.tokens = Math.min(rps, this.bucket.tokens + ((now - this.bucket.at) / 1000) * rps);

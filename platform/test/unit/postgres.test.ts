@@ -7,7 +7,7 @@ import { serveFetch, type ServedFetch } from 'parley-kit/server';
 import type { Platform } from '../../src/app.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { claim, claimNext, setLeaseTiming, type JobQueue, type LeasedTable } from '../../src/store/leases.js';
-import { call, startPlatform } from './helpers.js';
+import { ADMIN_KEY, call, startPlatform } from './helpers.js';
 import { freshDatabase, startPostgres, type PostgresServer } from './postgres-server.js';
 
 let server: PostgresServer;
@@ -127,6 +127,21 @@ describe('two platforms on one PostgreSQL database', () => {
     const customIds = output.text.trim().split('\n').map((l) => JSON.parse(l).custom_id);
     expect(customIds).toEqual(lines(40, 'long').map((l) => l.custom_id));
   }, 90_000);
+});
+
+describe('organization limits across processes', () => {
+  it('a spend limit set on A suspends B too, and lifting it on A resumes B', async () => {
+    const [a, b] = await twoPlatforms();
+    expect((await call(b, '/v1/models')).status).toBe(200);
+    expect((await call(a, '/v1/admin/spend-limit', { body: { amount: 0 }, key: ADMIN_KEY })).status).toBe(200);
+    const refused = await until('B refusing', async () => {
+      const res = await call(b, '/v1/models');
+      return res.status === 429 && res;
+    });
+    expect(refused.json.code).toBe('spend_limit_reached');
+    expect((await call(a, '/v1/admin/spend-limit', { body: { no_monthly_limit: true }, key: ADMIN_KEY })).status).toBe(200);
+    await until('B serving again', async () => (await call(b, '/v1/models')).status === 200);
+  });
 });
 
 describe('fine-tuning across processes', () => {
