@@ -316,7 +316,7 @@ export class AgentChat extends ParleyElement {
   }
 
   private get text(): AgentChatStrings {
-    return resolveStrings(this.strings);
+    return resolveStrings(this.strings, this);
   }
 
   private get busy(): boolean {

@@ -183,7 +183,7 @@ export class AudioTranscriber extends ParleyElement {
   }
 
   private get t(): AudioTranscriberStrings {
-    return resolveAudioTranscriberStrings(this.strings);
+    return resolveAudioTranscriberStrings(this.strings, this);
   }
 
   override disconnectedCallback(): void {

@@ -1,8 +1,13 @@
 /**
  * The words `<audio-transcriber>` shows or announces, kept beside the element (the shared strings.ts
- * holds the other elements'). Hosts translate by passing a partial object to the `strings` property.
+ * holds the other elements'), in English; other languages come from the locale catalogues
+ * (src/elements/locales/, `registerLocale()`), chosen by the element's `lang`. Hosts change any word
+ * with a partial object in the `strings` property.
  */
 import type { TranscriptionErrorKind } from './events.js';
+import { localize } from '../internal/locale.js';
+import type { LocaleHost } from '../internal/locale.js';
+import { speakerNumber } from '../internal/error-kinds.js';
 
 /** The user-visible strings of `<audio-transcriber>`. */
 export interface AudioTranscriberStrings {
@@ -114,8 +119,8 @@ export const defaultAudioTranscriberStrings: AudioTranscriberStrings = {
   emptyTranscript: 'Record or upload audio to see its text here.',
   microphone: 'Microphone',
   speaker: (id) => {
-    const n = /(\d+)$/.exec(id);
-    return n ? `Speaker ${n[1]}` : id;
+    const n = speakerNumber(id);
+    return n ? `Speaker ${n}` : id;
   },
   interruptedNote: 'Interrupted: this is the text received before the stream broke.',
   listening: 'Recording',
@@ -127,7 +132,7 @@ export const defaultAudioTranscriberStrings: AudioTranscriberStrings = {
   errorMessage,
 };
 
-/** Defaults with the host's overrides applied. */
-export function resolveAudioTranscriberStrings(overrides?: Partial<AudioTranscriberStrings> | null): AudioTranscriberStrings {
-  return overrides ? { ...defaultAudioTranscriberStrings, ...overrides } : defaultAudioTranscriberStrings;
+/** The words of an `<audio-transcriber>`: in `host`'s language when it is given (see locale.ts), with the host's overrides applied. */
+export function resolveAudioTranscriberStrings(overrides?: Partial<AudioTranscriberStrings> | null, host?: LocaleHost | null): AudioTranscriberStrings {
+  return localize(host, 'audioTranscriber', defaultAudioTranscriberStrings, overrides);
 }

@@ -169,7 +169,7 @@ export class DocOcrViewer extends ParleyElement {
   }
 
   private get t(): DocOcrViewerStrings {
-    return resolveDocOcrViewerStrings(this.strings);
+    return resolveDocOcrViewerStrings(this.strings, this);
   }
 
   override connectedCallback(): void {

@@ -1,7 +1,14 @@
 /**
- * The words `<doc-ocr-viewer>` shows or announces, kept beside the element. Hosts translate by
- * passing a partial object to the `strings` property.
+ * The words `<doc-ocr-viewer>` shows or announces, kept beside the element, in English; other languages
+ * come from the locale catalogues (src/elements/locales/, `registerLocale()`), chosen by the element's
+ * `lang`. Hosts change any word with a partial object in the `strings` property.
  */
+import { localize } from '../internal/locale.js';
+import type { LocaleHost } from '../internal/locale.js';
+import { counter, numberIn } from '../internal/locale-format.js';
+
+const count = counter('en');
+const num = numberIn('en');
 
 /** The user-visible strings of `<doc-ocr-viewer>`. */
 export interface DocOcrViewerStrings {
@@ -62,12 +69,12 @@ export const defaultDocOcrViewerStrings: DocOcrViewerStrings = {
   readUrl: 'Read',
   cancel: 'Cancel',
   progressLabel: 'Pages read',
-  working: (name, done, total) => `Reading ${name}…${total ? ` ${done} of ${total} pages` : ''}`,
-  done: (pages) => `Read ${pages} ${pages === 1 ? 'page' : 'pages'}.`,
+  working: (name, done, total) => `Reading ${name}…${total ? ` ${num(done)} of ${count(total, { one: '# page', other: '# pages' })}` : ''}`,
+  done: (pages) => `Read ${count(pages, { one: '# page', other: '# pages' })}.`,
   cancelled: 'Cancelled',
   pagesLabel: 'Pages',
-  pageTitle: (page) => `Page ${page}`,
-  pageOf: (page, total) => `Page ${page} of ${total}`,
+  pageTitle: (page) => `Page ${num(page)}`,
+  pageOf: (page, total) => `Page ${num(page)} of ${num(total)}`,
   previousPage: 'Previous page',
   nextPage: 'Next page',
   emptyPage: '(no text)',
@@ -76,7 +83,7 @@ export const defaultDocOcrViewerStrings: DocOcrViewerStrings = {
   drawingOriginal: (page) => `Drawing the original of page ${page}…`,
   originalUnavailable: (page) => `The original of page ${page} could not be drawn.`,
   searchLabel: 'Search the text',
-  matches: (count, current) => (count === 0 ? 'No matches' : current ? `Match ${current} of ${count}` : `${count} ${count === 1 ? 'match' : 'matches'}`),
+  matches: (n, current) => (n === 0 ? 'No matches' : current ? `Match ${num(current)} of ${num(n)}` : count(n, { one: '# match', other: '# matches' })),
   previousMatch: 'Previous match',
   nextMatch: 'Next match',
   copyPage: 'Copy page',
@@ -91,7 +98,7 @@ export const defaultDocOcrViewerStrings: DocOcrViewerStrings = {
   notDocument: (type) => `That file is not a PDF or an image (${type || 'unknown type'}). Choose a PDF, PNG, JPEG or WebP file.`,
 };
 
-/** Defaults with the host's overrides applied. */
-export function resolveDocOcrViewerStrings(overrides?: Partial<DocOcrViewerStrings> | null): DocOcrViewerStrings {
-  return overrides ? { ...defaultDocOcrViewerStrings, ...overrides } : defaultDocOcrViewerStrings;
+/** The words of a `<doc-ocr-viewer>`: in `host`'s language when it is given (see locale.ts), with the host's overrides applied. */
+export function resolveDocOcrViewerStrings(overrides?: Partial<DocOcrViewerStrings> | null, host?: LocaleHost | null): DocOcrViewerStrings {
+  return localize(host, 'docOcrViewer', defaultDocOcrViewerStrings, overrides);
 }

@@ -1,10 +1,15 @@
 /**
  * Every word `<agent-chat>` and its markdown renderer show or announce, in one place (each other element
- * keeps its own strings beside it). Hosts translate by passing a partial object to an element's
- * `strings` property; anything left out falls back to these defaults.
+ * keeps its own strings beside it). These are the English ones, built in; other languages come from the
+ * locale catalogues (src/elements/locales/, `registerLocale()`), chosen by the element's `lang`. Hosts
+ * change any word with a partial object in an element's `strings` property, which wins over the language.
  */
 import type { PlatformErrorShape, VoiceInputError } from '../../client/contracts.js';
-import { isOriginRefusal } from '../../client/errors.js';
+import { chatErrorKind } from './error-kinds.js';
+import type { ChatErrorKind } from './error-kinds.js';
+import { localize } from './locale.js';
+import type { LocaleHost } from './locale.js';
+import { counter } from './locale-format.js';
 
 /** The user-visible strings of `<agent-chat>` (and the markdown renderer it uses). */
 export interface AgentChatStrings {
@@ -74,20 +79,27 @@ export interface AgentChatStrings {
   voiceErrorMessage: (error: VoiceInputError) => string;
 }
 
+const count = counter('en');
+
+const CHAT_ERRORS: Record<ChatErrorKind, string> = {
+  unavailable: 'This assistant is not available on this page.',
+  network: 'The chat service could not be reached. Check your connection and try again.',
+  cut: 'The reply was cut off before it finished.',
+  forbidden: 'This chat is not allowed to do that. Reload the page and try again.',
+  'not-found': 'The conversation or agent was not found.',
+  'too-long': 'The message is too long.',
+  rejected: 'The request was not accepted.',
+  'rate-limited': 'Too many requests. Try again in a moment.',
+  server: 'The chat service had a problem and could not finish the reply.',
+  other: 'Something went wrong.',
+};
+
 const errorMessage = (error: PlatformErrorShape): string => {
-  // The relay does not serve this site: the site owner is told in the console; the visitor cannot fix it.
-  if (isOriginRefusal(error)) return 'This assistant is not available on this page.';
-  if (error.type === 'network_error') return 'The chat service could not be reached. Check your connection and try again.';
-  if (error.type === 'stream_error') return 'The reply was cut off before it finished.';
-  if (error.status === 401 || error.status === 403) return 'This chat is not allowed to do that. Reload the page and try again.';
-  if (error.status === 404) return 'The conversation or agent was not found.';
-  if (error.status === 413) return 'The message is too long.';
-  if (error.status === 422 || error.status === 400) return 'The request was not accepted.';
-  if (error.status === 429) {
-    return error.retryAfter ? `Too many requests. Try again in ${Math.ceil(error.retryAfter)} seconds.` : 'Too many requests. Try again in a moment.';
+  const kind = chatErrorKind(error);
+  if (kind === 'rate-limited' && error.retryAfter) {
+    return `Too many requests. Try again in ${count(Math.ceil(error.retryAfter), { one: '# second', other: '# seconds' })}.`;
   }
-  if (error.type === 'server_error' || error.status >= 500) return 'The chat service had a problem and could not finish the reply.';
-  return 'Something went wrong.';
+  return CHAT_ERRORS[kind];
 };
 
 /** English defaults. */
@@ -110,7 +122,7 @@ export const defaultStrings: AgentChatStrings = {
   noConversations: 'No saved conversations yet.',
   deleteConversation: (title) => `Delete conversation: ${title}`,
   untitledConversation: 'Untitled conversation',
-  showEarlier: (count) => `Show ${count} earlier ${count === 1 ? 'message' : 'messages'}`,
+  showEarlier: (n) => `Show ${count(n, { one: '# earlier message', other: '# earlier messages' })}`,
   emptyState: 'Ask anything to start the conversation.',
   you: 'You',
   assistant: 'Assistant',
@@ -144,7 +156,10 @@ export const defaultStrings: AgentChatStrings = {
   voiceErrorMessage: (error) => error.message,
 };
 
-/** Defaults with the host's overrides applied. */
-export function resolveStrings(overrides?: Partial<AgentChatStrings> | null): AgentChatStrings {
-  return overrides ? { ...defaultStrings, ...overrides } : defaultStrings;
+/**
+ * The words of an `<agent-chat>`: in `host`'s language when it is given (see locale.ts; English until
+ * another language's catalogue has loaded), with the host's overrides applied over them.
+ */
+export function resolveStrings(overrides?: Partial<AgentChatStrings> | null, host?: LocaleHost | null): AgentChatStrings {
+  return localize(host, 'agentChat', defaultStrings, overrides);
 }

@@ -7,6 +7,8 @@ import { SpeechPlayer } from './speech-player.js';
 import { defineOnce } from '../internal/define-once.js';
 
 export { SpeechPlayer };
+/** For pages loading the CDN build: `import { registerLocale } from '…/speech-player.js'` adds a language. */
+export { registerLocale } from '../internal/locale.js';
 
 /** Registers `SpeechPlayer` as `speech-player` unless the name is taken (then warns if another class holds it). Idempotent. */
 export function defineSpeechPlayer(): void {

@@ -131,7 +131,7 @@ export class SpeechPlayer extends ParleyElement {
   }
 
   private get t(): SpeechPlayerStrings {
-    return resolveSpeechPlayerStrings(this.strings);
+    return resolveSpeechPlayerStrings(this.strings, this);
   }
 
   private get speechFormat(): SpeechFormat {

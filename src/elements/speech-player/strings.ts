@@ -1,9 +1,14 @@
 /**
- * The words `<speech-player>` shows (kept apart from the chat's, so each bundle carries only its own).
- * Override any of them with the element's `strings` property.
+ * The words `<speech-player>` shows (kept apart from the chat's, so each bundle carries only its own), in
+ * English; other languages come from the locale catalogues (src/elements/locales/, `registerLocale()`),
+ * chosen by the element's `lang`. Override any of them with the element's `strings` property.
  */
 import type { PlatformErrorShape } from '../../client/contracts.js';
-import { isOriginRefusal } from '../../client/errors.js';
+import { speechErrorKind } from '../internal/error-kinds.js';
+import type { SpeechErrorKind } from '../internal/error-kinds.js';
+import { localize } from '../internal/locale.js';
+import type { LocaleHost } from '../internal/locale.js';
+import { clock } from '../internal/locale-format.js';
 
 /** The user-visible strings of `<speech-player>`. */
 export interface SpeechPlayerStrings {
@@ -31,21 +36,18 @@ export interface SpeechPlayerStrings {
   errorMessage: (error: PlatformErrorShape) => string;
 }
 
-const clock = (seconds: number): string => {
-  const s = Math.max(0, Math.floor(seconds));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+const SPEECH_ERRORS: Record<SpeechErrorKind, string> = {
+  unavailable: 'Speech is not available on this page.',
+  network: 'The speech service could not be reached.',
+  cut: 'The audio was cut off before it finished.',
+  forbidden: 'Speaking this text is not allowed.',
+  rejected: 'The speech request was not accepted.',
+  'rate-limited': 'Too many requests. Try again in a moment.',
+  busy: 'The speech service is busy or not installed.',
+  other: 'The text could not be spoken.',
 };
 
-const speechErrorMessage = (error: PlatformErrorShape): string => {
-  if (isOriginRefusal(error)) return 'Speech is not available on this page.';
-  if (error.type === 'network_error') return 'The speech service could not be reached.';
-  if (error.type === 'stream_error') return 'The audio was cut off before it finished.';
-  if (error.status === 401 || error.status === 403) return 'Speaking this text is not allowed.';
-  if (error.status === 422 || error.status === 400) return 'The speech request was not accepted.';
-  if (error.status === 429) return 'Too many requests. Try again in a moment.';
-  if (error.status === 503) return 'The speech service is busy or not installed.';
-  return 'The text could not be spoken.';
-};
+const speechErrorMessage = (error: PlatformErrorShape): string => SPEECH_ERRORS[speechErrorKind(error)];
 
 /** English defaults of `<speech-player>`. */
 export const defaultSpeechPlayerStrings: SpeechPlayerStrings = {
@@ -68,7 +70,7 @@ export const defaultSpeechPlayerStrings: SpeechPlayerStrings = {
   errorMessage: speechErrorMessage,
 };
 
-/** Speech-player defaults with the host's overrides applied. */
-export function resolveSpeechPlayerStrings(overrides?: Partial<SpeechPlayerStrings> | null): SpeechPlayerStrings {
-  return overrides ? { ...defaultSpeechPlayerStrings, ...overrides } : defaultSpeechPlayerStrings;
+/** The words of a `<speech-player>`: in `host`'s language when it is given (see locale.ts), with the host's overrides applied. */
+export function resolveSpeechPlayerStrings(overrides?: Partial<SpeechPlayerStrings> | null, host?: LocaleHost | null): SpeechPlayerStrings {
+  return localize(host, 'speechPlayer', defaultSpeechPlayerStrings, overrides);
 }

@@ -1,0 +1,224 @@
+/**
+ * German: every string of the four elements. Loaded by itself when an element's language is `de` (or
+ * `de-AT`, `de-CH`, …). To add a language, copy this file (see README, "Languages").
+ */
+import type { CompleteLocaleCatalogue } from '../internal/locale.js';
+import { chatErrorKind, speakerNumber, speechErrorKind } from '../internal/error-kinds.js';
+import type { ChatErrorKind, SpeechErrorKind } from '../internal/error-kinds.js';
+import { clock, counter, numberIn } from '../internal/locale-format.js';
+import type { VoiceInputErrorKind } from '../../client/contracts.js';
+
+const count = counter('de');
+const num = numberIn('de');
+
+const CHAT_ERRORS: Record<ChatErrorKind, string> = {
+  unavailable: 'Dieser Assistent ist auf dieser Seite nicht verfügbar.',
+  network: 'Der Chat-Dienst ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+  cut: 'Die Antwort wurde abgebrochen, bevor sie fertig war.',
+  forbidden: 'Dieser Chat darf das nicht. Laden Sie die Seite neu und versuchen Sie es erneut.',
+  'not-found': 'Die Unterhaltung oder der Agent wurde nicht gefunden.',
+  'too-long': 'Die Nachricht ist zu lang.',
+  rejected: 'Die Anfrage wurde nicht angenommen.',
+  'rate-limited': 'Zu viele Anfragen. Versuchen Sie es gleich noch einmal.',
+  server: 'Beim Chat-Dienst ist ein Problem aufgetreten; die Antwort konnte nicht fertiggestellt werden.',
+  other: 'Etwas ist schiefgelaufen.',
+};
+
+const VOICE_ERRORS: Record<VoiceInputErrorKind, string> = {
+  'permission-denied': 'Der Zugriff auf das Mikrofon wurde verweigert. Erlauben Sie das Mikrofon für diese Website im Browser und versuchen Sie es erneut.',
+  'no-microphone': 'Es wurde kein Mikrofon gefunden. Schließen Sie eines an und versuchen Sie es erneut.',
+  unsupported: 'Dieser Browser kann hier kein Audio aufnehmen.',
+  'microphone-busy': 'Das Mikrofon konnte nicht gestartet werden: Möglicherweise verwendet es eine andere Anwendung.',
+  network: 'Die Verbindung zum Transkriptionsdienst wurde unterbrochen.',
+  platform: 'Die Transkription ist fehlgeschlagen.',
+};
+
+const SPEECH_ERRORS: Record<SpeechErrorKind, string> = {
+  unavailable: 'Die Sprachausgabe ist auf dieser Seite nicht verfügbar.',
+  network: 'Der Sprachdienst ist nicht erreichbar.',
+  cut: 'Das Audio wurde abgebrochen, bevor es fertig war.',
+  forbidden: 'Das Vorlesen dieses Textes ist nicht erlaubt.',
+  rejected: 'Die Sprachanfrage wurde nicht angenommen.',
+  'rate-limited': 'Zu viele Anfragen. Versuchen Sie es gleich noch einmal.',
+  busy: 'Der Sprachdienst ist ausgelastet oder nicht installiert.',
+  other: 'Der Text konnte nicht vorgelesen werden.',
+};
+
+const copyFailed = 'Kopieren nicht möglich: Der Browser hat den Zugriff auf die Zwischenablage verweigert.';
+
+const de: CompleteLocaleCatalogue = {
+  agentChat: {
+    title: 'Chat',
+    transcriptLabel: 'Nachrichten',
+    inputLabel: 'Nachricht',
+    inputPlaceholder: 'Nachricht schreiben…',
+    send: 'Senden',
+    stop: 'Stopp',
+    retry: 'Erneut versuchen',
+    regenerate: 'Antwort neu erzeugen',
+    edit: 'Bearbeiten',
+    editLabel: 'Ihre Nachricht bearbeiten',
+    saveAndSend: 'Speichern und senden',
+    cancel: 'Abbrechen',
+    newConversation: 'Neue Unterhaltung',
+    conversations: 'Unterhaltungen',
+    closeConversations: 'Zurück zum Chat',
+    noConversations: 'Noch keine gespeicherten Unterhaltungen.',
+    deleteConversation: (title) => `Unterhaltung löschen: ${title}`,
+    untitledConversation: 'Unterhaltung ohne Titel',
+    showEarlier: (n) => count(n, { one: '# frühere Nachricht anzeigen', other: '# frühere Nachrichten anzeigen' }),
+    emptyState: 'Stellen Sie eine Frage, um die Unterhaltung zu beginnen.',
+    you: 'Sie',
+    assistant: 'Assistent',
+    openChat: 'Chat öffnen',
+    closeChat: 'Chat schließen',
+    chatPanelLabel: 'Chat',
+    thinking: 'Denkt nach…',
+    interrupted: 'Diese Antwort wurde unterbrochen.',
+    handoff: (name) => `An den Agenten ${name} übergeben`,
+    functionCall: (name) => `${name} aufgerufen`,
+    toolExecution: (name) => `${name} verwendet`,
+    functionArguments: 'Argumente',
+    functionResult: 'Ergebnis',
+    functionPending: 'Warte auf das Ergebnis…',
+    sendingAnnouncement: 'Nachricht gesendet. Warte auf die Antwort…',
+    writingAnnouncement: 'Die Antwort wird geschrieben…',
+    replyAnnouncement: (text) => `Antwort: ${text}`,
+    linkWarningTitle: 'Diesen Link prüfen',
+    linkWarningBody: (shown, real) => `Der Link zeigt ${shown} an, öffnet aber ${real}.`,
+    openLink: 'Link öffnen',
+    imageBlocked: (host, alt) => (alt ? `Bild „${alt}“ von ${host} nicht geladen` : `Bild von ${host} nicht geladen`),
+    errorMessage: (error) => {
+      const kind = chatErrorKind(error);
+      if (kind === 'rate-limited' && error.retryAfter) {
+        return `Zu viele Anfragen. Versuchen Sie es in ${count(Math.ceil(error.retryAfter), { one: '# Sekunde', other: '# Sekunden' })} erneut.`;
+      }
+      return CHAT_ERRORS[kind];
+    },
+    readAloud: 'Vorlesen',
+    stopReading: 'Vorlesen beenden',
+    speakMessage: 'Nachricht sprechen',
+    stopListening: 'Zuhören beenden',
+    handsFree: 'Freihändig',
+    voiceListening: 'Hört zu…',
+    voiceThinking: 'Denkt nach…',
+    voiceSpeaking: 'Spricht… (zum Unterbrechen einfach sprechen)',
+    voiceErrorMessage: (error) => VOICE_ERRORS[error.kind] ?? VOICE_ERRORS.platform,
+  },
+
+  speechPlayer: {
+    playerLabel: 'Sprachwiedergabe',
+    play: 'Abspielen',
+    pause: 'Pause',
+    resume: 'Fortsetzen',
+    stop: 'Stopp',
+    voice: 'Stimme',
+    defaultVoice: 'Standardstimme',
+    rate: 'Tempo',
+    progressLabel: 'Abgespielt',
+    progressText: (played, received) => `${clock(played)} / ${clock(received)}`,
+    loading: 'Sprachausgabe wird vorbereitet…',
+    playing: 'Wird abgespielt',
+    paused: 'Pausiert',
+    stopped: 'Gestoppt',
+    ended: 'Fertig',
+    nothingToSay: 'Es gibt keinen Text zum Vorlesen.',
+    errorMessage: (error) => SPEECH_ERRORS[speechErrorKind(error)],
+  },
+
+  audioTranscriber: {
+    transcriberLabel: 'Audio-Transkription',
+    startRecording: 'Aufnahme starten',
+    stopRecording: 'Aufnahme beenden',
+    holdToTalk: 'Zum Sprechen gedrückt halten',
+    releaseToStop: 'Zum Beenden loslassen',
+    levelLabel: 'Mikrofonpegel',
+    elapsedLabel: 'Aufnahmedauer',
+    chooseFile: 'Audiodatei auswählen',
+    dropHint: 'oder hier ablegen',
+    cancel: 'Abbrechen',
+    language: 'Sprache',
+    autoLanguage: 'Automatisch',
+    timesNeedAuto: 'Zeitangaben der Abschnitte gibt es nur mit „Automatisch“.',
+    transcript: 'Transkript',
+    segments: 'Abschnitte',
+    copy: 'Kopieren',
+    copied: 'Kopiert',
+    copyFailed,
+    clear: 'Leeren',
+    emptyTranscript: 'Nehmen Sie Audio auf oder laden Sie eine Datei hoch, um hier den Text zu sehen.',
+    microphone: 'Mikrofon',
+    speaker: (id) => {
+      const n = speakerNumber(id);
+      return n ? `Sprecher ${n}` : id;
+    },
+    interruptedNote: 'Unterbrochen: Das ist der Text, der vor dem Abbruch empfangen wurde.',
+    listening: 'Aufnahme läuft',
+    finishing: 'Transkript wird fertiggestellt…',
+    transcribingFile: (name) => `${name} wird transkribiert…`,
+    cancelled: 'Abgebrochen',
+    nothingHeard: 'Es war nichts zu hören.',
+    finalAnnouncement: (text) => `Transkribiert: ${text}`,
+    errorMessage: (kind, platformMessage) => {
+      switch (kind) {
+        case 'permission-denied':
+          return 'Der Zugriff auf das Mikrofon ist blockiert. Erlauben Sie das Mikrofon für diese Website in den Website-Einstellungen des Browsers (das Symbol neben der Adresse) und versuchen Sie es erneut.';
+        case 'no-microphone':
+          return 'Es wurde kein Mikrofon gefunden. Schließen Sie eines an oder schalten Sie es in den Systemeinstellungen ein und versuchen Sie es erneut.';
+        case 'microphone-busy':
+          return 'Das Mikrofon wird von einer anderen Anwendung verwendet. Schließen Sie diese und versuchen Sie es erneut.';
+        case 'unsupported':
+          return 'Aufnehmen ist in diesem Browser oder auf dieser Seite nicht möglich (dafür ist eine sichere https-Seite nötig). Sie können stattdessen eine Audiodatei hochladen.';
+        case 'not-audio':
+          return 'Diese Datei ist keine Audiodatei. Wählen Sie eine Audiodatei, zum Beispiel WAV, MP3, FLAC oder Ogg.';
+        case 'network':
+          return 'Der Transkriptionsdienst ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.';
+        case 'interrupted':
+          return 'Die Transkription wurde unterbrochen, bevor sie fertig war. Der bisher empfangene Text bleibt erhalten.';
+        case 'platform':
+          return `Der Transkriptionsdienst konnte dies nicht transkribieren: ${platformMessage}`;
+        case 'not-available':
+          return 'Die Transkription ist auf dieser Seite nicht verfügbar.';
+      }
+    },
+  },
+
+  docOcrViewer: {
+    viewerLabel: 'Dokumentleser',
+    chooseFile: 'PDF oder Bild auswählen',
+    dropHint: 'oder hier ablegen oder einfügen',
+    urlLabel: 'Dokument-URL',
+    readUrl: 'Lesen',
+    cancel: 'Abbrechen',
+    progressLabel: 'Gelesene Seiten',
+    working: (name, done, total) => `${name} wird gelesen…${total ? ` ${num(done)} von ${count(total, { one: '# Seite', other: '# Seiten' })}` : ''}`,
+    done: (pages) => `${count(pages, { one: '# Seite', other: '# Seiten' })} gelesen.`,
+    cancelled: 'Abgebrochen',
+    pagesLabel: 'Seiten',
+    pageTitle: (page) => `Seite ${num(page)}`,
+    pageOf: (page, total) => `Seite ${num(page)} von ${num(total)}`,
+    previousPage: 'Vorherige Seite',
+    nextPage: 'Nächste Seite',
+    emptyPage: '(kein Text)',
+    showOriginal: 'Original anzeigen',
+    originalOf: (page) => `Original von Seite ${num(page)}`,
+    drawingOriginal: (page) => `Original von Seite ${num(page)} wird gezeichnet…`,
+    originalUnavailable: (page) => `Das Original von Seite ${num(page)} konnte nicht gezeichnet werden.`,
+    searchLabel: 'Im Text suchen',
+    matches: (n, current) => (n === 0 ? 'Keine Treffer' : current ? `Treffer ${num(current)} von ${num(n)}` : count(n, { one: '# Treffer', other: '# Treffer' })),
+    previousMatch: 'Vorheriger Treffer',
+    nextMatch: 'Nächster Treffer',
+    copyPage: 'Seite kopieren',
+    copyAll: 'Alles kopieren',
+    copied: 'Kopiert',
+    copyFailed,
+    download: '.md herunterladen',
+    emptyResult: 'Wählen Sie ein PDF oder ein Bild aus, legen Sie es ab, fügen Sie es ein oder geben Sie seine URL an, um hier den Text zu sehen.',
+    imageUnavailable: (alt) => `[Bild${alt ? `: ${alt}` : ''}]`,
+    errorMessage: (message) => `Das Dokument konnte nicht gelesen werden: ${message}`,
+    notAvailable: 'Das Lesen von Dokumenten ist auf dieser Seite nicht verfügbar.',
+    notDocument: (type) => `Diese Datei ist weder ein PDF noch ein Bild (${type || 'unbekannter Typ'}). Wählen Sie eine PDF-, PNG-, JPEG- oder WebP-Datei.`,
+  },
+};
+
+export default de;

@@ -1,0 +1,226 @@
+/**
+ * French: every string of the four elements. Loaded by itself when an element's language is `fr` (or
+ * `fr-CA`, `fr-BE`, …). To add a language, copy this file (see README, "Languages").
+ */
+import type { CompleteLocaleCatalogue } from '../internal/locale.js';
+import { chatErrorKind, speakerNumber, speechErrorKind } from '../internal/error-kinds.js';
+import type { ChatErrorKind, SpeechErrorKind } from '../internal/error-kinds.js';
+import { clock, counter, numberIn } from '../internal/locale-format.js';
+import type { VoiceInputErrorKind } from '../../client/contracts.js';
+
+const count = counter('fr');
+const num = numberIn('fr');
+/** French puts a no-break space before `:` and inside « ». */
+const NBSP = '\u00a0';
+
+const CHAT_ERRORS: Record<ChatErrorKind, string> = {
+  unavailable: 'Cet assistant n’est pas disponible sur cette page.',
+  network: 'Le service de discussion est injoignable. Vérifiez votre connexion et réessayez.',
+  cut: 'La réponse a été coupée avant la fin.',
+  forbidden: 'Cette discussion n’a pas le droit de faire cela. Rechargez la page et réessayez.',
+  'not-found': 'La conversation ou l’agent est introuvable.',
+  'too-long': 'Le message est trop long.',
+  rejected: 'La demande n’a pas été acceptée.',
+  'rate-limited': 'Trop de demandes. Réessayez dans un instant.',
+  server: 'Le service de discussion a rencontré un problème et n’a pas pu terminer la réponse.',
+  other: 'Une erreur s’est produite.',
+};
+
+const VOICE_ERRORS: Record<VoiceInputErrorKind, string> = {
+  'permission-denied': 'L’accès au micro est refusé. Autorisez le micro pour ce site dans le navigateur, puis réessayez.',
+  'no-microphone': 'Aucun micro n’a été trouvé. Branchez-en un, puis réessayez.',
+  unsupported: 'Ce navigateur ne peut pas enregistrer de son ici.',
+  'microphone-busy': `Le micro n’a pas pu démarrer${NBSP}: une autre application l’utilise peut-être.`,
+  network: 'La connexion au service de transcription a été perdue.',
+  platform: 'La transcription a échoué.',
+};
+
+const SPEECH_ERRORS: Record<SpeechErrorKind, string> = {
+  unavailable: 'La synthèse vocale n’est pas disponible sur cette page.',
+  network: 'Le service de synthèse vocale est injoignable.',
+  cut: 'L’audio a été coupé avant la fin.',
+  forbidden: 'La lecture de ce texte n’est pas autorisée.',
+  rejected: 'La demande de synthèse vocale n’a pas été acceptée.',
+  'rate-limited': 'Trop de demandes. Réessayez dans un instant.',
+  busy: 'Le service de synthèse vocale est occupé ou n’est pas installé.',
+  other: 'Le texte n’a pas pu être lu.',
+};
+
+const copyFailed = `Copie impossible${NBSP}: le navigateur a refusé l’accès au presse-papiers.`;
+
+const fr: CompleteLocaleCatalogue = {
+  agentChat: {
+    title: 'Discussion',
+    transcriptLabel: 'Messages',
+    inputLabel: 'Message',
+    inputPlaceholder: 'Écrivez un message…',
+    send: 'Envoyer',
+    stop: 'Arrêter',
+    retry: 'Réessayer',
+    regenerate: 'Générer une autre réponse',
+    edit: 'Modifier',
+    editLabel: 'Modifier votre message',
+    saveAndSend: 'Enregistrer et envoyer',
+    cancel: 'Annuler',
+    newConversation: 'Nouvelle conversation',
+    conversations: 'Conversations',
+    closeConversations: 'Retour à la discussion',
+    noConversations: 'Aucune conversation enregistrée pour l’instant.',
+    deleteConversation: (title) => `Supprimer la conversation${NBSP}: ${title}`,
+    untitledConversation: 'Conversation sans titre',
+    showEarlier: (n) => count(n, { one: 'Afficher # message précédent', other: 'Afficher les # messages précédents' }),
+    emptyState: 'Posez une question pour commencer la conversation.',
+    you: 'Vous',
+    assistant: 'Assistant',
+    openChat: 'Ouvrir la discussion',
+    closeChat: 'Fermer la discussion',
+    chatPanelLabel: 'Discussion',
+    thinking: 'Réflexion…',
+    interrupted: 'Cette réponse a été interrompue.',
+    handoff: (name) => `Transmis à l’agent ${name}`,
+    functionCall: (name) => `Appel de ${name}`,
+    toolExecution: (name) => `Outil utilisé${NBSP}: ${name}`,
+    functionArguments: 'Arguments',
+    functionResult: 'Résultat',
+    functionPending: 'En attente du résultat…',
+    sendingAnnouncement: 'Message envoyé. En attente de la réponse…',
+    writingAnnouncement: 'La réponse est en cours de rédaction…',
+    replyAnnouncement: (text) => `Réponse${NBSP}: ${text}`,
+    linkWarningTitle: 'Vérifiez ce lien',
+    linkWarningBody: (shown, real) => `Le lien affiche ${shown} mais ouvre ${real}.`,
+    openLink: 'Ouvrir le lien',
+    imageBlocked: (host, alt) => (alt ? `Image «${NBSP}${alt}${NBSP}» de ${host} non chargée` : `Image de ${host} non chargée`),
+    errorMessage: (error) => {
+      const kind = chatErrorKind(error);
+      if (kind === 'rate-limited' && error.retryAfter) {
+        return `Trop de demandes. Réessayez dans ${count(Math.ceil(error.retryAfter), { one: '# seconde', other: '# secondes' })}.`;
+      }
+      return CHAT_ERRORS[kind];
+    },
+    readAloud: 'Lire à voix haute',
+    stopReading: 'Arrêter la lecture',
+    speakMessage: 'Dicter un message',
+    stopListening: 'Arrêter l’écoute',
+    handsFree: 'Mains libres',
+    voiceListening: 'À l’écoute…',
+    voiceThinking: 'Réflexion…',
+    voiceSpeaking: 'Réponse en cours… (parlez pour l’interrompre)',
+    voiceErrorMessage: (error) => VOICE_ERRORS[error.kind] ?? VOICE_ERRORS.platform,
+  },
+
+  speechPlayer: {
+    playerLabel: 'Lecteur vocal',
+    play: 'Lire',
+    pause: 'Pause',
+    resume: 'Reprendre',
+    stop: 'Arrêter',
+    voice: 'Voix',
+    defaultVoice: 'Voix par défaut',
+    rate: 'Vitesse',
+    progressLabel: 'Écouté',
+    progressText: (played, received) => `${clock(played)} / ${clock(received)}`,
+    loading: 'Préparation de la voix…',
+    playing: 'Lecture en cours',
+    paused: 'En pause',
+    stopped: 'Arrêté',
+    ended: 'Terminé',
+    nothingToSay: 'Il n’y a aucun texte à lire.',
+    errorMessage: (error) => SPEECH_ERRORS[speechErrorKind(error)],
+  },
+
+  audioTranscriber: {
+    transcriberLabel: 'Transcription audio',
+    startRecording: 'Démarrer l’enregistrement',
+    stopRecording: 'Arrêter l’enregistrement',
+    holdToTalk: 'Maintenir pour parler',
+    releaseToStop: 'Relâcher pour arrêter',
+    levelLabel: 'Niveau du micro',
+    elapsedLabel: 'Durée de l’enregistrement',
+    chooseFile: 'Choisir un fichier audio',
+    dropHint: 'ou déposez-en un ici',
+    cancel: 'Annuler',
+    language: 'Langue',
+    autoLanguage: 'Automatique',
+    timesNeedAuto: 'Les horodatages des segments ne sont disponibles qu’avec Automatique.',
+    transcript: 'Transcription',
+    segments: 'Segments',
+    copy: 'Copier',
+    copied: 'Copié',
+    copyFailed,
+    clear: 'Effacer',
+    emptyTranscript: 'Enregistrez ou importez un fichier audio pour voir son texte ici.',
+    microphone: 'Micro',
+    speaker: (id) => {
+      const n = speakerNumber(id);
+      return n ? `Intervenant ${n}` : id;
+    },
+    interruptedNote: `Interrompu${NBSP}: voici le texte reçu avant la coupure du flux.`,
+    listening: 'Enregistrement',
+    finishing: 'Finalisation de la transcription…',
+    transcribingFile: (name) => `Transcription de ${name}…`,
+    cancelled: 'Annulé',
+    nothingHeard: 'Rien n’a été entendu.',
+    finalAnnouncement: (text) => `Transcrit${NBSP}: ${text}`,
+    errorMessage: (kind, platformMessage) => {
+      switch (kind) {
+        case 'permission-denied':
+          return 'L’accès au micro est bloqué. Autorisez le micro pour ce site dans les paramètres du site du navigateur (l’icône à côté de l’adresse), puis réessayez.';
+        case 'no-microphone':
+          return 'Aucun micro n’a été trouvé. Branchez-en un ou activez-le dans les paramètres du système, puis réessayez.';
+        case 'microphone-busy':
+          return 'Le micro est utilisé par une autre application. Fermez-la, puis réessayez.';
+        case 'unsupported':
+          return 'L’enregistrement n’est pas disponible dans ce navigateur ou sur cette page (il faut une page https sécurisée). Vous pouvez importer un fichier audio à la place.';
+        case 'not-audio':
+          return 'Ce fichier n’est pas un fichier audio. Choisissez un fichier audio, par exemple WAV, MP3, FLAC ou Ogg.';
+        case 'network':
+          return 'Le service de transcription est injoignable. Vérifiez votre connexion et réessayez.';
+        case 'interrupted':
+          return 'La transcription a été interrompue avant la fin. Le texte déjà reçu est conservé.';
+        case 'platform':
+          return `Le service de transcription n’a pas pu transcrire cet audio${NBSP}: ${platformMessage}`;
+        case 'not-available':
+          return 'La transcription n’est pas disponible sur cette page.';
+      }
+    },
+  },
+
+  docOcrViewer: {
+    viewerLabel: 'Lecteur de documents',
+    chooseFile: 'Choisir un PDF ou une image',
+    dropHint: 'ou déposez-en ou collez-en un ici',
+    urlLabel: 'URL du document',
+    readUrl: 'Lire',
+    cancel: 'Annuler',
+    progressLabel: 'Pages lues',
+    working: (name, done, total) => `Lecture de ${name}…${total ? ` ${num(done)} sur ${count(total, { one: '# page', other: '# pages' })}` : ''}`,
+    done: (pages) => `${count(pages, { one: '# page lue', other: '# pages lues' })}.`,
+    cancelled: 'Annulé',
+    pagesLabel: 'Pages',
+    pageTitle: (page) => `Page ${num(page)}`,
+    pageOf: (page, total) => `Page ${num(page)} sur ${num(total)}`,
+    previousPage: 'Page précédente',
+    nextPage: 'Page suivante',
+    emptyPage: '(aucun texte)',
+    showOriginal: 'Afficher l’original',
+    originalOf: (page) => `Original de la page ${num(page)}`,
+    drawingOriginal: (page) => `Affichage de l’original de la page ${num(page)}…`,
+    originalUnavailable: (page) => `L’original de la page ${num(page)} n’a pas pu être affiché.`,
+    searchLabel: 'Rechercher dans le texte',
+    matches: (n, current) => (n === 0 ? 'Aucun résultat' : current ? `Résultat ${num(current)} sur ${num(n)}` : count(n, { one: '# résultat', other: '# résultats' })),
+    previousMatch: 'Résultat précédent',
+    nextMatch: 'Résultat suivant',
+    copyPage: 'Copier la page',
+    copyAll: 'Tout copier',
+    copied: 'Copié',
+    copyFailed,
+    download: 'Télécharger le .md',
+    emptyResult: 'Choisissez, déposez ou collez un PDF ou une image, ou indiquez son URL, pour voir son texte ici.',
+    imageUnavailable: (alt) => `[image${alt ? `${NBSP}: ${alt}` : ''}]`,
+    errorMessage: (message) => `Le document n’a pas pu être lu${NBSP}: ${message}`,
+    notAvailable: 'La lecture de documents n’est pas disponible sur cette page.',
+    notDocument: (type) => `Ce fichier n’est ni un PDF ni une image (${type || 'type inconnu'}). Choisissez un fichier PDF, PNG, JPEG ou WebP.`,
+  },
+};
+
+export default fr;
