@@ -39,6 +39,32 @@ async function until<T>(what: string, check: () => Promise<T | undefined | false
   }
 }
 
+describe('one Db interface over PGlite and PostgreSQL', () => {
+  it('answers with the same JS values on both, for the same parameters', async () => {
+    const pglite = await openDb();
+    const postgres = await openDb({ databaseUrl: await freshDatabase(server.url) });
+    opened.push(pglite, postgres);
+    const sql = `select 9007199254740991::int8 as big, 7::int4 as int, 2.5::float8 as float, 1.25::real as real, 12.50::numeric as numeric,
+      count(*) as count, sum(x) as sum, true as bool, 'text' as text, array['a', 'b'] as texts, '{"a": [1, {"b": null}]}'::jsonb as jsonb,
+      '[1, 2]'::json as json, '\\x00ff10'::bytea as bytes, null::text as nothing, '2026-01-02T03:04:05.678Z'::timestamptz as at,
+      $1::jsonb as object_param, $2::jsonb as array_param, 'b' = any($3) as in_array, $4::text as text_param
+      from (values (1::bigint), (2::bigint)) as t(x)`;
+    const params = [{ k: [1, 'two'] }, [{ x: 1 }, 'y'], ['a', 'b'], 'plain'];
+    const [a, b] = [await pglite.query(sql, params), await postgres.query(sql, params)];
+    expect(b.rows).toEqual(a.rows);
+    expect(a.rows[0]).toMatchObject({ big: 9007199254740991, numeric: '12.50', count: 2, sum: '3', object_param: { k: [1, 'two'] }, array_param: [{ x: 1 }, 'y'], in_array: true });
+    expect(b.rows[0].bytes).toBeInstanceOf(Uint8Array);
+    await postgres.exec('create table t (id text primary key, doc jsonb)');
+    await pglite.exec('create table t (id text primary key, doc jsonb)');
+    for (const db of [pglite, postgres]) {
+      expect((await db.query('insert into t values ($1, $2), ($3, $4)', ['x', ['list'], 'y', { o: 1 }])).affectedRows).toBe(2);
+      expect((await db.query('update t set doc = $2 where id = $1', ['x', [1, 2]])).affectedRows).toBe(1);
+      expect((await db.query('select * from t order by id')).affectedRows).toBe(0);
+      expect((await db.query('delete from t where id = any($1::text[])', [['x', 'y', 'z']])).affectedRows).toBe(2);
+    }
+  }, 90_000);
+});
+
 describe('two platforms on one PostgreSQL database', () => {
   it('share agents and conversations: made on A, read and continued on B', async () => {
     const [a, b] = await twoPlatforms();
