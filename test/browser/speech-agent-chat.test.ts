@@ -27,8 +27,12 @@ async function send(el: AgentChat, text: string) {
   await sendKeys({ press: 'Enter' });
 }
 
-before(async () => {
+before(async function () {
+  // The chat loads its audio code on the first press that needs it; the dev server serves that code as
+  // hundreds of modules (one chunk in the build), which can take longer than a test: loaded here first.
+  this.timeout(120_000);
   model = (await (await fetch('/api-test/fixtures')).json()).model;
+  await import('../../src/elements/internal/reply-speaker.js');
 });
 
 describe('<agent-chat> voice out', () => {

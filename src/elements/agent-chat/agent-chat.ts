@@ -244,8 +244,6 @@ export class AgentChat extends ParleyElement {
   @state() private visibleCount = PAGE_SIZE;
   @state() private announcement = '';
   @state() private pendingLink: { href: string; shown: string; real: string } | null = null;
-  /** Whether the open launcher panel is a modal dialog (small screens). */
-  @state() private modalPanel = false;
   #smallScreen: MediaQueryList | null = null;
   #warnedTools = false;
   /** The voice error last announced (each is announced once). */
@@ -389,7 +387,7 @@ export class AgentChat extends ParleyElement {
     if (!dialog) return;
     if (!this.open) {
       if (dialog.open) dialog.close();
-      this.modalPanel = false;
+      dialog.removeAttribute('aria-modal');
       return;
     }
     const modal = this.#smallScreen?.matches ?? false;
@@ -397,7 +395,9 @@ export class AgentChat extends ParleyElement {
     if (dialog.open) dialog.close();
     if (modal) dialog.showModal();
     else dialog.show();
-    this.modalPanel = modal;
+    // Set here, not rendered: it follows the dialog, which changes after rendering.
+    if (modal) dialog.setAttribute('aria-modal', 'true');
+    else dialog.removeAttribute('aria-modal');
   }
 
   /** The panel's `<dialog>` closed by the browser (a second Escape on a modal panel): the chat follows. */
@@ -452,7 +452,7 @@ export class AgentChat extends ParleyElement {
   }
 
   private toggleMic(): void {
-    this.speaker?.unlock(); // inside the click, so a spoken reply can start later (iOS)
+    this.voiceOut.unlock(); // inside the click, so a spoken reply can start later (iOS)
     const listening = this.voiceIn.phase === 'listening';
     if (this.voiceIn.phase === 'speaking') this.stop(); // talking over the reply, by hand: the microphone is already open
     if (listening) this.voiceIn.finish();
@@ -497,14 +497,8 @@ export class AgentChat extends ParleyElement {
     if (!text.trim() || this.busy || !this.activeSession) return;
     this.draft = '';
     this.voiceOut.silence();
-    this.speaker?.unlock(); // inside the gesture, so the reply can be spoken on iOS
+    this.voiceOut.unlock(); // inside the gesture, so the reply can be spoken on iOS
     void this.send(text);
-  }
-
-  /** The first interaction loads the voice code, so a later click can unlock audio inside its gesture. */
-  private preloadVoice(): void {
-    this.voiceOut.preload();
-    this.voiceIn.preload();
   }
 
   private onInputKeydown(event: KeyboardEvent): void {
@@ -654,7 +648,7 @@ export class AgentChat extends ParleyElement {
     const t = this.text;
     const launcher = this.mode === 'launcher';
     return html`
-      <div part="base" class="base" @pointerdown=${this.preloadVoice} @focusin=${this.preloadVoice}>
+      <div part="base" class="base">
         ${launcher
           ? html`<button
               part="launcher"
@@ -678,7 +672,6 @@ export class AgentChat extends ParleyElement {
               id="panel"
               class="panel"
               aria-label=${t.chatPanelLabel}
-              aria-modal=${this.modalPanel ? 'true' : nothing}
               ?hidden=${!this.open}
               @keydown=${this.onPanelKeydown}
               @cancel=${(e: Event) => e.preventDefault()}
@@ -898,7 +891,7 @@ export class AgentChat extends ParleyElement {
   private renderVoiceBar(t: AgentChatStrings): TemplateResult {
     const status = { off: '', listening: t.voiceListening, thinking: t.voiceThinking, speaking: t.voiceSpeaking }[this.voiceIn.phase];
     return html`<div part="voice-bar" class="voice-bar">
-      <button part="hands-free-button" class=${this.handsFree ? 'primary' : ''} type="button" aria-pressed=${this.handsFree} ?disabled=${!this.activeSession} @click=${() => { this.speaker?.unlock(); this.handsFree = !this.handsFree; }}>${t.handsFree}</button>
+      <button part="hands-free-button" class=${this.handsFree ? 'primary' : ''} type="button" aria-pressed=${this.handsFree} ?disabled=${!this.activeSession} @click=${() => { this.voiceOut.unlock(!this.handsFree); this.handsFree = !this.handsFree; }}>${t.handsFree}</button>
       <span part="voice-status" role="status">${status}</span>
     </div>`;
   }

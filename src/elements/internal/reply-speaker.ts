@@ -7,6 +7,7 @@ import type { ParleyClientApi, PlatformErrorShape, SpeechFormat } from '../../cl
 import { PlatformError } from '../../client/errors.js';
 import { SpeechPlayback } from '../../audio/speech-playback.js';
 import { SentenceSplitter } from '../../audio/spoken-text.js';
+import type { IAudioContext } from '../../vendor/audio-context.js';
 
 export interface ReplySpeakerOptions {
   client: ParleyClientApi;
@@ -15,6 +16,11 @@ export interface ReplySpeakerOptions {
   model?: string;
   /** Default `pcm` (lowest latency). */
   format?: SpeechFormat;
+  /**
+   * An AudioContext to play into (the browser's own, made and started inside a user gesture before this
+   * module was loaded); default: one of standardized-audio-context at 24 kHz, made on first use. Closed by `dispose()`.
+   */
+  context?: AudioContext;
   /** The reply being spoken changed (null: silent). */
   onSpeaking?: (entryId: string | null) => void;
   onError?: (error: PlatformErrorShape) => void;
@@ -43,7 +49,10 @@ export class ReplySpeaker {
     this.#options = options;
     this.voice = options.voice ?? '';
     this.model = options.model ?? '';
+    const context = options.context;
     this.playback = new SpeechPlayback({
+      // The DOM's AudioContext has all SpeechPlayback uses of standardized-audio-context's.
+      ...(context ? { createContext: () => context as unknown as IAudioContext } : {}),
       onFirstAudio: (detail) => {
         if (this.#firstHeard || !this.#entryId) return;
         this.#firstHeard = true;

@@ -1,7 +1,8 @@
 /**
  * Voice in of `<agent-chat>`: the microphone button, hands-free turns and barge-in, through a
  * `VoiceComposer`. The composer and the microphone code it opens are separate chunks, loaded on first
- * use: this module imports their types only.
+ * use (the first press of the microphone or "Hands-free", never on focus): this module imports their
+ * types only.
  */
 import type { ReactiveController } from 'lit';
 import type { VoiceInputApi, VoiceInputError, VoiceInputOptions } from '../../../client/contracts.js';
@@ -61,11 +62,6 @@ export class VoiceInController implements ReactiveController {
   /** The microphone or the transcription failed (shown in the error box until the next utterance). */
   get error(): VoiceInputError | null {
     return this.#error;
-  }
-
-  /** The first interaction loads the voice code, so a later click can unlock audio inside its gesture. */
-  preload(): void {
-    if (!this.#load && this.enabled) this.#loadComposer().catch(() => { this.#load = null; });
   }
 
   /** Starts listening for one utterance (or, hands-free, for the next turn). */

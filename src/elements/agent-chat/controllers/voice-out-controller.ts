@@ -1,12 +1,19 @@
 /**
  * Voice out of `<agent-chat>`: reads replies aloud as they stream (`speak-replies`, hands-free) and
  * finished replies on request ("Read aloud"), through a `ReplySpeaker`. The speaker and its audio code
- * are a separate chunk, loaded on first use: this module imports their types only.
+ * (standardized-audio-context among it) are a separate chunk, loaded on first use — the first press of
+ * "Read aloud", the microphone or "Hands-free", or `speak-replies` — never on focus: this module imports
+ * their types only. So that a reply can still be heard on iOS, which lets audio start only inside a
+ * gesture, a press that needs the voice before it is loaded makes the browser's own AudioContext there and
+ * then (`unlock`), and the speaker plays into that context once it is loaded.
  */
 import type { ReactiveController } from 'lit';
 import type { ParleyElement } from '../../internal/parley-element.js';
 import type { ReplySpeaker } from '../../internal/reply-speaker.js';
 import { sharedClient } from '../../internal/shared-client.js';
+
+/** The platform's speech rate (Hz), the rate `SpeechPlayback` runs its own context at. */
+const SPEECH_SAMPLE_RATE = 24_000;
 
 /** What the controller reads of `<agent-chat>`. */
 export interface VoiceOutHost extends ParleyElement {
@@ -31,6 +38,8 @@ export class VoiceOutController implements ReactiveController {
   #speaker: ReplySpeaker | null = null;
   #load: Promise<ReplySpeaker | null> | null = null;
   #speakingId: string | null = null;
+  /** The AudioContext made and started inside a press before the speaker was loaded (see the module comment). */
+  #gestureContext: AudioContext | null = null;
 
   constructor(host: VoiceOutHost, hooks: VoiceOutHooks) {
     this.#host = host;
@@ -60,9 +69,11 @@ export class VoiceOutController implements ReactiveController {
     this.#load ??= Promise.all([import('../../internal/reply-speaker.js'), sharedClient(host.relayUrl)]).then(([{ ReplySpeaker }, client]) => {
       if (this.#speaker || !host.isConnected) return this.#speaker;
       let text = '';
+      const context = this.#gestureContext;
       this.#speaker = new ReplySpeaker({
         client,
         voice: host.voice,
+        ...(context && context.state !== 'closed' ? { context } : {}),
         onSpeaking: (id) => {
           const was = this.#speakingId;
           this.#speakingId = id;
@@ -85,14 +96,35 @@ export class VoiceOutController implements ReactiveController {
     return this.#load;
   }
 
-  /** The first interaction loads the speaker, so a later click can unlock audio inside its gesture. */
-  preload(): void {
-    if (!this.#load && this.#host.relayUrl) void this.load();
-  }
-
-  /** Call inside the user's gesture (send, a click) so a reply can be spoken later (iOS). */
-  unlock(): void {
-    this.#speaker?.unlock();
+  /**
+   * Call inside the user's gesture (send, a click) so a reply can be spoken later (iOS). Before the speaker
+   * is loaded, an AudioContext is made and started here when replies are spoken (`speak-replies`,
+   * hands-free) or `needed` (the press asks for the voice: "Read aloud", turning hands-free on); a chat
+   * that never speaks makes none.
+   */
+  unlock(needed = false): void {
+    if (this.#speaker) {
+      this.#speaker.unlock();
+      return;
+    }
+    if (!(needed || this.speaksReplies) || !this.#host.relayUrl) return;
+    const Context = globalThis.AudioContext as typeof AudioContext | undefined;
+    if (!Context) return; // a browser without it unlocks once the speaker is loaded (standardized-audio-context)
+    try {
+      if (!this.#gestureContext || this.#gestureContext.state === 'closed') {
+        this.#gestureContext = new Context({ sampleRate: SPEECH_SAMPLE_RATE, latencyHint: 'interactive' });
+      }
+      const context = this.#gestureContext;
+      if (context.state !== 'running') void context.resume().catch(() => {});
+      // One silent sample, started inside the gesture: what iOS needs to let this context play later.
+      const source = context.createBufferSource();
+      source.buffer = context.createBuffer(1, 1, context.sampleRate);
+      source.connect(context.destination);
+      source.onended = () => source.disconnect();
+      source.start();
+    } catch {
+      // No audio here (too many contexts, a sandbox): the speaker tries again with its own.
+    }
   }
 
   /** Reads the reply `entryId` as it grows (`done`: `text` is all of it); nothing when `text` is empty. */
@@ -111,7 +143,7 @@ export class VoiceOutController implements ReactiveController {
       this.silence();
       return;
     }
-    this.#speaker?.unlock(); // inside the click
+    this.unlock(true); // inside the click
     void this.#withSpeaker((speaker) => {
       speaker.unlock();
       speaker.speak(entryId, text);
@@ -123,7 +155,10 @@ export class VoiceOutController implements ReactiveController {
   }
 
   hostDisconnected(): void {
-    void this.#speaker?.dispose();
+    // The speaker closes its context (the gesture's, when it plays into that one).
+    if (this.#speaker) void this.#speaker.dispose();
+    else void this.#gestureContext?.close().catch(() => {});
+    this.#gestureContext = null;
     this.#speaker = null;
     this.#load = null;
   }
