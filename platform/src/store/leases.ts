@@ -115,6 +115,7 @@ export class Lease {
 
   /** Extends the lease; false (and `lost`) when this platform no longer holds it. */
   async renew(): Promise<boolean> {
+    if (this.db.closed) clearInterval(this.timer);
     if (this.released || this.lost || this.db.closed) return !this.lost;
     const { affectedRows } = await this.db.query(
       `update ${this.table} set lease_until = ${until(3)} where id = $1 and lease_owner = $2`, [this.id, this.owner, leaseTiming(this.db).leaseMs]);
