@@ -83,7 +83,7 @@ describe('two platforms on one PostgreSQL database', () => {
   });
 
   it('a turn in progress on A makes a turn on B wait (409 conversation_busy); appends at once land each once', async () => {
-    const [a, b] = await twoPlatforms({ tokenDelayMs: 10 });
+    const [a, b] = await twoPlatforms({ tokenDelayMs: 20 });
     const started = await call(a, '/v1/conversations', { body: { model: 'parley-local', inputs: 'start' } });
     const id = started.json.conversation_id;
     // A streamed turn on A: B is refused while it runs.
