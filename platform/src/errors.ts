@@ -7,6 +7,9 @@ const MESSAGE_LIMIT = 1000;
 /** Most issues a 422 lists (a body with thousands of unknown keys gets the first ones and a count of the rest). */
 const MAX_ISSUES = 50;
 
+/** An error message cut to 1,000 characters (messages that quote a caller's value). */
+export const boundedMessage = (message: string) => truncate(message, MESSAGE_LIMIT);
+
 /** A string cut to {@link ECHO_LIMIT} characters (never between the halves of a surrogate pair), marked with `…`. */
 export function truncate(value: string, limit = ECHO_LIMIT): string {
   if (value.length <= limit) return value;

@@ -4,7 +4,7 @@
  * spec and SDK), so the SDK raises `ObservabilityError` with a readable `detail.message`.
  */
 import type { Context } from 'hono';
-import { PlatformHttpError } from '../errors.js';
+import { PlatformHttpError, boundedMessage } from '../errors.js';
 
 /** Values of `error_code` this area answers with (a subset of the SDK's open enum ObservabilityErrorCode). */
 export type ObservabilityErrorCode =
@@ -28,7 +28,7 @@ export class ObservabilityHttpError extends Error {
   readonly body: ObservabilityErrorBody;
   constructor(readonly status: number, message: string, code: ObservabilityErrorCode | null) {
     super(message);
-    this.body = { detail: { message, error_code: code } };
+    this.body = { detail: { message: boundedMessage(message), error_code: code } };
   }
 }
 
@@ -48,7 +48,7 @@ export function observabilityErrorResponse(err: Error, c: Context): Response {
   if (err instanceof ObservabilityHttpError) return c.json(err.body, err.status as 400);
   if (err instanceof PlatformHttpError && err.status === 422 && 'detail' in err.body) {
     const message = err.body.detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; ');
-    const body: ObservabilityErrorBody = { detail: { message, error_code: 'VALIDATION_ERROR' } };
+    const body: ObservabilityErrorBody = { detail: { message: boundedMessage(message), error_code: 'VALIDATION_ERROR' } };
     return c.json(body, 422);
   }
   throw err;

@@ -139,6 +139,9 @@ describe('input rules over HTTP', () => {
     const wrongType = await call(platform, '/v1/agents', { body: { model: 'parley-local', name: ['x'.repeat(100_000), ...Array(5000).fill('y')] } });
     expect(wrongType.status).toBe(422);
     expect(wrongType.text.length).toBeLessThan(30_000);
+    const judge = await call(platform, '/v1/observability/judges', { body: { name: 'Judge', description: 'd', model_name: huge, instructions: 'i', tools: [], output: { type: 'CLASSIFICATION', options: [{ value: 'a', description: 'b' }] } } });
+    expect(judge.status).toBe(422);
+    expect(judge.json.detail.message.length).toBeLessThanOrEqual(1001);
     const manyKeys = await call(platform, '/v1/agents', { body: { model: 'parley-local', name: 'x', ...Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i])) } });
     expect(manyKeys.status).toBe(422);
     expect(manyKeys.json.detail).toHaveLength(50);
