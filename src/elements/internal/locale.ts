@@ -36,6 +36,12 @@ export interface LocaleHost extends HTMLElement {
   requestUpdate(): void;
 }
 
+// What a catalogue module needs, in one import (see locales/fr.ts).
+export { chatErrorKind, speechErrorKind, speakerNumber } from './error-kinds.js';
+export type { ChatErrorKind, SpeechErrorKind } from './error-kinds.js';
+export { counter, numberIn, clock } from './locale-format.js';
+export type { Counter, PluralForms } from './locale-format.js';
+
 type Loader = () => Promise<{ default: LocaleCatalogue }>;
 
 /**

@@ -4,10 +4,8 @@
  * other text from outside (often left to right) are wrapped in Unicode isolates (FSI … PDI), so they
  * do not reorder the Arabic around them. To add a language, copy this file (see README, "Languages").
  */
-import type { CompleteLocaleCatalogue } from '../internal/locale.js';
-import { chatErrorKind, speakerNumber, speechErrorKind } from '../internal/error-kinds.js';
-import type { ChatErrorKind, SpeechErrorKind } from '../internal/error-kinds.js';
-import { clock, counter, numberIn } from '../internal/locale-format.js';
+import { chatErrorKind, clock, counter, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
+import type { ChatErrorKind, CompleteLocaleCatalogue, SpeechErrorKind } from '../internal/locale.js';
 import type { VoiceInputErrorKind } from '../../client/contracts.js';
 
 const count = counter('ar');

@@ -2,10 +2,8 @@
  * German: every string of the four elements. Loaded by itself when an element's language is `de` (or
  * `de-AT`, `de-CH`, …). To add a language, copy this file (see README, "Languages").
  */
-import type { CompleteLocaleCatalogue } from '../internal/locale.js';
-import { chatErrorKind, speakerNumber, speechErrorKind } from '../internal/error-kinds.js';
-import type { ChatErrorKind, SpeechErrorKind } from '../internal/error-kinds.js';
-import { clock, counter, numberIn } from '../internal/locale-format.js';
+import { chatErrorKind, clock, counter, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
+import type { ChatErrorKind, CompleteLocaleCatalogue, SpeechErrorKind } from '../internal/locale.js';
 import type { VoiceInputErrorKind } from '../../client/contracts.js';
 
 const count = counter('de');
