@@ -130,7 +130,8 @@ describe('<agent-chat> voice in (real microphone path)', function () {
       expect(changes).to.deep.equal([true, false]);
       expect(el.hasAttribute('hands-free')).to.equal(false);
       const error = q(el, '[part~="error"]')!;
-      expect(error.getAttribute('role')).to.equal('alert');
+      expect(error.getAttribute('role')).to.equal(null); // announced politely through the live region
+      expect(el.shadowRoot!.querySelector('[role="status"][aria-live="polite"]')!.textContent).to.contain('Microphone access was denied');
       expect(error.textContent).to.contain('Microphone access was denied');
       expect(error.textContent).to.contain('Allow the microphone for this site');
       expect(handsFreeButton(el).getAttribute('aria-pressed')).to.equal('false');

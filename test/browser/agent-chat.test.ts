@@ -330,8 +330,10 @@ describe('<agent-chat> with the real relay', () => {
     expect(error.message).to.be.a('string');
     await idle(el);
     const alert = v.q('[part~="error"]')!;
-    expect(alert.getAttribute('role')).to.equal('alert');
     expect(alert.textContent).to.match(/problem|cut off|went wrong/);
+    // Announced once, politely, through the live region (not an assertive alert).
+    expect(alert.getAttribute('role')).to.equal(null);
+    expect(v.root.querySelector('[role="status"][aria-live="polite"]')!.textContent).to.contain(alert.querySelector('p')!.textContent!.trim());
     // The local model fails `/fail` every time: the retry goes out and fails again.
     const again = oneEvent(el, 'parley-error');
     v.q<HTMLButtonElement>('[part~="retry-button"]')!.click();

@@ -54,10 +54,12 @@ export const agentChatStyles = css`
     border-radius: var(--_radius);
     overflow: hidden;
   }
+  /* The buttons go below the title when both do not fit on one line (a long agent name, a phone). */
   header {
     display: flex;
+    flex-wrap: wrap;
     align-items: center;
-    gap: 0.5rem;
+    gap: 0.25rem 0.5rem;
     padding: 0.5rem var(--_gap);
     border-bottom: 1px solid var(--_border);
   }
@@ -66,7 +68,7 @@ export const agentChatStyles = css`
   }
   /* A long name wraps to two lines, then ends with an ellipsis; the whole name is its title. */
   .title {
-    flex: 1;
+    flex: 1 1 12rem;
     min-width: 0;
     margin: 0;
     font-size: 1rem;
@@ -83,6 +85,7 @@ export const agentChatStyles = css`
     flex-wrap: wrap;
     justify-content: flex-end;
     gap: 0.25rem;
+    margin-inline-start: auto;
   }
 
   /* ---------------------------------------------------------------- transcript */

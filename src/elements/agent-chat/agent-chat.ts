@@ -7,8 +7,8 @@ import type { CachedEntry, ChatSessionApi, ClientTool, PlatformErrorShape, Voice
 import { contentText } from '../../client/message-content.js';
 import type { Tool } from '../../client/types.js';
 import { ParleyElement } from '../internal/parley-element.js';
-import { markdown } from '../internal/markdown-directive.js';
-import { parseHostList, renderMarkdown, spoofedLinkHost } from '../internal/markdown.js';
+import { markdown, markdownLoading, markdownPlainText } from '../internal/markdown-directive.js';
+import { parseHostList, spoofedLinkHost } from '../internal/links.js';
 import { resolveStrings } from '../internal/strings.js';
 import type { AgentChatStrings } from '../internal/strings.js';
 import { agentChatStyles } from './agent-chat.styles.js';
@@ -35,12 +35,6 @@ const ANNOUNCE_LIMIT = 600;
 const SMALL_SCREEN = '(max-width: 600px), (max-height: 480px)';
 /** The properties a session is created from: a change creates a new one. */
 const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handoffExecution', 'instructions', 'toolDefinitions', 'resume'];
-
-function plainText(markdownText: string): string {
-  const template = document.createElement('template');
-  template.innerHTML = renderMarkdown(markdownText);
-  return (template.content.textContent ?? '').replace(/\s+/g, ' ').trim();
-}
 
 /**
  * A chat with an agent or a model through a Parley relay: streamed markdown replies, stop, retry,
@@ -352,6 +346,13 @@ export class AgentChat extends ParleyElement {
     }
   }
 
+  /** Also waits, the first time replies are shown, for the markdown renderer (loaded then) to render them. */
+  protected override async getUpdateComplete(): Promise<boolean> {
+    const complete = await super.getUpdateComplete();
+    await markdownLoading();
+    return complete;
+  }
+
   protected override updated(changed: PropertyValues): void {
     if (changed.has('open') || changed.has('mode')) this.syncPanelDialog();
     if (changed.has('open') && this.mode === 'launcher' && changed.get('open') !== undefined) {
@@ -423,7 +424,7 @@ export class AgentChat extends ParleyElement {
   private replyFinished(reply: (TranscriptItem & { kind: 'assistant' }) | null): void {
     const text = reply?.text ?? '';
     if (text) {
-      const spoken = plainText(text);
+      const spoken = markdownPlainText(text);
       this.announce(this.text.replyAnnouncement(spoken.length > ANNOUNCE_LIMIT ? `${spoken.slice(0, ANNOUNCE_LIMIT)}…` : spoken));
     }
     this.emit('parley-reply-finished', { conversationId: this.chat.state.conversationId, entryId: reply?.entry.id ?? null, text });
