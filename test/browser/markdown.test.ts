@@ -5,7 +5,7 @@ import { render } from 'lit';
 import {
   StreamingMarkdown, enforceAllowlist, renderMarkdown, renderMarkdownFragment, safeUrl, spoofedLinkHost, parseHostList,
 } from '../../src/elements/internal/markdown.js';
-import { markdown } from '../../src/elements/internal/markdown-directive.js';
+import { loadMarkdown, markdown, markdownLoading } from '../../src/elements/internal/markdown-directive.js';
 import { probeHits, resetProbe, probeUrl } from './helpers/probe.js';
 
 declare global {
@@ -204,7 +204,29 @@ describe('markdown renderer: hostile output', () => {
   });
 });
 
+describe('markdown renderer: loaded with the first text shown', () => {
+  it('shows the text as it is until the renderer is loaded, then renders it', async () => {
+    const host = await fixture<HTMLDivElement>(html`<div></div>`);
+    const source = '# Title <img src=x onerror="window.__pwned=1">\n\n- one';
+    render(html`<div class="md" ${markdown(source, { streaming: false })}></div>`, host);
+    const md = host.querySelector('.md')!;
+    assertInert(host);
+    // This file has not shown markdown before: the renderer is not loaded yet, the source shows as text.
+    expect(markdownLoading(), 'loading').to.not.equal(null);
+    expect(md.textContent).to.equal(source);
+    await markdownLoading();
+    expect(md.querySelector('h1')!.textContent).to.equal('Title <img src=x onerror="window.__pwned=1">');
+    expect(md.querySelector('li')!.textContent).to.equal('one');
+    expect(markdownLoading()).to.equal(null);
+    assertInert(host);
+  });
+});
+
 describe('markdown renderer: streaming', () => {
+  before(async () => {
+    await loadMarkdown();
+  });
+
   beforeEach(() => {
     delete window.__pwned;
   });

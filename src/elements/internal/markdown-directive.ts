@@ -3,12 +3,47 @@
  * placed on, as DOM nodes built from markdown tokens (markdown.ts; no HTML string is parsed). While
  * `streaming`, finished blocks are inserted once and kept (same DOM nodes across deltas); only the growing
  * last block is replaced. Finished text is rendered in one go, cached per entry id (a copy of the nodes).
+ *
+ * The renderer (markdown.ts, with marked's lexer: most of `<agent-chat>`'s weight) is a separate chunk,
+ * loaded when the first text is to be shown: a chat that shows no reply yet does not load it. Until it is
+ * loaded the text is shown as it is; `markdownLoading()` tells when the waiting texts have been rendered.
  */
 import { noChange } from 'lit';
 import { Directive, PartType, directive } from 'lit/directive.js';
 import type { ElementPart, PartInfo } from 'lit/directive.js';
-import { StreamingMarkdown, renderMarkdownFragment } from './markdown.js';
-import type { MarkdownOptions } from './markdown.js';
+import type * as Markdown from './markdown.js';
+import type { MarkdownOptions } from './links.js';
+
+type MarkdownModule = typeof Markdown;
+let renderer: MarkdownModule | null = null;
+let loading: Promise<MarkdownModule> | null = null;
+// Directives whose text waits for the renderer.
+const waiting = new Set<MarkdownDirective>();
+
+/** Loads the renderer once; the texts waiting for it are rendered before the promise settles. */
+export function loadMarkdown(): Promise<MarkdownModule> {
+  loading ??= import('./markdown.js').then((module) => {
+    renderer = module;
+    const ready = [...waiting];
+    waiting.clear();
+    for (const d of ready) d.resume();
+    return module;
+  }, (error: unknown) => {
+    loading = null; // the next text tries again
+    throw error;
+  });
+  return loading;
+}
+
+/** While texts wait for the renderer: a promise settled once they are rendered (or the load failed). */
+export function markdownLoading(): Promise<unknown> | null {
+  return !renderer && loading ? loading.catch(() => undefined) : null;
+}
+
+/** Markdown as a reader reads it, whitespace collapsed (the source text while the renderer is not loaded). */
+export function markdownPlainText(text: string): string {
+  return ((renderer ? renderer.renderMarkdownFragment(text).textContent : text) ?? '').replace(/\s+/g, ' ').trim();
+}
 
 export interface MarkdownDirectiveOptions extends MarkdownOptions {
   /** The text is still growing. */
@@ -37,7 +72,7 @@ function cachedRender(text: string, options: MarkdownDirectiveOptions, hosts: st
       return hit.nodes.cloneNode(true) as DocumentFragment;
     }
   }
-  const nodes = renderMarkdownFragment(text, options);
+  const nodes = renderer!.renderMarkdownFragment(text, options);
   if (!key) return nodes;
   renderCache.set(key, { text, hosts, nodes });
   if (renderCache.size > CACHE_LIMIT) renderCache.delete(renderCache.keys().next().value!);
@@ -52,12 +87,13 @@ class MarkdownDirective extends Directive {
   private text: string | null = null;
   private streaming = false;
   private hosts = '';
-  private stream: StreamingMarkdown | null = null;
+  private stream: Markdown.StreamingMarkdown | null = null;
   private blocks: ChildNode[][] = [];
   private tail: ChildNode[] = [];
   private tailSource = '';
   private frame = 0;
   private pending: { element: Element; text: string } | null = null;
+  private waitingFor: { element: Element; text: string; options: MarkdownDirectiveOptions } | null = null;
 
   constructor(partInfo: PartInfo) {
     super(partInfo);
@@ -70,6 +106,14 @@ class MarkdownDirective extends Directive {
 
   override update(part: ElementPart, [text, options]: [string, MarkdownDirectiveOptions]): unknown {
     const element = part.element;
+    if (!renderer) {
+      // The source as text until the renderer is loaded (see the module comment).
+      if (element.textContent !== text) element.textContent = text;
+      this.waitingFor = { element, text, options };
+      waiting.add(this);
+      loadMarkdown().catch(() => {}); // failed: the text stays as it is until the next update
+      return noChange;
+    }
     const hosts = (options.allowImageHosts ?? []).join(' ');
     if (hosts !== this.hosts) {
       this.hosts = hosts;
@@ -86,7 +130,7 @@ class MarkdownDirective extends Directive {
       return noChange;
     }
     if (!this.stream) {
-      this.stream = new StreamingMarkdown(options);
+      this.stream = new renderer.StreamingMarkdown(options);
       this.blocks = [];
       this.tail = [];
       this.tailSource = '';
@@ -110,7 +154,14 @@ class MarkdownDirective extends Directive {
     return noChange;
   }
 
-  private apply(element: Element, stream: StreamingMarkdown, text: string, final: boolean): void {
+  /** The renderer is loaded: renders the latest text it was given. */
+  resume(): void {
+    const args = this.waitingFor;
+    this.waitingFor = null;
+    if (args) this.update({ element: args.element } as ElementPart, [args.text, args.options]);
+  }
+
+  private apply(element: Element, stream: Markdown.StreamingMarkdown, text: string, final: boolean): void {
     const update = stream.update(text, final);
     if (update.reset) {
       this.blocks = [];
