@@ -141,6 +141,10 @@ const multipartBody = fc.array(
 /** What the sweep puts in each leaf of a seed body. */
 const SWEEP: unknown[] = ['é'.repeat(20_000), 1e308, -(2 ** 53) - 2, 2 ** 31, -1, 0.5, true, [], {}, null, 'swept value'];
 
+/** Numbers JSON.stringify never writes, put in each leaf as raw JSON text. */
+const RAW_NUMBERS = ['1e400', '-1e400', '123456789012345678901234567890', '-0', '1E-400'];
+const RAW_MARK = '__raw_number__';
+
 /** Every leaf path of a JSON value. */
 function leaves(value: unknown, path: Array<string | number> = []): Array<Array<string | number>> {
   if (Array.isArray(value)) return value.length ? value.flatMap((v, i) => leaves(v, [...path, i])) : [path];
@@ -179,6 +183,10 @@ function mutatedBody(seed: unknown): fc.Arbitrary<Body> {
 /** Valid-looking bodies, so that junk also reaches past the schemas into the stores. */
 function seedBodies(ids: Record<string, string>): Record<string, unknown> {
   const messages = [{ role: 'user', content: 'hello' }];
+  const judge = {
+    name: 'Judge', description: 'd', model_name: MODEL, instructions: 'i', tools: [],
+    output: { type: 'CLASSIFICATION', options: [{ value: 'a', description: 'b' }] },
+  };
   return {
     'POST /v1/conversations': { model: MODEL, inputs: 'hello', store: true, instructions: 'Be brief', completion_args: { max_tokens: 8, temperature: 0.2 }, metadata: { k: 'v' } },
     'POST /v1/conversations/:id': { inputs: [{ role: 'user', content: 'more' }], store: true },
@@ -199,12 +207,17 @@ function seedBodies(ids: Record<string, string>): Record<string, unknown> {
     'PUT /v1/libraries/:library_id/share': { level: 'Viewer', share_with_uuid: '00000000-0000-4000-8000-000000000000', share_with_type: 'User' },
     'POST /v1/observability/datasets': { name: 'ds', description: 'd' },
     'POST /v1/observability/datasets/:dataset_id/records': { payload: { messages }, properties: { a: 1 } },
-    'POST /v1/observability/judges': {
-      name: 'J', description: 'd', model_name: MODEL, instructions: 'i', tools: [],
-      output: { type: 'CLASSIFICATION', options: [{ value: 'a', description: 'b' }] },
-    },
+    'POST /v1/observability/judges': judge,
+    'PUT /v1/observability/judges/:judge_id': { ...judge, name: 'Judge two' },
+    'PATCH /v1/observability/datasets/:dataset_id': { name: 'dataset two', description: 'x' },
+    'PUT /v1/observability/dataset-records/:dataset_record_id/payload': { payload: { messages } },
+    'PUT /v1/observability/dataset-records/:dataset_record_id/properties': { properties: { a: 'b', n: 1 } },
+    'POST /v1/observability/dataset-records/bulk-delete': { dataset_record_ids: ['00000000-0000-4000-8000-000000000000'] },
+    'PATCH /v2/prompts/:prompt_id': { title: 't', description: 'd', sharingScope: 'workspace' },
+    'POST /v2/prompts/:prompt_id/versions': { definition: { content: 'Hello again {{name}}', variables: [{ name: 'name' }] }, notes: 'n', aliases: ['next'] },
+    'PATCH /v1/admin/users/:user_id': { first_name: 'A', last_name: 'B' },
     'POST /v2/prompts': { name: 'p', definition: { content: 'Hello {{name}}', variables: [{ name: 'name' }] }, aliases: ['prod'] },
-    'POST /v2/skills': { name: 's', definition: { content: 'Do it' } },
+    'POST /v2/skills': { name: 's', definition: { description: 'Use it', body: 'Step', assets: { 'run.sh': { textContent: 'echo hi', isExecutable: true } } } },
     'POST /v1/admin/users': [{ email: 'fuzz@example.com', first_name: 'F', last_name: 'Z', role_names: ['member'] }],
     'POST /v1/admin/users-invite': { emails: ['inv@example.com'] },
     'POST /v1/admin/roles': { name: 'r', permissions: ['ManageOrganization'] },
@@ -235,8 +248,13 @@ async function createResources(platform: Platform): Promise<Record<string, strin
   doc.set('file', new File(['hello world'], 'a.txt', { type: 'text/plain' }));
   ids.document_id = (await call(platform, `/v1/libraries/${ids.library_id}/documents`, { rawBody: doc, key: ADMIN_KEY })).json?.id;
   ids.dataset_id = (await post('/v1/observability/datasets', { name: 'fuzz ds', description: 'd' })).id;
+  ids.dataset_record_id = (await post(`/v1/observability/datasets/${ids.dataset_id}/records`, { payload: { messages: [{ role: 'user', content: 'hi' }] } })).id;
+  ids.judge_id = (await post('/v1/observability/judges', {
+    name: 'Fuzz judge', description: 'd', model_name: MODEL, instructions: 'i', tools: [], output: { type: 'CLASSIFICATION', options: [{ value: 'a', description: 'b' }] },
+  })).id;
+  ids.user_id = Object.values((await post('/v1/admin/users', [{ email: 'member@example.com', first_name: 'M', last_name: 'B' }])).email_to_user_id ?? {})[0] as string;
   ids.prompt_id = (await post('/v2/prompts', { name: 'fuzz-prompt', definition: { content: 'Hi' } })).id;
-  ids.skill_id = (await post('/v2/skills', { name: 'fuzz-skill', definition: { content: 'Hi' } })).id;
+  ids.skill_id = (await post('/v2/skills', { name: 'fuzz-skill', definition: { description: 'Use it', body: 'Step', assets: { 'run.sh': { textContent: 'echo hi', isExecutable: true } } } })).id;
   ids.model_id = MODEL;
   ids.version = '1';
   ids.consumer_scope = 'user';
@@ -313,6 +331,7 @@ describe('every route answers junk with a 4xx in the error shape, never a 500', 
     routes.splice(routes.findIndex((r) => r.method === 'DELETE'), 0, { method: 'GET', path: '/api/admin/users/:user_id' }, { method: 'PATCH', path: '/api/admin/user-groups/:group_uuid' });
     ids = await createResources(platform);
     seeds = seedBodies(ids);
+    console.log(`fuzz: real ids for ${Object.keys(ids).join(', ')}`);
   });
   afterAll(async () => {
     console.log(`fuzz: ${sent} requests over ${routes.length} routes; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
@@ -336,6 +355,10 @@ describe('every route answers junk with a 4xx in the error shape, never a 500', 
           for (const junk of SWEEP) {
             const c: Case = { params: ids, query: [], body: text(JSON.stringify(replaceAt(seed, leaf, junk))) };
             check(await send(platform, method, path, c), `${method} ${path} ${leaf.join('.')} = ${JSON.stringify(junk).slice(0, 40)}`);
+          }
+          for (const raw of RAW_NUMBERS) {
+            const c: Case = { params: ids, query: [], body: text(JSON.stringify(replaceAt(seed, leaf, RAW_MARK)).replace(`"${RAW_MARK}"`, raw)) };
+            check(await send(platform, method, path, c), `${method} ${path} ${leaf.join('.')} = ${raw}`);
           }
         }
       }
