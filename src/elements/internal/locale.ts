@@ -152,6 +152,7 @@ const cache = new WeakMap<Element, Cached>();
 const hosts = new Set<WeakRef<LocaleHost>>();
 const tracked = new WeakSet<Element>();
 let observer: MutationObserver | null = null;
+let sweepAt = 64;
 
 /** Re-renders every element whose words may have changed (a catalogue arrived or a `lang` changed). */
 function refreshAll(): void {
@@ -170,6 +171,11 @@ function refreshAll(): void {
 function track(host: LocaleHost): void {
   if (tracked.has(host)) return;
   tracked.add(host);
+  // Elements that were dropped leave dead references: swept now and then, not only when a language changes.
+  if (hosts.size >= sweepAt) {
+    for (const ref of hosts) if (!ref.deref()) hosts.delete(ref);
+    sweepAt = Math.max(64, hosts.size * 2);
+  }
   hosts.add(new WeakRef(host));
   if (typeof MutationObserver === 'undefined') return;
   if (!observer) {
