@@ -182,6 +182,8 @@ async function runStart(values: Values): Promise<void> {
     });
     lines.push('  upstream       the local platform (in this process)', ...local.notes,
       `  platform API   http://${values.host}:<port>/v1 (for the SDK, with the API key above)`,
+      `  demo agents    "Lumen assistant" ${agents.shopAgentId}   "Billing" ${agents.billingAgentId}   "Order tracker" ${orders.ordersAgentId}`,
+      `                 (<agent-chat agent-id="…"> on these pages; the relay's policy allows these three)`,
       `  demo MCP       ${demoMcp.url}   (connector lumen_orders ${orders.connectorId}; agent "Order tracker" ${orders.ordersAgentId})`);
   }
 

@@ -14,6 +14,8 @@ let child: ChildProcess;
 let url: string;
 let dataDir: string;
 let browser: Browser;
+/** What `parley start` printed up to its URL (the banner is one write). */
+let banner = '';
 
 beforeAll(async () => {
   if (!existsSync(join(ROOT, 'dist/browser/agent-chat.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
@@ -28,7 +30,7 @@ beforeAll(async () => {
     child.stdout!.on('data', (d) => {
       out += d;
       const m = out.match(/Parley is running: (http:\/\/\S+?)\/?\s/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
+      if (m) { clearTimeout(timer); banner = out; resolve(m[1]); }
     });
     child.stderr!.on('data', (d) => { out += d; });
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`parley start exited ${code}: ${out}`)); });
@@ -69,6 +71,18 @@ describe('the built browser bundle', () => {
         expect(text.includes(needle), `${f} contains ${needle}`).toBe(false);
       }
     }
+  });
+});
+
+describe('the start banner', () => {
+  it('prints every demo agent id, the shop page\'s agent among them', async () => {
+    const line = banner.split('\n').find((l) => l.trim().startsWith('demo agents'));
+    expect(line, banner).toBeDefined();
+    const ids = line!.match(/\bag_[0-9a-z]+/gi) ?? [];
+    expect(ids).toHaveLength(3);
+    const config = await (await fetch(`${url}/demo-config.json`)).json() as { agentId: string; ordersAgentId: string };
+    expect(ids).toContain(config.agentId);
+    expect(ids).toContain(config.ordersAgentId);
   });
 });
 
