@@ -3,7 +3,8 @@ import { defineConfig } from 'vite';
 /**
  * Browser build: one ES module per element (registering its tag) plus shared chunks, into dist/browser/.
  * `parley start` serves these to the demo pages under /assets/, and CDN users load them as they are.
- * Everything is bundled (lit, marked, DOMPurify, idb, fetch-event-source): a page needs nothing else.
+ * Everything is bundled (lit, marked, idb, fetch-event-source): a page needs nothing else. What a page
+ * loads per element, and the byte budgets: scripts/bundle-sizes.mjs.
  * The vendor entries are the two browser libraries parley-kit bundles rather than depends on (pdf.js,
  * standardized-audio-context): dist/vendor/ (the npm ESM build, compiled by tsc) re-exports these same
  * files, so the package holds one copy of each (scripts/vendor.mjs). Server code is compiled by tsc only.

@@ -1,24 +1,16 @@
 // <agent-chat> in Debian Chromium: render cost per streamed delta over a 5,000-token markdown reply,
-// time to open a 1,000-message history (and to open it again from the render cache), and the bundle's min+gzip size. The element is fed through
+// time to open a 1,000-message history (and to open it again from the render cache), and the bundles'
+// min+gzip sizes (scripts/bundle-sizes.mjs: the chat's first load, its markdown and audio chunks, all four elements). The element is fed through
 // its `session` property by a scripted session (the ChatSessionApi contract), so only rendering is timed.
 import { readFileSync, existsSync, readdirSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createLocalChatEngine, tokenize } from '@parley-kit/platform';
+import { BUDGETS, ELEMENTS, bundleSizes, graph, gzipBytes } from '../scripts/bundle-sizes.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist/browser');
 const BUNDLE = join(DIST, 'agent-chat.js');
-
-/** The entry and every chunk it imports statically (what a page loads before the element works). */
-function staticGraph(file, seen = new Set()) {
-  if (seen.has(file)) return seen;
-  seen.add(file);
-  const text = readFileSync(join(DIST, file), 'utf8');
-  for (const m of text.matchAll(/(?:import|export)\s*(?:[^'"()]*?from\s*)?["']\.\/([^"']+\.js)["']/g)) staticGraph(m[1], seen);
-  return seen;
-}
 
 async function markdownReply(tokens) {
   const engine = createLocalChatEngine();
@@ -105,7 +97,6 @@ async function measure({ deltas, historySize }) {
 export async function benchElement() {
   if (!existsSync(BUNDLE)) throw new Error('dist/browser is missing: run `npm run build`');
   const files = readdirSync(DIST).filter((f) => f.endsWith('.js'));
-  const loaded = [...staticGraph('agent-chat.js')];
   const deltas = await markdownReply(5000);
   const browser = await chromium.launch({
     executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', headless: true,
@@ -121,15 +112,24 @@ export async function benchElement() {
     });
     await page.goto('http://bench.local/');
     const r = await page.evaluate(measure, { deltas, historySize: 1000 });
-    const gz = loaded.reduce((n, f) => n + gzipSync(readFileSync(join(DIST, f)), { level: 9 }).length, 0);
+    const sizes = bundleSizes(DIST);
+    const kb = (bytes) => (bytes / 1024).toFixed(1);
+    const chat = sizes.firstLoad['agent-chat'];
+    const pageWithAll = new Set();
+    for (const name of ELEMENTS) graph(DIST, `${name}.js`, {}, pageWithAll);
     return {
       'render per delta, 5,000-token reply: median (ms, target ≤ 2)': r.median.toFixed(3),
       'render per delta: p99 / mean (ms)': `${r.p99.toFixed(3)} / ${r.mean.toFixed(3)}`,
       'open a 1,000-message history (ms)': r.openMs.toFixed(1),
       'open it again, another conversation in between (render cache) (ms)': r.reopenMs.toFixed(1),
       'reopen / first open ratio': (r.reopenMs / r.openMs).toFixed(2),
-      [`agent-chat with dependencies (${loaded.join(' + ')}), min+gzip (KB, target ≤ 60)`]: (gz / 1024).toFixed(1),
-      'size / budget ratio': (gz / 1024 / 60).toFixed(2),
+      [`agent-chat first load (${chat.files.join(' + ')}), min+gzip (KB, target ≤ ${BUDGETS.agentChatFirstLoadKB})`]: kb(chat.bytes),
+      'agent-chat first load / budget ratio': (chat.bytes / 1024 / BUDGETS.agentChatFirstLoadKB).toFixed(2),
+      'agent-chat markdown renderer, loaded with the first reply shown (KB)': kb(sizes.chatMarkdown.bytes),
+      [`agent-chat audio code, loaded on the first press of Read aloud / microphone / Hands-free (${sizes.chatAudio.files.join(' + ')}) (KB)`]: kb(sizes.chatAudio.bytes),
+      'first loads of a page with all four elements (KB)': kb(gzipBytes(DIST, pageWithAll)),
+      [`all four elements with the client: everything they can load but pdf.js and other languages (KB, target ≤ ${BUDGETS.allFourKB})`]: kb(sizes.allFour.bytes),
+      'all four / budget ratio': (sizes.allFour.bytes / 1024 / BUDGETS.allFourKB).toFixed(2),
     };
   } finally {
     await browser.close();

@@ -1,0 +1,47 @@
+/**
+ * The weight of the CDN bundles (dist/browser, min+gzip; issue 15): `<agent-chat>` alone, a page with all
+ * four elements, and the audio code the chat loads only when a press asks for sound. Sizes in bytes, not
+ * durations. Needs `npm run build` first (npm test does). The figures: scripts/bundle-sizes.mjs.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain ES module shared with the bench and the command line (node scripts/bundle-sizes.mjs).
+import { BUDGETS, ELEMENTS, bundleSizes, graph, gzipBytes } from '../../../scripts/bundle-sizes.mjs';
+
+const DIST = join(import.meta.dirname, '../../../dist/browser');
+const KB = 1024;
+
+interface Part { files: string[]; bytes: number }
+interface Sizes { firstLoad: Record<string, Part>; allFour: Part; chatAudio: Part; chatMarkdown: Part; locales: Part }
+
+describe('the browser bundles’ weight (min+gzip)', () => {
+  let sizes: Sizes;
+  let pageWithAll: Part;
+  beforeAll(() => {
+    if (!existsSync(join(DIST, 'agent-chat.js'))) throw new Error('dist/browser is missing: run `npm run build` (npm test does) first');
+    sizes = bundleSizes(DIST);
+    const files = new Set<string>();
+    for (const name of ELEMENTS) graph(DIST, `${name}.js`, {}, files);
+    pageWithAll = { files: [...files], bytes: gzipBytes(DIST, files) };
+    const kb = (n: number) => `${(n / KB).toFixed(1)} KB`;
+    console.log(`[bundle] agent-chat first load ${kb(sizes.firstLoad['agent-chat'].bytes)}, its markdown renderer ${kb(sizes.chatMarkdown.bytes)}, ` +
+      `its audio code ${kb(sizes.chatAudio.bytes)}; a page with all four ${kb(pageWithAll.bytes)}; ` +
+      `everything the four can load but pdf.js and other languages ${kb(sizes.allFour.bytes)}`);
+  });
+
+  it(`<agent-chat> first load is at most ${BUDGETS.agentChatFirstLoadKB} KB, with no audio, microphone or markdown lexer code`, () => {
+    const chat = sizes.firstLoad['agent-chat'];
+    expect(chat.bytes).toBeLessThanOrEqual(BUDGETS.agentChatFirstLoadKB * KB);
+    for (const part of [sizes.chatAudio, sizes.chatMarkdown]) {
+      expect(part.files.length, 'a separate chunk').toBeGreaterThan(0);
+      for (const file of part.files) expect(chat.files).not.toContain(file);
+    }
+    expect(sizes.chatAudio.files.some((f) => f.startsWith('audio-context-')), 'standardized-audio-context is among the audio code').toBe(true);
+  });
+
+  it(`a page with all four elements loads at most ${BUDGETS.allFourKB} KB before any is used (pdf.js aside)`, () => {
+    expect(pageWithAll.files.some((f) => /^vendor\/pdf/.test(f))).toBe(false);
+    expect(pageWithAll.bytes).toBeLessThanOrEqual(BUDGETS.allFourKB * KB);
+  });
+});
