@@ -97,7 +97,7 @@ const de: CompleteLocaleCatalogue = {
     stopReading: 'Vorlesen beenden',
     speakMessage: 'Nachricht sprechen',
     stopListening: 'Zuhören beenden',
-    handsFree: 'Freihändig',
+    handsFree: 'Freisprechen',
     voiceListening: 'Hört zu…',
     voiceThinking: 'Denkt nach…',
     voiceSpeaking: 'Spricht… (zum Unterbrechen einfach sprechen)',

@@ -115,7 +115,7 @@ const fr: CompleteLocaleCatalogue = {
     voice: 'Voix',
     defaultVoice: 'Voix par défaut',
     rate: 'Vitesse',
-    progressLabel: 'Écouté',
+    progressLabel: 'Progression de la lecture',
     progressText: (played, received) => `${clock(played)} / ${clock(received)}`,
     loading: 'Préparation de la voix…',
     playing: 'Lecture en cours',
