@@ -378,6 +378,11 @@ describe('after a restart', () => {
       });
       expect(started.status).toBe(200);
       const id = started.json.conversation_id;
+      let schema: Record<string, unknown> = { type: 'string' };
+      for (let i = 0; i < 25; i++) schema = { type: 'object', properties: { inner: schema } };
+      const tool = { type: 'function', function: { name: 'deep', description: 'A deeply nested argument', parameters: { type: 'object', properties: { arg: schema } } } };
+      const agent = await call(platform, '/v1/agents', { body: { model: MODEL, name: 'deep agent', tools: [tool], metadata: { nested } } });
+      expect(agent.status).toBe(200);
       const tooDeep = await call(platform, `/v1/conversations/${id}`, { rawBody: `{"inputs":"x","metadata":${deepObject(10_000)}}`, headers: { 'content-type': 'application/json' } });
       expect(tooDeep.status).toBe(422);
       await platform.close();
@@ -390,6 +395,9 @@ describe('after a restart', () => {
       expect(appended.status).toBe(200);
       const restarted = await call(platform, `/v1/conversations/${id}/restart`, { body: { inputs: 'from the start', from_entry_id: started.json.outputs[0].id } });
       expect(restarted.status).toBe(200);
+      const viaAgent = await call(platform, '/v1/conversations', { body: { agent_id: agent.json.id, inputs: 'use the deep tool' } });
+      expect(viaAgent.status).toBe(200);
+      expect((await call(platform, `/v1/agents/${agent.json.id}`)).json.tools[0].function.parameters).toEqual(tool.function.parameters);
       const nul = await call(platform, `/v1/conversations/${id}`, { body: { inputs: 'a\u0000b' } });
       expect(nul.status).toBe(422);
       expect(nul.json.detail[0].loc).toEqual(['body', 'inputs']);
