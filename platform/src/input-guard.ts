@@ -115,24 +115,43 @@ export function jsonDepthOver(text: string, limit: number): number {
   return -1;
 }
 
+/** Escapes of NUL and of surrogates (`\u0000`, `\ud800`…): JSON text without any cannot hold what {@link textProblem} refuses. */
+const SUSPICIOUS = /\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})|\u0000/;
+
 /**
- * The first key or string of a parsed JSON value (nested at most {@link MAX_JSON_DEPTH}, see
- * {@link decodeJsonText}) that breaks {@link textProblem}, as a 422 issue under `locPrefix`; null when clean.
+ * The first key or string of a parsed JSON value that breaks {@link textProblem}, as a 422 issue under
+ * `locPrefix`; null when clean. `text` is the JSON it was parsed from: text without a NUL or surrogate
+ * (escaped or not) is clean without walking the value. The walk is iterative and only remembers containers.
  */
-export function jsonTextIssue(value: unknown, locPrefix: Array<string | number>): ValidationIssue | null {
-  const stack: Array<{ v: unknown; path: Array<string | number> }> = [{ v: value, path: [] }];
+export function jsonTextIssue(value: unknown, locPrefix: Array<string | number>, text?: string): ValidationIssue | null {
+  if (text !== undefined && !SUSPICIOUS.test(text) && !LONE_SURROGATE.test(text)) return null;
+  interface Node { v: unknown; key: string | number; parent: Node | null }
+  const locOf = (node: Node | null, last?: string | number): Array<string | number> => {
+    const path: Array<string | number> = last === undefined ? [] : [last];
+    for (let n = node; n && n.parent; n = n.parent) path.unshift(n.key);
+    return [...locPrefix, ...path];
+  };
+  const check = (s: string, node: Node | null, key: string | number | undefined, isKey: boolean): ValidationIssue | null => {
+    const problem = textProblem(s);
+    return problem ? { loc: locOf(node, key), msg: isKey ? `Key: ${problem}` : problem, type: 'value_error', input: s } : null;
+  };
+  if (typeof value === 'string') return check(value, null, undefined, false);
+  const stack: Node[] = [{ v: value, key: '', parent: null }];
   while (stack.length) {
-    const { v, path } = stack.pop()!;
-    if (typeof v === 'string') {
-      const problem = textProblem(v);
-      if (problem) return { loc: [...locPrefix, ...path], msg: problem, type: 'value_error', input: v };
-    } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
-    } else if (v !== null && typeof v === 'object') {
-      for (const [key, item] of Object.entries(v)) {
-        const problem = textProblem(key);
-        if (problem) return { loc: [...locPrefix, ...path, key], msg: `Key: ${problem}`, type: 'value_error', input: key };
-        stack.push({ v: item, path: [...path, key] });
+    const node = stack.pop()!;
+    const entries: Iterable<[string | number, unknown]> = Array.isArray(node.v)
+      ? node.v.entries()
+      : node.v !== null && typeof node.v === 'object' ? Object.entries(node.v) : [];
+    for (const [key, item] of entries) {
+      if (typeof key === 'string') {
+        const issue = check(key, node, key, true);
+        if (issue) return issue;
+      }
+      if (typeof item === 'string') {
+        const issue = check(item, node, key, false);
+        if (issue) return issue;
+      } else if (item !== null && typeof item === 'object') {
+        stack.push({ v: item, key, parent: node });
       }
     }
   }
@@ -167,7 +186,7 @@ export class JsonRuleError extends SyntaxError {}
 export function parseJsonDocument(text: string): unknown {
   if (jsonDepthOver(text, MAX_JSON_DEPTH) !== -1) throw new JsonRuleError(`JSON is nested deeper than ${MAX_JSON_DEPTH} levels`);
   const value: unknown = JSON.parse(text);
-  const issue = jsonTextIssue(value, []);
+  const issue = jsonTextIssue(value, [], text);
   if (issue) throw new JsonRuleError(`${issue.loc.length ? `${issue.loc.join('.')}: ` : ''}${issue.msg}`);
   return value;
 }

@@ -32,7 +32,7 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S, limit
   } catch {
     throw invalidField(['body', 0], 'JSON decode error', 'json_invalid', text.slice(0, 200));
   }
-  const issue = jsonTextIssue(value, ['body']);
+  const issue = jsonTextIssue(value, ['body'], text);
   if (issue) throw validationError([issue]);
   return validate(schema, value, ['body']);
 }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../src/app.js';
 import { boundedEcho, truncate } from '../../src/errors.js';
-import { MAX_JSON_DEPTH, jsonDepthOver } from '../../src/input-guard.js';
+import { MAX_JSON_DEPTH, jsonDepthOver, jsonTextIssue } from '../../src/input-guard.js';
 import WebSocket from 'ws';
 import { serveFetch } from 'parley-kit/server';
 import { API_KEY, call, startPlatform } from './helpers.js';
@@ -177,6 +177,14 @@ describe('input rule helpers', () => {
     expect(jsonDepthOver('[[[[]]]]', 3)).toBe(3);
     expect(jsonDepthOver('["[[[[", "\\"[[[["]', 1)).toBe(-1);
     expect(jsonDepthOver('{"a\\\\":[[1]]}', 2)).toBe(8);
+  });
+
+  it('finds the key or string that breaks the text rules, and passes pairs and escaped backslashes', () => {
+    const issue = (text: string) => jsonTextIssue(JSON.parse(text), ['body'], text);
+    expect(issue('{"a":[{"b":"x"},{"c\\u0000":1}]}')).toMatchObject({ loc: ['body', 'a', 1, 'c\u0000'], msg: expect.stringMatching(/^Key: .*NUL/) });
+    expect(issue('[1, "ok", ["\\udc00x"]]')).toMatchObject({ loc: ['body', 2, 0], input: '\udc00x' });
+    expect(issue('"\\u0000"')).toMatchObject({ loc: ['body'] });
+    expect(issue('{"emoji":"\\ud83d\\ude00","path":"C:\\\\u0000"}')).toBeNull();
   });
 
   it('truncates without splitting a surrogate pair and bounds echoed values', () => {
