@@ -15,8 +15,8 @@ import { ADMIN_KEY, BASE, call, startPlatform, weatherTool } from './helpers.js'
 
 const MODEL = 'parley-local';
 const SEED = 20261125;
-/** Generated cases per route (on top of the fixed hostile cases); ~190 routes. */
-const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 24);
+/** Generated cases per route (on top of the fixed hostile cases and the seed sweep); ~200 routes, FUZZ_RUNS=200 for a long run. */
+const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 16);
 
 // ---------------------------------------------------------------------------------------------- requests
 
