@@ -5,7 +5,7 @@
  * Everything happens in an inert template before it reaches the page, so nothing loads on the way.
  */
 import type { OcrPage } from '../../client/index.js';
-import { renderMarkdown } from '../internal/markdown.js';
+import { renderMarkdownFragment } from '../internal/markdown.js';
 
 /**
  * The host that stands for "an image of this page" while the markdown is rendered: the renderer
@@ -25,7 +25,7 @@ export function renderOcrPage(ownerDocument: Document, page: OcrPage, imageUnava
     text = text.split(`](${image.id})`).join(`](https://${PAGE_IMAGE_HOST}/${encodeURIComponent(image.id)})`);
   }
   const template = ownerDocument.createElement('template');
-  template.innerHTML = renderMarkdown(text, { allowImageHosts: [PAGE_IMAGE_HOST], imageBlocked: (_host, alt) => imageUnavailable(alt) });
+  template.content.append(renderMarkdownFragment(text, { allowImageHosts: [PAGE_IMAGE_HOST], imageBlocked: (_host, alt) => imageUnavailable(alt) }));
   for (const img of template.content.querySelectorAll('img')) {
     const src = img.getAttribute('src') ?? '';
     const prefix = `https://${PAGE_IMAGE_HOST}/`;
