@@ -7,8 +7,8 @@ import { AgentChat } from './agent-chat.js';
 import { defineOnce } from '../internal/define-once.js';
 
 export { AgentChat };
-/** For pages loading the CDN build: `import { registerLocale } from '…/agent-chat.js'` adds a language. */
-export { registerLocale } from '../internal/locale.js';
+/** For pages loading the CDN build: `import { registerLocale, loadLocale } from '…/agent-chat.js'` adds a language, or fetches a shipped one ahead of time. */
+export { registerLocale, loadLocale } from '../internal/locale.js';
 
 /** Registers `AgentChat` as `agent-chat` unless the name is taken (then warns if another class holds it). Idempotent. */
 export function defineAgentChat(): void {

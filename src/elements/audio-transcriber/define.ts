@@ -7,8 +7,8 @@ import { AudioTranscriber } from './audio-transcriber.js';
 import { defineOnce } from '../internal/define-once.js';
 
 export { AudioTranscriber };
-/** For pages loading the CDN build: `import { registerLocale } from '…/audio-transcriber.js'` adds a language. */
-export { registerLocale } from '../internal/locale.js';
+/** For pages loading the CDN build: `import { registerLocale, loadLocale } from '…/audio-transcriber.js'` adds a language, or fetches a shipped one ahead of time. */
+export { registerLocale, loadLocale } from '../internal/locale.js';
 
 /** Registers `AudioTranscriber` as `audio-transcriber` unless the name is taken (then warns if another class holds it). Idempotent. */
 export function defineAudioTranscriber(): void {

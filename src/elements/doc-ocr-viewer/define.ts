@@ -7,8 +7,8 @@ import { DocOcrViewer } from './doc-ocr-viewer.js';
 import { defineOnce } from '../internal/define-once.js';
 
 export { DocOcrViewer };
-/** For pages loading the CDN build: `import { registerLocale } from '…/doc-ocr-viewer.js'` adds a language. */
-export { registerLocale } from '../internal/locale.js';
+/** For pages loading the CDN build: `import { registerLocale, loadLocale } from '…/doc-ocr-viewer.js'` adds a language, or fetches a shipped one ahead of time. */
+export { registerLocale, loadLocale } from '../internal/locale.js';
 
 /** Registers `DocOcrViewer` as `doc-ocr-viewer` unless the name is taken (then warns if another class holds it). Idempotent. */
 export function defineDocOcrViewer(): void {

@@ -7,8 +7,8 @@ import { SpeechPlayer } from './speech-player.js';
 import { defineOnce } from '../internal/define-once.js';
 
 export { SpeechPlayer };
-/** For pages loading the CDN build: `import { registerLocale } from '…/speech-player.js'` adds a language. */
-export { registerLocale } from '../internal/locale.js';
+/** For pages loading the CDN build: `import { registerLocale, loadLocale } from '…/speech-player.js'` adds a language, or fetches a shipped one ahead of time. */
+export { registerLocale, loadLocale } from '../internal/locale.js';
 
 /** Registers `SpeechPlayer` as `speech-player` unless the name is taken (then warns if another class holds it). Idempotent. */
 export function defineSpeechPlayer(): void {
