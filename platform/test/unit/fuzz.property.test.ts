@@ -14,7 +14,7 @@ import { platformRoutes, type Platform } from '../../src/app.js';
 import { ADMIN_KEY, BASE, call, startPlatform, weatherTool } from './helpers.js';
 
 const MODEL = 'parley-local';
-const SEED = 20261125;
+const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
 /** Generated cases per route (on top of the fixed hostile cases and the seed sweep); ~200 routes, FUZZ_RUNS=200 for a long run. */
 const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 16);
 
