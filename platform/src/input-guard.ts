@@ -7,6 +7,8 @@
  *   recursion, before `JSON.parse`), no NUL (`\u0000`) and no unpaired surrogate in any key or string → 422;
  *   other control characters (newlines, tabs…) are ordinary text in a JSON string and are kept;
  * - multipart text values: no NUL and no unpaired surrogate → 422 (file contents are bytes and are not read);
+ * - JSON inside other input (query filters, page tokens, JSONL lines of uploaded files): as JSON bodies,
+ *   through {@link parseJsonDocument};
  * - a URL longer than {@link MAX_URL_LENGTH} or a path segment longer than {@link MAX_PATH_SEGMENT} → 414;
  * - error answers echo at most 200 characters of any value the caller sent (`boundedEcho` in errors.ts).
  *
@@ -29,14 +31,14 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** What is wrong with a name or id (path segment, query, form field or file name), or null. */
-export function nameProblem(value: string): string | null {
+function nameProblem(value: string): string | null {
   if (CONTROL.test(value)) return 'Value should not contain control characters (U+0000–U+001F, U+007F)';
   if (LONE_SURROGATE.test(value)) return 'Value should not contain an unpaired UTF-16 surrogate';
   return null;
 }
 
 /** What is wrong with a text value (JSON string, form text field), or null: NUL and unpaired surrogates. */
-export function textProblem(value: string): string | null {
+function textProblem(value: string): string | null {
   if (value.includes('\u0000')) return 'String should not contain the NUL character (\\u0000)';
   if (LONE_SURROGATE.test(value)) return 'String should not contain an unpaired UTF-16 surrogate';
   return null;
@@ -49,7 +51,7 @@ const uriTooLong = (message: string) => genericError(414, message, 'invalid_requ
  * The path and query of a request checked against the input rules: 414 when too long, 422 (loc `path` with
  * the segment's position, or `query` with the name) for a control character or an unpaired surrogate.
  */
-export function checkUrl(url: URL): void {
+function checkUrl(url: URL): void {
   if (url.pathname.length + url.search.length > MAX_URL_LENGTH) throw uriTooLong(`The URL is longer than ${MAX_URL_LENGTH} characters`);
   const issues: ValidationIssue[] = [];
   url.pathname.split('/').forEach((raw, i) => {
