@@ -19,8 +19,9 @@ if (!existsSync(executablePath)) {
 const rootDir = fileURLToPath(new URL('.', import.meta.url));
 
 // The microphone is a WAV file: a Flite sentence, then silence, looped (see test/browser/server/fake-mic.mjs).
+// --lang pins the browser's language: pages without a lang attribute follow navigator.language.
 export const chromiumFlags = [
-  '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
+  '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=en-US',
   '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic',
   '--autoplay-policy=no-user-gesture-required',
   '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${writeFakeMicWav(rootDir)}`,

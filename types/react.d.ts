@@ -104,6 +104,11 @@ export interface AgentChatReactProps {
    */
   'hands-free'?: boolean;
   /**
+   * Colour theme: `auto` (default) follows the visitor's system setting (`prefers-color-scheme`), `light`
+   * and `dark` fix it. Colours, radii and fonts come from the `--parley-*` custom properties in every theme.
+   */
+  theme?: 'auto' | 'light' | 'dark';
+  /**
    * Base URL of the Parley relay, e.g. `/api` or `https://example.com/parley`.
    *
    * Property of the attribute `relay-url`.
@@ -283,6 +288,11 @@ export interface AudioTranscriberReactProps {
   /** Turns off recording and file picking (the transcript can still be copied and cleared). */
   disabled?: boolean;
   /**
+   * Colour theme: `auto` (default) follows the visitor's system setting (`prefers-color-scheme`), `light`
+   * and `dark` fix it. Colours, radii and fonts come from the `--parley-*` custom properties in every theme.
+   */
+  theme?: 'auto' | 'light' | 'dark';
+  /**
    * Base URL of the Parley relay, e.g. `/api`.
    *
    * Property of the attribute `relay-url`.
@@ -354,6 +364,11 @@ export interface DocOcrViewerReactProps {
   heading?: string;
   /** Turns off reading new documents. */
   disabled?: boolean;
+  /**
+   * Colour theme: `auto` (default) follows the visitor's system setting (`prefers-color-scheme`), `light`
+   * and `dark` fix it. Colours, radii and fonts come from the `--parley-*` custom properties in every theme.
+   */
+  theme?: 'auto' | 'light' | 'dark';
   /**
    * Base URL of the Parley relay, e.g. `/api`.
    *
@@ -430,6 +445,11 @@ export interface SpeechPlayerReactProps {
   format?: SpeechFormat;
   /** The text to speak (takes precedence over the slotted text). */
   text?: string;
+  /**
+   * Colour theme: `auto` (default) follows the visitor's system setting (`prefers-color-scheme`), `light`
+   * and `dark` fix it. Colours, radii and fonts come from the `--parley-*` custom properties in every theme.
+   */
+  theme?: 'auto' | 'light' | 'dark';
   /**
    * Base URL of the Parley relay, e.g. `/api`.
    *

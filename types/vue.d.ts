@@ -105,6 +105,11 @@ export interface AgentChatVueProps {
    */
   handsFree?: boolean;
   /**
+   * Colour theme: `auto` (default) follows the visitor's system setting (`prefers-color-scheme`), `light`
+   * and `dark` fix it. Colours, radii and fonts come from the `--parley-*` custom properties in every theme.
+   */
+  theme?: 'auto' | 'light' | 'dark';
+  /**
    * Functions the page runs when the agent calls a function of that name; their results go back to the
    * agent as `function.result`. Changes take effect on the next call.
    */
@@ -224,6 +229,11 @@ export interface AudioTranscriberVueProps {
   heading?: string;
   /** Turns off recording and file picking (the transcript can still be copied and cleared). */
   disabled?: boolean;
+  /**
+   * Colour theme: `auto` (default) follows the visitor's system setting (`prefers-color-scheme`), `light`
+   * and `dark` fix it. Colours, radii and fonts come from the `--parley-*` custom properties in every theme.
+   */
+  theme?: 'auto' | 'light' | 'dark';
   /** Overrides of the element's words (see `AudioTranscriberStrings`), for translation. */
   strings?: Partial<AudioTranscriberStrings> | null;
   /**
@@ -284,6 +294,11 @@ export interface DocOcrViewerVueProps {
   heading?: string;
   /** Turns off reading new documents. */
   disabled?: boolean;
+  /**
+   * Colour theme: `auto` (default) follows the visitor's system setting (`prefers-color-scheme`), `light`
+   * and `dark` fix it. Colours, radii and fonts come from the `--parley-*` custom properties in every theme.
+   */
+  theme?: 'auto' | 'light' | 'dark';
   /** Overrides of the element's words (see `DocOcrViewerStrings`), for translation. */
   strings?: Partial<DocOcrViewerStrings> | null;
   /** The document shown: set by a reading, or by the host (an answer of `client.ocr.process`). */
@@ -342,6 +357,11 @@ export interface SpeechPlayerVueProps {
   format?: SpeechFormat;
   /** The text to speak (takes precedence over the slotted text). */
   text?: string;
+  /**
+   * Colour theme: `auto` (default) follows the visitor's system setting (`prefers-color-scheme`), `light`
+   * and `dark` fix it. Colours, radii and fonts come from the `--parley-*` custom properties in every theme.
+   */
+  theme?: 'auto' | 'light' | 'dark';
   /** Overrides of the element's words (see `SpeechPlayerStrings`), for translation. */
   strings?: Partial<SpeechPlayerStrings> | null;
   /**
