@@ -3,31 +3,16 @@
 // PostgreSQL with one `parley platform` process, and with two processes on the same PostgreSQL database
 // (requests spread over both). PostgreSQL: PARLEY_BENCH_DATABASE_URL (a server URL whose role may create
 // databases), else a throwaway cluster started here with Debian's initdb/pg_ctl (default settings).
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { spawnSync, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { KEY, headers } from './platform.mjs';
+import { KEY, headers, startPlatformWith as startCli } from './platform.mjs';
 
-const CLI = join(import.meta.dirname, '../platform/bin/parley.js');
 const pg = createRequire(join(import.meta.dirname, '../platform/package.json'))('pg');
 
-function startCli(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'platform', '--port', '0', '--token-delay', '0', ...args], {
-      env: { ...process.env, PARLEY_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/API base URL\s+(http:\/\/\S+)/);
-      if (m) resolve({ child, url: m[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`platform exited ${code}`)));
-  });
-}
 
 const stop = (child) => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM'); });
 

@@ -11,8 +11,13 @@ const CLI = join(import.meta.dirname, '../platform/bin/parley.js');
 
 /** `parley platform` in its own process on a free port (zero token pacing); resolves once it listens. */
 export function startPlatform(dataDir) {
+  return startPlatformWith(['--data', dataDir]);
+}
+
+/** `parley platform` with `args` (e.g. `--database-url …`), as {@link startPlatform}. */
+export function startPlatformWith(args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'platform', '--port', '0', '--data', dataDir, '--token-delay', '0'], {
+    const child = spawn(process.execPath, [CLI, 'platform', '--port', '0', '--token-delay', '0', ...args], {
       env: { ...process.env, PARLEY_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
