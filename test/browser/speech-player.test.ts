@@ -107,6 +107,8 @@ describe('<speech-player> through the relay', () => {
     expect(detail.error.status).to.equal(422);
     await el.updateComplete;
     expect(parts(el).error()!.textContent).to.contain('not accepted');
+    // The platform's own words go to the event (and the console), not to the visitor.
+    expect(parts(el).error()!.textContent).to.not.contain(detail.error.message);
     expect(el.status).to.equal('error');
   });
 });

@@ -255,6 +255,8 @@ export class SpeechPlayer extends ParleyElement {
     this.playerStatus = 'error';
     this.error = error.toJSON();
     this.emit('parley-speech-error', { error: this.error });
+    // The visitor sees a sentence in their language; the platform's own words are for the site owner.
+    if (!isOriginRefusal(this.error) && this.error.message) console.warn('[parley] <speech-player> speech failed:', this.error);
     emitOriginRefusal(this, error);
   }
 
@@ -375,7 +377,7 @@ export class SpeechPlayer extends ParleyElement {
         <span part="time" class="time" aria-hidden="true">${t.progressText(this.played, this.received)}</span>
         <div part="level" class="level" aria-hidden="true"><span style="transform: scaleX(${Math.min(1, this.level * 4)})"></span></div>
       </div>
-      ${this.error ? html`<p part="error" class="error" role="alert">${t.errorMessage(this.error)}${isOriginRefusal(this.error) ? nothing : html` <small>(${this.error.message})</small>`}</p>` : nothing}
+      ${this.error ? html`<p part="error" class="error" role="alert">${t.errorMessage(this.error)}</p>` : nothing}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
       <slot hidden></slot>
     </div>`;
