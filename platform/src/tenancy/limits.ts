@@ -2,7 +2,8 @@
  * The organization's rate limit and monthly spend limit: durable records in PGlite, enforced on every
  * authenticated request (except the admin API itself, so an administrator can always lift a limit).
  *
- * - Rate: a token bucket per organization holding `requests_per_second` tokens, refilled at that rate;
+ * - Rate: a token bucket per organization holding `requests_per_second` tokens, refilled at that rate (in this
+ *   process on PGlite; in the organization's row on PostgreSQL, shared by every process on the database);
  *   an empty bucket → 429 `Rate limit exceeded` with `Retry-After` (whole seconds until a token is back).
  *   Per-model token limits are recorded and reported but not enforced.
  * - Spend: once the month's recorded cost (usage ledger) reaches the limit → 429 with `code:
@@ -80,7 +81,7 @@ export class OrganizationLimits {
     const given = body.tokens_limits_by_model;
     const tokens = !given ? this.record.tokens_limits_by_model
       : Array.isArray(given) ? Object.fromEntries(given.map(({ model, ...l }) => [model, l])) : given;
-    await this.db.query('update tenancy_limits set requests_per_second = $2, tokens_limits_by_model = $3 where organization_id = $1',
+    await this.db.query('update tenancy_limits set requests_per_second = $2, tokens_limits_by_model = $3, bucket_tokens = null, bucket_at = null where organization_id = $1',
       [this.organizationId, body.requests_per_second, JSON.stringify(tokens)]);
     this.record = { ...this.record, requests_per_second: body.requests_per_second, tokens_limits_by_model: tokens };
     this.bucket = { tokens: body.requests_per_second, at: this.now() };
@@ -121,13 +122,11 @@ export class OrganizationLimits {
     await this.fresh();
     const rps = this.record.requests_per_second;
     const now = this.now();
-    this.bucket.tokens = Math.min(rps, this.bucket.tokens + ((now - this.bucket.at) / 1000) * rps);
-    this.bucket.at = now;
-    if (this.bucket.tokens < 1) {
-      const retryAfter = Math.max(1, Math.ceil((1 - this.bucket.tokens) / rps));
+    const left = this.db.kind === 'postgres' ? await this.takeShared(rps) : this.takeLocal(rps, now);
+    if (left < 1) {
+      const retryAfter = Math.max(1, Math.ceil((1 - left) / rps));
       throw new PlatformHttpError(429, genericError(429, 'Rate limit exceeded', 'rate_limited', '1300').body, { 'retry-after': String(retryAfter) });
     }
-    this.bucket.tokens -= 1;
 
     const limit = this.record.monthly_spend_limit;
     if (limit !== null && (await this.monthCost()) >= limit) {
@@ -135,6 +134,35 @@ export class OrganizationLimits {
       throw new PlatformHttpError(429, genericError(429, `Monthly spend limit of ${limit} ${CURRENCY.code} reached`, 'rate_limited', 'spend_limit_reached').body,
         { 'retry-after': String(Math.max(1, Math.ceil((next - now) / 1000))) });
     }
+  }
+
+  /** This process's bucket (PGlite: one process): the tokens there were before taking one (taken when ≥ 1). */
+  private takeLocal(rps: number, now: number): number {
+    this.bucket.tokens = Math.min(rps, this.bucket.tokens + ((now - this.bucket.at) / 1000) * rps);
+    this.bucket.at = now;
+    const before = this.bucket.tokens;
+    if (before >= 1) this.bucket.tokens -= 1;
+    return before;
+  }
+
+  /**
+   * The bucket in the organization's row, on PostgreSQL: every platform process on the database takes from
+   * it, refilled by the server's clock. One statement (the row lock orders concurrent takers): the tokens
+   * there were before taking one, taken only when there was a whole one.
+   */
+  private async takeShared(rps: number): Promise<number> {
+    const { rows } = await this.db.query<{ before: number }>(
+      `with now as (select extract(epoch from clock_timestamp()) * 1000 as ms),
+       current as (
+         select least($2::float8, coalesce(l.bucket_tokens, $2::float8) + greatest(0, now.ms - coalesce(l.bucket_at, now.ms)) / 1000.0 * $2::float8) as tokens, now.ms
+         from tenancy_limits l, now where l.organization_id = $1 for update of l
+       )
+       update tenancy_limits set
+         bucket_tokens = case when current.tokens >= 1 then current.tokens - 1 else current.tokens end,
+         bucket_at = current.ms
+       from current where organization_id = $1
+       returning current.tokens as before`, [this.organizationId, rps]);
+    return rows[0]?.before ?? rps;
   }
 
   private monthCost(): Promise<number> {

@@ -114,4 +114,10 @@ export const MIGRATIONS: string[] = [
   alter table tenancy_invites add column subscription_types jsonb not null default '[]';
   alter table tenancy_invites add column workspace_uuids jsonb not null default '[]';
   `,
+  // 3: the organization's request bucket, shared by every platform process on one PostgreSQL database
+  // (tokens left, and when it was last taken from, in ms of the server's clock; null = full)
+  `
+  alter table tenancy_limits add column bucket_tokens double precision;
+  alter table tenancy_limits add column bucket_at double precision;
+  `,
 ];

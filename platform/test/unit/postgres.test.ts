@@ -170,6 +170,25 @@ describe('organization limits across processes', () => {
   });
 });
 
+describe('the request rate across processes', () => {
+  it('is one bucket: A and B together admit what one process would', async () => {
+    const [a, b] = await twoPlatforms();
+    expect((await call(a, '/v1/admin/rate-limit', { body: { requests_per_second: 1 }, key: ADMIN_KEY })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // B reads the organization's limits again after a second
+    expect((await call(b, '/v1/admin/rate-limit', { key: ADMIN_KEY })).status).toBe(200);
+    const statuses: number[] = [];
+    const started = performance.now();
+    for (let i = 0; i < 8; i++) statuses.push((await call(i % 2 ? b : a, '/v1/models')).status);
+    const elapsedSeconds = (performance.now() - started) / 1000;
+    // One bucket of 1 token refilled at 1/s admits at most 1 + elapsed seconds of requests; two buckets (one
+    // per process) would admit the first request on each at once.
+    const admitted = statuses.filter((s) => s === 200).length;
+    expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
+    expect(admitted).toBeLessThanOrEqual(1 + elapsedSeconds);
+    expect(admitted).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe('fine-tuning across processes', () => {
   it('a job made on A runs once; B serves the model it trained, and drops it when A deletes it', async () => {
     const [a, b] = await twoPlatforms({ jobLeases: { leaseMs: 2_000, renewMs: 500, pollMs: 200 } });
