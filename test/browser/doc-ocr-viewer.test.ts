@@ -344,7 +344,9 @@ describe('<doc-ocr-viewer> reading through the relay and local platform', () => 
     void el.read(new File(['just text'], 'notes.txt', { type: 'text/plain' }));
     expect((await local).detail.message).to.contain('not a PDF or an image');
     await el.updateComplete;
-    expect(parts(el).error()!.getAttribute('role')).to.equal('alert');
+    // Announced once, politely, through the live region: the visible line is not an alert.
+    expect(parts(el).error()!.hasAttribute('role')).to.equal(false);
+    expect(parts(el).announcement()).to.equal(parts(el).error()!.textContent!.trim());
 
     const remote = oneEvent(el, 'parley-ocr-error');
     parts(el).urlInput().value = 'https://not-allowed.example/scan.pdf';

@@ -26,10 +26,16 @@ export const docOcrViewerStyles = css`
     border-radius: var(--_radius-control);
     padding: 0.3rem 0.5rem;
   }
-  input:focus-visible,
-  .page:focus-visible {
+  input:focus-visible {
     outline: var(--_focus);
     outline-offset: 2px;
+  }
+  /* Focus rings inside the scrolling areas (and of the areas themselves) are drawn inside, where no scrolling clips them. */
+  .page:focus-visible,
+  .original-frame:focus-visible,
+  .page-button:focus-visible {
+    outline: var(--_focus);
+    outline-offset: -2px;
   }
   .drop-zone {
     flex: 1 1 14rem;
@@ -60,7 +66,7 @@ export const docOcrViewerStyles = css`
     display: grid;
     grid-template-columns: minmax(8rem, 14rem) 1fr;
     gap: var(--_gap);
-    margin-top: var(--_gap);
+    margin-block-start: var(--_gap);
   }
   @media (max-width: 40rem) {
     .reader {
@@ -88,13 +94,17 @@ export const docOcrViewerStyles = css`
     border-color: var(--_accent);
     box-shadow: inset 3px 0 0 var(--_accent);
   }
+  /* The current page's mark is on the start side: the right in right-to-left text. */
+  :host(:dir(rtl)) .page-button[aria-current='page'] {
+    box-shadow: inset -3px 0 0 var(--_accent);
+  }
   @media (max-width: 40rem) {
     /* The pages in a strip above the page (arrow keys still move along it). */
     .page-list {
       flex-direction: row;
       overflow-x: auto;
       max-height: none;
-      padding-bottom: 0.25rem;
+      padding-block-end: 0.25rem;
     }
     .page-list > li {
       flex: 0 0 auto;
@@ -112,7 +122,7 @@ export const docOcrViewerStyles = css`
     background: var(--_surface);
     border-radius: var(--_radius-control);
     padding: var(--_gap);
-    margin-top: calc(var(--_gap) / 2);
+    margin-block-start: calc(var(--_gap) / 2);
     overflow-wrap: anywhere;
     max-height: 40rem;
     overflow: auto;
@@ -151,7 +161,7 @@ export const docOcrViewerStyles = css`
     }
   }
   .original-frame {
-    margin-top: calc(var(--_gap) / 2);
+    margin-block-start: calc(var(--_gap) / 2);
     overflow: auto;
     max-height: 40rem;
     min-width: 0;
@@ -173,7 +183,7 @@ export const docOcrViewerStyles = css`
   }
   .thumbnail-slot {
     display: block;
-    margin-top: 0.25rem;
+    margin-block-start: 0.25rem;
   }
   .thumbnail {
     display: block;

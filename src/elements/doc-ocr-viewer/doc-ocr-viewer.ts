@@ -143,6 +143,7 @@ export class DocOcrViewer extends ParleyElement {
   private matchCounts: number[] = [];
   /** Rendered pages of the current result, filled as they are needed. */
   private rendered: DocumentFragment[] = [];
+  private cancelHadFocus = false;
   /** The result `source` belongs to. */
   private sourceResult: OcrResponse | null = null;
   /** Pictures of `source`'s pages (one drawing queue per document; its module loaded on first use); disposed when the document changes or the element leaves the page. */
@@ -371,6 +372,8 @@ export class DocOcrViewer extends ParleyElement {
   }
 
   protected override willUpdate(changed: PropertyValues): void {
+    // The cancel button goes when the reading ends: focus on it moves to the drop zone, not to the page.
+    this.cancelHadFocus = this.shadowRoot?.activeElement?.matches('.cancel') ?? false;
     if (changed.has('result') || changed.has('strings')) this.rendered = [];
     if (changed.has('result') && this.sourceResult !== this.result) this.setSource(null);
     if (changed.has('result')) {
@@ -384,6 +387,7 @@ export class DocOcrViewer extends ParleyElement {
   }
 
   protected override updated(changed: PropertyValues): void {
+    if (this.cancelHadFocus && !this.renderRoot.querySelector('.cancel')) this.renderRoot.querySelector<HTMLElement>('.drop-zone')?.focus();
     // Only these start drawings, and a finished drawing changes neither: an update never leads to another drawing by itself.
     if (['result', 'source'].some((key) => changed.has(key))) this.observeThumbnails();
     if (['showOriginal', 'pageIndex', 'result', 'source'].some((key) => changed.has(key))) {
@@ -429,6 +433,8 @@ export class DocOcrViewer extends ParleyElement {
 
   private fail(error: PlatformError, message: string): void {
     this.error = message;
+    // Announced once, politely, through the live region; the error line stays visible.
+    this.announce(message);
     this.emit('parley-ocr-error', { error, message });
   }
 
@@ -570,7 +576,7 @@ export class DocOcrViewer extends ParleyElement {
   private renderOriginal(pageIndex: number): TemplateResult {
     const t = this.t;
     const original = this.original?.page === pageIndex ? this.original : null;
-    return html`<div class="original-frame">${original?.url
+    return html`<div class="original-frame" tabindex="0">${original?.url
       ? html`<img part="original" class="original" src=${original.url} alt=${t.originalOf(pageIndex + 1)} data-page=${pageIndex + 1} />`
       : html`<p part="original-status" class="original-status">${original ? t.originalUnavailable(pageIndex + 1) : t.drawingOriginal(pageIndex + 1)}</p>`}</div>`;
   }
@@ -604,7 +610,7 @@ export class DocOcrViewer extends ParleyElement {
         <span class="working-text">${t.working(this.reading, done, total)}</span>
         <button part="cancel-button" class="cancel" type="button" @click=${() => this.cancel()}>${t.cancel}</button>
       </div>` : nothing}
-      ${this.error ? html`<p part="error" class="error" role="alert">${this.error}</p>` : nothing}
+      ${this.error ? html`<p part="error" class="error">${this.error}</p>` : nothing}
       <div part="result" class="result">
         ${this.result ? this.renderPages(this.result) : html`<p class="empty">${t.emptyResult}</p>`}
       </div>

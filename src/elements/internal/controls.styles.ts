@@ -64,6 +64,9 @@ export const controlStyles = css`
     background: var(--parley-level-color, var(--_accent));
     transform-origin: left;
   }
+  :host(:dir(rtl)) .level > span {
+    transform-origin: right;
+  }
   .error {
     color: var(--_error);
     margin: 0;
