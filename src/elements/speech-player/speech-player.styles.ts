@@ -32,6 +32,10 @@ export const speechPlayerStyles = css`
     background: var(--_accent);
     transform-origin: left;
   }
+  /* The bar fills from the start of the line: from the right in right-to-left text. */
+  :host(:dir(rtl)) .bar > span {
+    transform-origin: right;
+  }
   .level {
     width: 4rem;
   }

@@ -124,6 +124,7 @@ export class SpeechPlayer extends ParleyElement {
   private stream: SpeechAudioStream | null = null;
   private ticker = 0;
   private voicesFor = '';
+  private stopHadFocus = false;
 
   /** Where playback stands: `idle`, `loading`, `playing`, `paused`, `ended`, `stopped` or `error`. */
   get status(): SpeechPlayerStatus {
@@ -146,9 +147,14 @@ export class SpeechPlayer extends ParleyElement {
   protected override willUpdate(changed: PropertyValues): void {
     if (changed.has('rate')) this.playback.rate = this.rate;
     if (changed.has('volume')) this.playback.volume = this.volume;
+    // The stop button is disabled once playback is over: focus on it moves to the play button, not to the page.
+    this.stopHadFocus = this.shadowRoot?.activeElement?.matches('[part~="stop-button"]') ?? false;
   }
 
   protected override updated(changed: PropertyValues): void {
+    if (this.stopHadFocus && this.renderRoot.querySelector<HTMLButtonElement>('[part~="stop-button"]')?.disabled) {
+      this.renderRoot.querySelector<HTMLButtonElement>('[part~="play-button"]')?.focus();
+    }
     if (changed.has('relayUrl') && this.relayUrl && this.voicesFor !== this.relayUrl) void this.loadVoices();
   }
 
@@ -255,6 +261,8 @@ export class SpeechPlayer extends ParleyElement {
     this.playerStatus = 'error';
     this.error = error.toJSON();
     this.emit('parley-speech-error', { error: this.error });
+    // Announced once, politely, through the live region; the error line stays visible.
+    this.announce(this.t.errorMessage(this.error));
     // The visitor sees a sentence in their language; the platform's own words are for the site owner.
     if (!isOriginRefusal(this.error) && this.error.message) console.warn('[parley] <speech-player> speech failed:', this.error);
     emitOriginRefusal(this, error);
@@ -377,7 +385,7 @@ export class SpeechPlayer extends ParleyElement {
         <span part="time" class="time" aria-hidden="true">${t.progressText(this.played, this.received)}</span>
         <div part="level" class="level" aria-hidden="true"><span style="transform: scaleX(${Math.min(1, this.level * 4)})"></span></div>
       </div>
-      ${this.error ? html`<p part="error" class="error" role="alert">${t.errorMessage(this.error)}</p>` : nothing}
+      ${this.error ? html`<p part="error" class="error">${t.errorMessage(this.error)}</p>` : nothing}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
       <slot hidden></slot>
     </div>`;
