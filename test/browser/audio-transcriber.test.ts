@@ -151,7 +151,9 @@ describe('<audio-transcriber> with files', () => {
     expect(detail.kind).to.equal('not-audio');
     await el.updateComplete;
     expect(parts(el).error()!.textContent).to.contain('not audio');
-    expect(parts(el).error()!.getAttribute('role')).to.equal('alert');
+    // Announced once, politely, through the live region: the visible line is not an alert.
+    expect(parts(el).error()!.hasAttribute('role')).to.equal(false);
+    expect(parts(el).announcement()).to.equal(parts(el).error()!.textContent!.trim());
     expect(started.value).to.equal(false);
   });
 

@@ -163,6 +163,7 @@ export class AudioTranscriber extends ParleyElement {
   private voiceListeners: Array<() => void> = [];
   /** Push-to-talk: the button or Space is still held (a release during `starting` stops once started). */
   private held = false;
+  private cancelHadFocus = false;
   private fileStream: TranscriptionEventStream | null = null;
   private recordingStartedAt = 0;
   private ticker = 0;
@@ -184,6 +185,15 @@ export class AudioTranscriber extends ParleyElement {
 
   private get t(): AudioTranscriberStrings {
     return resolveAudioTranscriberStrings(this.strings, this);
+  }
+
+  protected override willUpdate(): void {
+    // The cancel button goes when the file is done: focus on it moves to the drop zone, not to the page.
+    this.cancelHadFocus = this.shadowRoot?.activeElement?.matches('.cancel') ?? false;
+  }
+
+  protected override updated(): void {
+    if (this.cancelHadFocus && !this.renderRoot.querySelector('.cancel')) this.dropZone?.focus();
   }
 
   override disconnectedCallback(): void {
@@ -409,6 +419,8 @@ export class AudioTranscriber extends ParleyElement {
   private fail(kind: TranscriptionErrorKind, detail: string): void {
     const message = this.t.errorMessage(kind, detail);
     this.error = { kind, message };
+    // Announced once, politely, through the live region; the error line stays visible.
+    this.announce(message);
     this.emit('parley-transcription-error', { kind, message });
   }
 
@@ -599,7 +611,7 @@ export class AudioTranscriber extends ParleyElement {
         <input type="file" accept="audio/*" hidden tabindex="-1" aria-hidden="true" @change=${this.onFileChange} />
         ${this.current === 'file' ? html`<button part="cancel-button" class="cancel" type="button" @click=${this.onCancelClick}>${t.cancel}</button>` : nothing}
       </div>
-      ${this.error ? html`<p part="error" class="error" role="alert">${this.error.message}</p>` : nothing}
+      ${this.error ? html`<p part="error" class="error">${this.error.message}</p>` : nothing}
       <div part="result" class="result" role="group" aria-label=${t.transcript}>
         <div class="actions">
           <button part="copy-button" class="copy" type="button" ?disabled=${this.entries.length === 0} @click=${() => void this.copy()}>${t.copy}</button>
