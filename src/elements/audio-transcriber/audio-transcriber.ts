@@ -14,6 +14,7 @@ import { controlStyles } from '../internal/controls.styles.js';
 import { audioTranscriberStyles } from './audio-transcriber.styles.js';
 import { nextAnnouncement } from '../internal/announce.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
+import { FocusRescueController } from '../internal/focus-rescue.js';
 
 /** Languages offered by the picker (codes the platform's transcription models know); `''` is Auto. */
 const LANGUAGES: ReadonlyArray<readonly [code: string, name: string]> = [
@@ -163,7 +164,8 @@ export class AudioTranscriber extends ParleyElement {
   private voiceListeners: Array<() => void> = [];
   /** Push-to-talk: the button or Space is still held (a release during `starting` stops once started). */
   private held = false;
-  private cancelHadFocus = false;
+  /** @internal The cancel button goes when the file is done: focus on it moves to the drop zone, not to the page. */
+  protected readonly focusRescue = new FocusRescueController(this, '.cancel', '.drop-zone');
   private fileStream: TranscriptionEventStream | null = null;
   private recordingStartedAt = 0;
   private ticker = 0;
@@ -185,15 +187,6 @@ export class AudioTranscriber extends ParleyElement {
 
   private get t(): AudioTranscriberStrings {
     return resolveAudioTranscriberStrings(this.strings, this);
-  }
-
-  protected override willUpdate(): void {
-    // The cancel button goes when the file is done: focus on it moves to the drop zone, not to the page.
-    this.cancelHadFocus = this.shadowRoot?.activeElement?.matches('.cancel') ?? false;
-  }
-
-  protected override updated(): void {
-    if (this.cancelHadFocus && !this.renderRoot.querySelector('.cancel')) this.dropZone?.focus();
   }
 
   override disconnectedCallback(): void {

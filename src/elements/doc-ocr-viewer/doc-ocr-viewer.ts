@@ -14,6 +14,7 @@ import type { DocOcrViewerStrings } from './strings.js';
 import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
 import { nextAnnouncement } from '../internal/announce.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
+import { FocusRescueController } from '../internal/focus-rescue.js';
 
 const ACCEPT = 'application/pdf,image/png,image/jpeg,image/gif,image/webp,image/avif';
 /** Width, in CSS pixels, of a thumbnail in the page list. */
@@ -143,7 +144,8 @@ export class DocOcrViewer extends ParleyElement {
   private matchCounts: number[] = [];
   /** Rendered pages of the current result, filled as they are needed. */
   private rendered: DocumentFragment[] = [];
-  private cancelHadFocus = false;
+  /** @internal The cancel button goes when the reading ends: focus on it moves to the drop zone, not to the page. */
+  protected readonly focusRescue = new FocusRescueController(this, '.cancel', '.drop-zone');
   /** The result `source` belongs to. */
   private sourceResult: OcrResponse | null = null;
   /** Pictures of `source`'s pages (one drawing queue per document; its module loaded on first use); disposed when the document changes or the element leaves the page. */
@@ -372,8 +374,6 @@ export class DocOcrViewer extends ParleyElement {
   }
 
   protected override willUpdate(changed: PropertyValues): void {
-    // The cancel button goes when the reading ends: focus on it moves to the drop zone, not to the page.
-    this.cancelHadFocus = this.shadowRoot?.activeElement?.matches('.cancel') ?? false;
     if (changed.has('result') || changed.has('strings')) this.rendered = [];
     if (changed.has('result') && this.sourceResult !== this.result) this.setSource(null);
     if (changed.has('result')) {
@@ -387,7 +387,6 @@ export class DocOcrViewer extends ParleyElement {
   }
 
   protected override updated(changed: PropertyValues): void {
-    if (this.cancelHadFocus && !this.renderRoot.querySelector('.cancel')) this.renderRoot.querySelector<HTMLElement>('.drop-zone')?.focus();
     // Only these start drawings, and a finished drawing changes neither: an update never leads to another drawing by itself.
     if (['result', 'source'].some((key) => changed.has(key))) this.observeThumbnails();
     if (['showOriginal', 'pageIndex', 'result', 'source'].some((key) => changed.has(key))) {

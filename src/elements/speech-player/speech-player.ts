@@ -7,6 +7,7 @@ import type { PlatformErrorShape, SpeechAudioStream, SpeechFormat, SpeechVoice }
 import { SpeechPlayback } from '../../audio/speech-playback.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
+import { FocusRescueController } from '../internal/focus-rescue.js';
 import { resolveSpeechPlayerStrings } from './strings.js';
 import type { SpeechPlayerStrings } from './strings.js';
 import { controlStyles } from '../internal/controls.styles.js';
@@ -124,7 +125,8 @@ export class SpeechPlayer extends ParleyElement {
   private stream: SpeechAudioStream | null = null;
   private ticker = 0;
   private voicesFor = '';
-  private stopHadFocus = false;
+  /** @internal The stop button is disabled once playback is over: focus on it moves to the play button, not to the page. */
+  protected readonly focusRescue = new FocusRescueController(this, '[part~="stop-button"]', '[part~="play-button"]');
 
   /** Where playback stands: `idle`, `loading`, `playing`, `paused`, `ended`, `stopped` or `error`. */
   get status(): SpeechPlayerStatus {
@@ -147,14 +149,9 @@ export class SpeechPlayer extends ParleyElement {
   protected override willUpdate(changed: PropertyValues): void {
     if (changed.has('rate')) this.playback.rate = this.rate;
     if (changed.has('volume')) this.playback.volume = this.volume;
-    // The stop button is disabled once playback is over: focus on it moves to the play button, not to the page.
-    this.stopHadFocus = this.shadowRoot?.activeElement?.matches('[part~="stop-button"]') ?? false;
   }
 
   protected override updated(changed: PropertyValues): void {
-    if (this.stopHadFocus && this.renderRoot.querySelector<HTMLButtonElement>('[part~="stop-button"]')?.disabled) {
-      this.renderRoot.querySelector<HTMLButtonElement>('[part~="play-button"]')?.focus();
-    }
     if (changed.has('relayUrl') && this.relayUrl && this.voicesFor !== this.relayUrl) void this.loadVoices();
   }
 
