@@ -71,27 +71,27 @@ const FREE = `(lease_owner is null or lease_until < now())`;
 const until = (n: number) => `now() + make_interval(secs => $${n}::double precision / 1000)`;
 
 /** Claims the first pending job whose lease is free or expired; undefined when there is none. */
-export async function claimNext(db: Db, queue: JobQueue): Promise<Lease | undefined> {
-  const owner = leaseOwner(db);
-  const { leaseMs } = leaseTiming(db);
-  const { rows } = await db.query<{ id: string }>(
-    `update ${queue.table} set lease_owner = $1, lease_until = ${until(2)}
-      where id = (select id from ${queue.table} where (${queue.pending}) and ${FREE} order by ${queue.order} limit 1 for update skip locked)
-      returning id`,
-    [owner, leaseMs],
-  );
-  return rows[0] && new Lease(db, queue.table, rows[0].id, owner);
+export function claimNext(db: Db, queue: JobQueue): Promise<Lease | undefined> {
+  return take(db, queue);
 }
 
 /** Claims one job by id when it is pending and its lease is free, expired or already this platform's. */
-export async function claim(db: Db, queue: JobQueue, id: string): Promise<Lease | undefined> {
+export function claim(db: Db, queue: JobQueue, id: string): Promise<Lease | undefined> {
+  return take(db, queue, id);
+}
+
+/** One statement: lock the chosen pending row (skipping rows another process is claiming) and lease it. */
+async function take(db: Db, queue: JobQueue, id?: string): Promise<Lease | undefined> {
   const owner = leaseOwner(db);
   const { leaseMs } = leaseTiming(db);
+  const choose = id === undefined
+    ? `(${queue.pending}) and ${FREE} order by ${queue.order} limit 1`
+    : `id = $3 and (${queue.pending}) and (${FREE} or lease_owner = $1)`;
   const { rows } = await db.query<{ id: string }>(
     `update ${queue.table} set lease_owner = $1, lease_until = ${until(2)}
-      where id = (select id from ${queue.table} where id = $3 and (${queue.pending}) and (${FREE} or lease_owner = $1) for update skip locked)
+      where id = (select id from ${queue.table} where ${choose} for update skip locked)
       returning id`,
-    [owner, leaseMs, id],
+    id === undefined ? [owner, leaseMs] : [owner, leaseMs, id],
   );
   return rows[0] && new Lease(db, queue.table, rows[0].id, owner);
 }
