@@ -34,6 +34,8 @@ export interface ParleyClientOptions {
    * time). Node 20 has none: pass the `ws` package's class (`import { WebSocket } from 'ws'`).
    */
   webSocket?: typeof WebSocket;
+  /** Resuming a relayed stream whose connection broke (issue 16): attempts in a row (default 6) and first delay (default 250 ms). */
+  resume?: { attempts?: number; baseDelayMs?: number };
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -51,6 +53,7 @@ export class ParleyClient implements ParleyClientApi {
   readonly #tokens: TokenSource | null;
   readonly #retry: RetryPolicy;
   readonly #webSocket: typeof WebSocket | undefined;
+  readonly #resume: { attempts?: number; baseDelayMs?: number };
 
   constructor(options: ParleyClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -59,6 +62,7 @@ export class ParleyClient implements ParleyClientApi {
     this.#tokens = options.session ?? (options.getToken ? { getToken: options.getToken } : null);
     this.#retry = retryPolicy(options.retry);
     this.#webSocket = options.webSocket;
+    this.#resume = { ...options.resume };
   }
 
   readonly conversations: ParleyClientApi['conversations'] = {
@@ -68,6 +72,8 @@ export class ParleyClient implements ParleyClientApi {
       this.#stream(`/v1/conversations/${enc(conversationId)}`, request, options),
     restart: (conversationId: string, request: Omit<RestartConversationRequest, 'stream'>, options?: RequestOptions): ConversationStream =>
       this.#stream(`/v1/conversations/${enc(conversationId)}/restart`, request, options),
+    resume: (from: { streamId: string; lastEventId: string | null; conversationId: string }, options?: RequestOptions): ConversationStream =>
+      new ConversationEventStream('', null, (url, init) => this.#send(url, init), options?.signal, { ...this.#resume, resumeBase: this.baseUrl, from }),
     get: (conversationId: string, options?: RequestOptions) =>
       this.#json<ModelConversation | AgentConversation>('GET', `/v1/conversations/${enc(conversationId)}`, { signal: options?.signal }),
     list: (query?: { page?: number; pageSize?: number }, options?: RequestOptions) =>
@@ -141,7 +147,9 @@ export class ParleyClient implements ParleyClientApi {
   };
 
   #stream(path: string, request: object, options?: RequestOptions): ConversationStream {
-    return new ConversationEventStream(this.baseUrl + path, { ...request, stream: true }, (url, init) => this.#send(url, init), options?.signal);
+    return new ConversationEventStream(this.baseUrl + path, { ...request, stream: true }, (url, init) => this.#send(url, init), options?.signal, {
+      ...this.#resume, resumeBase: this.baseUrl,
+    });
   }
 
   /** A call answered with JSON; `body` is sent as JSON, `form` as multipart (fetch writes its boundary). */

@@ -38,7 +38,26 @@ export interface PlatformErrorShape {
 export interface ConversationStream extends AsyncIterable<ConversationEvent> {
   /** Resolves with the conversation id once `conversation.response.started` arrives. */
   readonly conversationId: Promise<string>;
+  /** Cancels the turn (a stream the relay named is cancelled there too: a stop is never resumed). */
   abort(): void;
+  /** Stops reading but leaves the reply running on the relay, to be resumed (absent: same as `abort`). */
+  detach?(): void;
+  /** The relay's stream id and the id of the last event iterated; null when the stream is not resumable. */
+  readonly resumePoint?: ResumePoint | null;
+}
+
+/** Where a relayed stream can be resumed from (issue 16). */
+export interface ResumePoint {
+  streamId: string;
+  /** `<streamId>:<seq>` of the last event received, null before the first. */
+  lastEventId: string | null;
+}
+
+/** A reply streaming when the page last saw it, kept in the history store so a reload (or another tab) resumes it. */
+export interface InflightReply extends ResumePoint {
+  conversationId: string;
+  /** The entry being streamed then, null before the first one. */
+  entryId: string | null;
 }
 
 export interface RequestOptions { signal?: AbortSignal }
@@ -50,6 +69,11 @@ export interface ParleyClientApi {
     start(request: Omit<StartConversationRequest, 'stream'>, options?: RequestOptions): ConversationStream;
     append(conversationId: string, request: Omit<AppendConversationRequest, 'stream'>, options?: RequestOptions): ConversationStream;
     restart(conversationId: string, request: Omit<RestartConversationRequest, 'stream'>, options?: RequestOptions): ConversationStream;
+    /**
+     * Resumes a relayed stream after `from.lastEventId` (`GET {relay}/streams/{id}`): the events it had not
+     * received. A stream the relay can no longer resume fails with code `stream_gone`.
+     */
+    resume?(from: { streamId: string; lastEventId: string | null; conversationId: string }, options?: RequestOptions): ConversationStream;
     get(conversationId: string, options?: RequestOptions): Promise<ModelConversation | AgentConversation>;
     list(query?: { page?: number; pageSize?: number }, options?: RequestOptions): Promise<Array<ModelConversation | AgentConversation>>;
     delete(conversationId: string, options?: RequestOptions): Promise<void>;
@@ -291,6 +315,14 @@ export interface HistoryStoreApi {
   deleteConversation(id: string): Promise<void>;
   getResumeToken(relayUrl: string): Promise<string | undefined>;
   setResumeToken(relayUrl: string, token: string): Promise<void>;
+  /** The reply of `conversationId` that was streaming when last seen (pending writes included). */
+  getInflight?(conversationId: string): Promise<InflightReply | undefined>;
+  /** Keeps where a streaming reply is; coalesced with `putEntry` (one transaction: entries and point agree). */
+  putInflight?(record: InflightReply): Promise<void>;
+  /** The reply ended (finished, stopped, gone): nothing to resume. Coalesced like `putInflight`. */
+  deleteInflight?(conversationId: string): Promise<void>;
+  /** The store's name (tabs of one site showing the same store talk on a channel named after it). */
+  readonly name?: string;
   /** Called when old conversations were evicted to make room (quota). */
   onEvicted?: (ids: string[]) => void;
 }
