@@ -1,9 +1,10 @@
 /**
  * The history cache in IndexedDB: conversations and their entries as last seen, so a reload shows
- * a conversation at once (the server stays the source of truth), plus the relay's resume tokens.
+ * a conversation at once (the server stays the source of truth), plus the relay's resume tokens and
+ * the replies streaming when the page last saw them (to resume after a reload).
  */
 import { openDB, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
-import type { CachedConversation, CachedEntry, HistoryStoreApi } from '../client/contracts.js';
+import type { CachedConversation, CachedEntry, HistoryStoreApi, InflightReply } from '../client/contracts.js';
 import type { ConversationEntry } from '../client/types.js';
 import { SCHEMA_VERSION, upgrade, type EntryRecord, type HistorySchema } from './schema.js';
 
@@ -44,7 +45,11 @@ export class HistoryStore implements HistoryStoreApi {
   readonly #db: Db;
   readonly #maxConversations: number;
   readonly #interval: number;
+  /** The database name (tabs sharing it talk on a channel named after it). */
+  readonly name: string;
   #pending = new Map<string, PendingEntry>();
+  /** Coalesced inflight writes by conversation (null: delete), written in the entries' transaction. */
+  #pendingInflight = new Map<string, InflightReply | null>();
   #batch: Deferred | null = null;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #tail: Promise<unknown> = Promise.resolve();
@@ -57,6 +62,7 @@ export class HistoryStore implements HistoryStoreApi {
 
   private constructor(db: Db, options: HistoryStoreOptions) {
     this.#db = db;
+    this.name = options.name ?? 'parley-history';
     this.#maxConversations = Math.max(1, options.maxConversations ?? 200);
     this.#interval = Math.max(0, options.writeIntervalMs ?? 80);
     if (typeof globalThis.addEventListener === 'function') {
@@ -117,7 +123,28 @@ export class HistoryStore implements HistoryStoreApi {
     return (await this.#db.get('meta', resumeKey(relayUrl)))?.value;
   }
 
+  /** The reply of `conversationId` that was streaming when last seen (pending writes included). */
+  async getInflight(conversationId: string): Promise<InflightReply | undefined> {
+    await this.flush();
+    return this.#db.get('inflight', conversationId);
+  }
+
   // ------------------------------------------------------------ writes
+
+  /**
+   * Keeps where a streaming reply is. Coalesced with {@link putEntry}: the entries and the point are
+   * written in one transaction, so a resume from the stored point neither repeats nor misses text.
+   */
+  putInflight(record: InflightReply): Promise<void> {
+    this.#pendingInflight.set(record.conversationId, { ...record });
+    return this.#schedule();
+  }
+
+  /** Nothing to resume for `conversationId` any more; coalesced like {@link putInflight}. */
+  deleteInflight(conversationId: string): Promise<void> {
+    this.#pendingInflight.set(conversationId, null);
+    return this.#schedule();
+  }
 
   /**
    * Inserts or replaces an entry by id (a new entry goes after the conversation's others). Coalesced:
@@ -125,6 +152,11 @@ export class HistoryStore implements HistoryStoreApi {
    */
   putEntry(conversationId: string, entry: CachedEntry): Promise<void> {
     this.#pending.set(`${conversationId}\u0000${entry.id}`, { conversationId, entry });
+    return this.#schedule();
+  }
+
+  /** The batch the next coalesced write joins (started, with its timer, when there is none). */
+  #schedule(): Promise<void> {
     if (!this.#batch) {
       this.#batch = deferred();
       this.#timer = setTimeout(() => void this.flush().catch(() => {}), this.#interval);
@@ -138,10 +170,12 @@ export class HistoryStore implements HistoryStoreApi {
     this.#timer = undefined;
     const batch = this.#batch;
     const items = [...this.#pending.values()];
+    const inflight = [...this.#pendingInflight.entries()];
     this.#batch = null;
     this.#pending = new Map();
+    this.#pendingInflight = new Map();
     if (!batch) return this.#settled();
-    const written = this.#serial(() => this.#writeEntries(items));
+    const written = this.#serial(() => this.#writeEntries(items, inflight));
     written.then(batch.resolve, batch.reject);
     return written;
   }
@@ -176,6 +210,7 @@ export class HistoryStore implements HistoryStoreApi {
   /** Removes a conversation and its entries from the cache. */
   deleteConversation(id: string): Promise<void> {
     for (const [key, item] of this.#pending) if (item.conversationId === id) this.#pending.delete(key);
+    this.#pendingInflight.delete(id);
     return this.#serial(() => this.#deleteNow([id]));
   }
 
@@ -220,11 +255,16 @@ export class HistoryStore implements HistoryStoreApi {
     await this.#tail;
   }
 
-  async #writeEntries(items: PendingEntry[]): Promise<void> {
-    if (!items.length) return;
-    await this.#withRoom(items.map((i) => i.conversationId), async () => {
-      const tx = this.#db.transaction('entries', 'readwrite');
+  async #writeEntries(items: PendingEntry[], inflight: Array<[string, InflightReply | null]> = []): Promise<void> {
+    if (!items.length && !inflight.length) return;
+    await this.#withRoom([...items.map((i) => i.conversationId), ...inflight.map(([id]) => id)], async () => {
+      const both = this.#db.transaction(['entries', 'inflight'], 'readwrite');
+      const tx = { store: both.objectStore('entries'), done: both.done, abort: () => both.abort() };
       await settle(tx, async () => {
+        for (const [conversationId, record] of inflight) {
+          if (record) await both.objectStore('inflight').put(record);
+          else await both.objectStore('inflight').delete(conversationId);
+        }
         const next = new Map<string, number>();
         for (const { conversationId, entry } of items) {
           let position = (await tx.store.get([conversationId, entry.id]))?.position;
@@ -287,11 +327,12 @@ export class HistoryStore implements HistoryStoreApi {
 
   async #deleteNow(ids: string[]): Promise<void> {
     if (!ids.length) return;
-    const tx = this.#db.transaction(['conversations', 'entries'], 'readwrite');
+    const tx = this.#db.transaction(['conversations', 'entries', 'inflight'], 'readwrite');
     await settle(tx as unknown as WriteTx, async () => {
       for (const id of ids) {
         await tx.objectStore('conversations').delete(id);
         await tx.objectStore('entries').delete(entriesOf(id));
+        await tx.objectStore('inflight').delete(id);
       }
     });
   }

@@ -5,12 +5,14 @@
  * conversation, so two conversations can hold the same entry id and v1 overwrote one with the other.
  * v2 keys entries by `[conversationId, id]`, orders them by a `position` index, adds the
  * `updatedAt` index that eviction walks, and a `meta` store for resume tokens.
+ * v3 adds `inflight`: per conversation, the relayed stream that was replying when the page last saw
+ * it (stream id, last event id, entry id), so a reload or another tab resumes it (issue 16).
  */
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
-import type { CachedConversation, CachedEntry } from '../client/contracts.js';
+import type { CachedConversation, CachedEntry, InflightReply } from '../client/contracts.js';
 
 /** The version {@link upgrade} brings a database to. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** One cached entry in v2: its place in the conversation and the entry itself. */
 export interface EntryRecord {
@@ -25,11 +27,12 @@ export interface MetaRecord {
   value: string;
 }
 
-/** The current (v2) schema. */
+/** The current (v3) schema. */
 export interface HistorySchema extends DBSchema {
   conversations: { key: string; value: CachedConversation; indexes: { updatedAt: string } };
   entries: { key: [string, string]; value: EntryRecord; indexes: { order: [string, number]; conversationId: string } };
   meta: { key: string; value: MetaRecord };
+  inflight: { key: string; value: InflightReply };
 }
 
 /** A v1 entry record: the entry's fields with its conversation and position beside them. */
@@ -59,6 +62,11 @@ export async function migrateV1toV2(db: AnyDatabase, tx: AnyTransaction): Promis
   db.createObjectStore('meta', { keyPath: 'key' });
 }
 
+/** Version 3: the `inflight` store (replies to resume), keyed by conversation id. Nothing to copy. */
+export function migrateV2toV3(db: AnyDatabase): void {
+  db.createObjectStore('inflight', { keyPath: 'conversationId' });
+}
+
 /**
  * Brings a database from `oldVersion` to {@link SCHEMA_VERSION}, step by step (a new database
  * runs every step). Runs inside the versionchange transaction, so it only awaits IndexedDB requests.
@@ -66,4 +74,5 @@ export async function migrateV1toV2(db: AnyDatabase, tx: AnyTransaction): Promis
 export async function upgrade(db: AnyDatabase, oldVersion: number, tx: AnyTransaction): Promise<void> {
   if (oldVersion < 1) createV1(db);
   if (oldVersion < 2) await migrateV1toV2(db, tx);
+  if (oldVersion < 3) migrateV2toV3(db);
 }
