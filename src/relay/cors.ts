@@ -34,9 +34,9 @@ export interface OriginPolicy {
 }
 
 /** Request headers a page may send (answered in preflights). */
-export const ALLOWED_REQUEST_HEADERS = ['authorization', 'content-type', 'accept', 'idempotency-key', 'x-request-id'];
+export const ALLOWED_REQUEST_HEADERS = ['authorization', 'content-type', 'accept', 'idempotency-key', 'x-request-id', 'last-event-id'];
 /** Response headers a page may read. */
-export const EXPOSED_RESPONSE_HEADERS = ['retry-after', 'server-timing', 'x-request-id'];
+export const EXPOSED_RESPONSE_HEADERS = ['retry-after', 'server-timing', 'x-request-id', 'parley-stream-id'];
 const PREFLIGHT_MAX_AGE = '600';
 
 /** `scheme://host[:port]` in canonical form, or null when `value` is not a plain origin. */

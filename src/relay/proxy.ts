@@ -11,13 +11,14 @@ import { createClientSession } from './client-sessions.js';
 import { preflightResponse } from './cors.js';
 import { authenticate } from './credentials.js';
 import { RelayError, badRequest, forbidden, methodNotAllowed, noRoute, payloadTooLarge, requestTimeout, unauthorized, upstreamError } from './errors.js';
-import { conversationErrorFrame, genericErrorFrame, relayEventStream } from './event-stream.js';
+import { conversationErrorFrame, genericErrorFrame, relayResumableEventStream } from './event-stream.js';
 import { callUpstream, downstreamHeaders, readUpstreamText, upstreamRequestHeaders } from './forward.js';
 import { conversationIdOfEvent, conversationIdOfJson, listOwnConversations, recordOwner, requireOwner } from './conversations.js';
 import { limitRequest, openStreamSlot, type StreamSlot } from './limits.js';
 import { ANY, isAgentAllowed, isAgentVersionAllowed, isAllowed } from './policy.js';
 import { rateGuardedBody } from './body-rate.js';
 import { checkContentType, checkDeclaredLength, parseJsonObject, readCapped } from './request-body.js';
+import { newStreamId } from './resumable.js';
 import { createKeyScrubber, type KeyScrubber } from './scrub.js';
 import { audioFormRules, checkOcrDocument, guardUpload, missingBoundary, type GuardedUpload, type UploadChecks } from './upload.js';
 import { upstreamUrl, type RelayRoute } from './route-table.js';
@@ -251,12 +252,14 @@ async function forward(job: ForwardJob): Promise<Response> {
 }
 
 const clientClosed = () => new RelayError(499, 'Request aborted by the client', 'invalid_request_error', 'client_closed_request');
+/** The reason a stream ends with when its user stopped it (`DELETE {base}/streams/{id}`). */
+const streamStopped = () => new RelayError(499, 'The reply was stopped', 'invalid_request_error', 'stream_stopped');
 
 /**
  * Calls `listener` once when the client goes away (at once when it is gone already): through the host's
  * hook when it has one (Node), else `request.signal`. Returns the unlink.
  */
-function whenClientGone(state: RequestState, listener: () => void): () => void {
+export function whenClientGone(state: RequestState, listener: () => void): () => void {
   const hook = state.env?.onClientGone;
   if (hook) return hook(listener);
   const signal = state.request.signal;
@@ -303,19 +306,27 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
 
   if (isEventStream && status === 200 && hasBody(response)) {
     headers.set('x-accel-buffering', 'no');
+    // Resumable (resumable.ts): a stream id, ids on events, the events kept; the page going away no longer
+    // aborts the upstream (it is read on into the buffer), only a user stop (DELETE) or a revocation does.
+    const resume = runtime.resume;
+    const streamId = resume ? newStreamId() : undefined;
+    const buffer = resume && streamId ? resume.buffers.start(streamId, claims.sid) : null;
+    if (streamId) headers.set('parley-stream-id', streamId);
+    // From here this function, not the exchange, decides what the page going away does.
+    detach();
     // Registered while open: a revocation of the session (or of its subject) ends it, on every instance.
     const stop = new AbortController();
-    // A revocation may come from another request: it settles a promise, and the abort runs as its reaction, in this
-    // request's own context (workerd refuses to abort this request's I/O from another request's handler).
-    let revoked!: () => void;
-    void new Promise<void>((resolve) => { revoked = resolve; }).then(() => stop.abort(unauthorized('The session was revoked')));
-    // The client going away ends the stream too: workerd never cancels a body whose client left, it only aborts `request.signal`.
-    const unlinkClient = whenClientGone(job.state, () => stop.abort(clientClosed()));
+    // A revocation or a user stop may come from another request: it settles a promise, and the abort runs as its reaction, in
+    // this request's own context (workerd refuses to abort this request's I/O from another request's handler).
+    let ended!: (reason: RelayError) => void;
+    void new Promise<RelayError>((resolve) => { ended = resolve; }).then((reason) => stop.abort(reason));
+    let unlinkClient = () => {};
     const unregister = runtime.openStreams.add({
       sessionId: claims.sid, subject: claims.sub, issuedAt: claims.iat,
-      end: () => revoked(),
+      end: () => ended(unauthorized('The session was revoked')),
     });
-    const body = relayEventStream(bodyReaderOf(response), {
+    if (streamId) resume!.running.set(streamId, { sessionId: claims.sid, stop: () => ended(streamStopped()) });
+    const relayed = relayResumableEventStream(bodyReaderOf(response), {
       heartbeatMs: runtime.heartbeatMs,
       idleTimeoutMs: runtime.streamIdleTimeoutMs,
       errorFrame: route.streamErrorEvent === 'conversation' ? conversationErrorFrame : genericErrorFrame,
@@ -325,14 +336,19 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
       abortUpstream: () => controller.abort(),
       scrubber: createKeyScrubber(runtime.upstream.apiKey),
       stop: stop.signal,
+      streamId,
+      buffer,
       onEnd: () => {
         unlinkClient();
         unregister();
+        if (streamId) resume!.running.delete(streamId);
         slot?.release();
-        detach();
       },
     });
-    return withBodyStream(new Response(body, { status, headers }), body);
+    // The client going away: a resumable stream reads on (detached); any other ends (workerd never cancels a
+    // body whose client left, it only aborts `request.signal`).
+    unlinkClient = whenClientGone(job.state, () => { if (!relayed.detach()) stop.abort(clientClosed()); });
+    return withBodyStream(new Response(relayed.body, { status, headers }), relayed.body);
   }
   slot?.release();
 

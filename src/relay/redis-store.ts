@@ -11,8 +11,9 @@
  *   revoked:<id>      a revoked session or token id (SET EX)
  *   revoked-subject:<subject>  time (ms) up to which the subject's tokens are revoked (SET EX, only grows)
  *   once:<id>         a used one-time ticket (SET NX EX)
- * and the pub/sub channel `<prefix>revocations`, on which every revocation is announced (JSON
- * `Revocation`) so each instance closes its open streams at once.
+ *   rs:<id>, rsm:<id> a resumable stream's events (a Redis Stream) and its owner and state (redis-resumable.ts)
+ * and the pub/sub channels `<prefix>revocations`, on which every revocation is announced (JSON
+ * `Revocation`) so each instance closes its open streams at once, and `<prefix>stream-stops` (user stops).
  *
  * Failure is never an "allow": a command that cannot be answered (Redis down, reconnecting, slower
  * than `commandTimeoutMs`) throws the relay's 503 `state_store_unavailable`; the client reconnects in
@@ -22,6 +23,8 @@
 import { stateStoreUnavailable } from './errors.js';
 import { randomId } from './session-tokens.js';
 import type { BucketSpec, IssuedTo, RelayStateStore, Revocation, TakeResult } from './state-store.js';
+import { STREAM_SCRIPTS, createRedisStreamBuffers, stopChannel, type StreamScript } from './redis-resumable.js';
+import type { StreamBuffers } from './resumable.js';
 import { issuedBefore, notifyRevoked } from './state-store.js';
 
 /**
@@ -33,7 +36,7 @@ export interface RedisClientLike {
   readonly isReady: boolean;
   connect(): Promise<unknown>;
   duplicate(): RedisClientLike;
-  sendCommand(args: string[], options?: { timeout?: number }): Promise<unknown>;
+  sendCommand(args: Array<string | Uint8Array>, options?: { timeout?: number; typeMapping?: Record<number, unknown> }): Promise<unknown>;
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   on(event: 'error' | 'ready', listener: (arg?: unknown) => void): unknown;
   close(): Promise<void>;
@@ -145,8 +148,9 @@ export async function createRedisStateStore(options: RedisStateStoreOptions): Pr
   const leaseMs = Math.max(1, options.streamLeaseSeconds ?? 30) * 1000;
   const maxPerSession = options.maxConversationsPerSession ?? 1000;
   const report = options.onError ?? ((e: unknown) => console.error('[parley relay] redis:', e));
-  const shas = Object.fromEntries(Object.entries(SCRIPTS).map(([name, script]) =>
-    [name, redis.defineScript({ SCRIPT: script, NUMBER_OF_KEYS: 0, parseCommand() {}, transformReply: undefined } as never).SHA1])) as Record<ScriptName, string>;
+  const shaOf = (script: string) => redis.defineScript({ SCRIPT: script, NUMBER_OF_KEYS: 0, parseCommand() {}, transformReply: undefined } as never).SHA1;
+  const shas = Object.fromEntries(Object.entries(SCRIPTS).map(([name, script]) => [name, shaOf(script)])) as Record<ScriptName, string>;
+  const streamShas = Object.fromEntries(Object.entries(STREAM_SCRIPTS).map(([name, script]) => [name, shaOf(script)])) as Record<StreamScript, string>;
 
   const owned = !options.client;
   const client: RedisClientLike = options.client ?? (redis.createClient({
@@ -165,10 +169,14 @@ export async function createRedisStateStore(options: RedisStateStoreOptions): Pr
     const revocation = parseRevocation(message);
     if (revocation) notifyRevoked(listeners, revocation, report);
   };
+  const stopListeners = new Set<(streamId: string) => void>();
+  const onStopMessage = (streamId: string) => {
+    for (const listener of [...stopListeners]) listener(streamId);
+  };
   try {
     await withTimeout(Promise.all([
       client.isOpen ? null : client.connect(),
-      subscriber.connect().then(() => subscriber.subscribe(channel, onMessage)),
+      subscriber.connect().then(() => Promise.all([subscriber.subscribe(channel, onMessage), subscriber.subscribe(stopChannel(prefix), onStopMessage)])),
     ]), connectTimeout + 500, `no connection to Redis within ${connectTimeout} ms`);
   } catch (error) {
     subscriber.destroy();
@@ -200,6 +208,19 @@ export async function createRedisStateStore(options: RedisStateStoreOptions): Pr
       return send(['EVAL', SCRIPTS[name], ...rest]);
     }));
   };
+
+  /** Binary-safe: Buffer arguments go as they are, bulk replies come back as Buffers (event bytes are not always text). */
+  const binaryReplies = { [redis.RESP_TYPES.BLOB_STRING]: Buffer };
+  const sendBinary = (args: Array<string | Uint8Array>) => withTimeout(client.sendCommand(args, { timeout: commandTimeout, typeMapping: binaryReplies }),
+    commandTimeout, `Redis did not answer within ${commandTimeout} ms`);
+  const streamScript = (name: StreamScript, keys: string[], args: Array<string | Uint8Array>) => {
+    const rest = [String(keys.length), ...keys, ...args.map((a) => typeof a === 'string' ? a : Buffer.from(a.buffer, a.byteOffset, a.byteLength))];
+    return guarded<unknown>(() => sendBinary(['EVALSHA', streamShas[name], ...rest]).catch((error: unknown) => {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return sendBinary(['EVAL', STREAM_SCRIPTS[name], ...rest]);
+    }));
+  };
+  let streamBuffers: StreamBuffers | undefined;
 
   // Leases of the slots this process holds, renewed together.
   const held = new Map<string, Set<string>>();
@@ -286,9 +307,20 @@ export async function createRedisStateStore(options: RedisStateStoreOptions): Pr
       listeners.add(listener);
       return () => { listeners.delete(listener); };
     },
+    streamBuffers(limits, { liveExtraSeconds }) {
+      streamBuffers ??= createRedisStreamBuffers(limits, {
+        prefix, liveExtraSeconds, report, run: streamScript,
+        onStopMessage(listener) {
+          stopListeners.add(listener);
+          return () => { stopListeners.delete(listener); };
+        },
+      });
+      return streamBuffers;
+    },
     async close() {
       clearInterval(renew);
       listeners.clear();
+      stopListeners.clear();
       await Promise.allSettled([subscriber.close(), owned ? client.close() : null]);
     },
   };
@@ -297,6 +329,7 @@ export async function createRedisStateStore(options: RedisStateStoreOptions): Pr
 /** `@redis/client`, or a clear error naming the install command. */
 async function loadRedisClient(): Promise<{
   createClient: (options: Record<string, unknown>) => unknown;
+  RESP_TYPES: { BLOB_STRING: number };
   defineScript: (script: never) => { SHA1: string };
 }> {
   // A computed specifier: bundlers for edge runtimes leave this Node-only client out of their bundle.

@@ -7,6 +7,7 @@
  *                              (`POST {base}/v1/client/sessions` is answered here: a realtime ticket)
  *   GET  {base}/v1/audio/transcriptions/realtime   WebSocket, through `handleUpgrade` (Node)
  *   POST {base}/operator/revoke  only with `operatorSecret`: revoke a session or a subject (operator.ts)
+ *   GET|DELETE {base}/streams/{id}  resume a relayed SSE answer from `Last-Event-ID`, or stop it (resume-route.ts)
  *
  * Every answer, the relay's own errors included, carries `Cache-Control: no-store`,
  * `X-Content-Type-Options: nosniff`, `Server-Timing: relay;dur=…` (the relay's own time) and, for
@@ -21,6 +22,8 @@ import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
 import { completePolicy, type RelayPolicy } from './policy.js';
 import { OPERATOR_REVOKE_PATH, checkOperatorSecret, handleOperatorRevoke } from './operator.js';
 import { handlePlatformRequest } from './proxy.js';
+import { createMemoryStreamBuffers, resumeLimitsOf, type ResumeLimits } from './resumable.js';
+import { handleStreamRequest } from './resume-route.js';
 import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf, type RealtimeLimits } from './realtime.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
 import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './route-table.js';
@@ -111,6 +114,15 @@ export interface RelayOptions {
    * `data:` URLs or file parts). Stored files (`file_id`, OCR `file`) are always refused.
    */
   allowRemoteFiles?: boolean;
+  /**
+   * Resumable streams: every relayed SSE answer gets a `Parley-Stream-Id` and ids on its events, and its
+   * events are kept so a page whose connection dropped resumes it at `GET {base}/streams/{id}` (in the
+   * store's Redis Streams when the store is Redis, so on any instance; else in this process). Limits:
+   * `ttlSeconds` kept after the end (300), `maxBytesPerStream` (4 MiB; beyond it not resumable),
+   * `maxBytesTotal` (64 MiB in memory), `maxStreams` (1 000 in memory), `maxResumesPerStream` (4).
+   * `false` turns it off (a page going away then aborts the upstream at once, as before).
+   */
+  resume?: Partial<ResumeLimits> | false;
   /** Clock in milliseconds (tests; default `Date.now`). */
   now?: () => number;
   /** Where unexpected errors are reported (default console.error). Never receives the upstream key. */
@@ -174,11 +186,15 @@ export function createRelay(options: RelayOptions): Relay {
   const sessionPath = `${base}/session`;
   const operatorPath = options.operatorSecret === undefined ? undefined : `${base}${OPERATOR_REVOKE_PATH}`;
   const platformPrefix = `${base}/v1/`;
+  const streamsPrefix = `${base}/streams/`;
   /** The relay's own route table: `/session`, `/operator/revoke` (with a secret), `/v1/…`; anything else 404. */
   const dispatch = (state: RequestState): Promise<Response> | Response => {
     const path = state.url.pathname;
     const method = state.request.method;
     if (path.startsWith(platformPrefix)) return handlePlatformRequest(runtime, state, path.slice(base.length));
+    if (path.startsWith(streamsPrefix) && !path.includes('/', streamsPrefix.length)) {
+      return handleStreamRequest(runtime, state, path.slice(streamsPrefix.length));
+    }
     if (path === sessionPath) {
       if (method === 'POST') return handleSessionRequest(runtime, state);
       if (method === 'OPTIONS') return preflightResponse(state.origin, state.originAllowed, ['POST']);
@@ -275,6 +291,16 @@ function resolve(options: RelayOptions): RelayRuntime {
   const wsBase = options.upstream.webSocketBaseUrl ?? webSocketBaseOf(options.upstream.baseUrl);
   if (options.operatorSecret !== undefined) checkOperatorSecret(options.operatorSecret);
   const store = options.store ?? createMemoryStateStore({ now });
+  const idleTimeoutMs = options.streamIdleTimeoutMs ?? 300_000;
+  let resume: RelayRuntime['resume'] = null;
+  if (options.resume !== false) {
+    const limits = resumeLimitsOf(options.resume);
+    const buffers = store.streamBuffers?.(limits, { liveExtraSeconds: Math.ceil(idleTimeoutMs / 1000) }) ?? createMemoryStreamBuffers(limits, now);
+    const running: NonNullable<RelayRuntime['resume']>['running'] = new Map();
+    // A user stop announced by any instance stops the stream where it runs (here, if it does).
+    buffers.onStopped((streamId) => running.get(streamId)?.stop());
+    resume = { limits, buffers, running };
+  }
   return {
     basePath,
     upstream: {
@@ -302,12 +328,13 @@ function resolve(options: RelayOptions): RelayRuntime {
     addressLimits: { ...DEFAULT_ADDRESS_LIMITS, ...options.limits },
     realtime: { ...DEFAULT_REALTIME_LIMITS, ...options.realtime },
     heartbeatMs: options.heartbeatMs ?? 15_000,
-    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? 300_000,
+    streamIdleTimeoutMs: idleTimeoutMs,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 60_000,
     retryDelayMs: options.retryDelayMs ?? 100,
     bodyRate: { ...DEFAULT_BODY_RATE_LIMITS, ...options.bodyRate },
     allowRemoteFiles: options.allowRemoteFiles ?? false,
     ownershipTtlSeconds: resumeTtlSeconds,
+    resume,
     now,
     report,
   };

@@ -7,6 +7,7 @@ import type { BodyRateLimits } from './body-rate.js';
 import type { AddressLimits } from './limits.js';
 import type { RelayPolicy } from './policy.js';
 import type { RealtimeLimits } from './realtime.js';
+import type { ResumeLimits, StreamBuffers } from './resumable.js';
 import type { OpenStreams } from './revocation.js';
 import type { RouteTable } from './route-table.js';
 import type { SessionTokens } from './session-tokens.js';
@@ -67,8 +68,18 @@ export interface RelayRuntime {
   allowRemoteFiles: boolean;
   /** How long conversation ownership is remembered (the resume token's lifetime). */
   ownershipTtlSeconds: number;
+  /** Resumable streams (null when turned off with `resume: false`). */
+  resume: ResumeRuntime | null;
   now: () => number;
   report: (error: unknown) => void;
+}
+
+/** Resumable streams: limits, buffers, and the streams this instance relays now (by stream id). */
+export interface ResumeRuntime {
+  limits: ResumeLimits;
+  buffers: StreamBuffers;
+  /** Streams relayed by this instance: their session and how to stop them (a user stop). */
+  running: Map<string, { sessionId: string; stop: () => void }>;
 }
 
 /** What the handlers know about one request. */

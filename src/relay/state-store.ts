@@ -9,6 +9,7 @@
  * Every method is async so a networked store fits the same shape. A store that cannot answer throws
  * (the Redis store throws the relay's 503 `state_store_unavailable`); it never answers "allowed" by default.
  */
+import type { ResumeLimits, StreamBuffers } from './resumable.js';
 
 /** A token bucket: `capacity` tokens, refilled at `refillPerSecond`. */
 export interface BucketSpec {
@@ -80,6 +81,11 @@ export interface RelayStateStore {
    * lifetime). True the first time; false when the id was already used, by any instance sharing the store.
    */
   useOnce(id: string, ttlSeconds: number): Promise<boolean>;
+  /**
+   * Buffers of resumable streams shared by every instance using this store (resumable.ts), made once by
+   * the relay. Optional: without it the relay keeps them in memory (a resume then works on this instance only).
+   */
+  streamBuffers?(limits: ResumeLimits, options: { liveExtraSeconds: number }): StreamBuffers;
 }
 
 /** Options of {@link createMemoryStateStore}. */

@@ -159,6 +159,11 @@ export function deltaEvent(text: string): string {
   return sseEvent('message.output.delta', { id: 'msg_1', content: text, output_index: 0, content_index: 0, model: 'm', agent_id: null, role: 'assistant' });
 }
 
+/** SSE text without the relay's resume ids (`id: rs_…:<seq>` lines, added to every relayed event). */
+export function withoutIds(text: string): string {
+  return text.replace(/^id: rs_[A-Za-z0-9_-]{22}:\d+\n/gm, '');
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves with `promise`'s value, or rejects after `ms`: a safety net against a hang, not a speed check. */

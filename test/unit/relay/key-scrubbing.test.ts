@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { serveFetch, type ServedFetch } from '../../../src/server/node-serve.js';
 import { ALL_SCOPES, ANY, createRelay, serveRelay, type ServedRelay } from '../../../src/relay/index.js';
 import { REDACTED } from '../../../src/relay/scrub.js';
-import { ORIGIN, SECRET, UPSTREAM_KEY, api, everyByte, fakeUpstream, makeRelay, openSession, startedEvent } from './helpers.js';
+import { ORIGIN, SECRET, UPSTREAM_KEY, api, everyByte, fakeUpstream, makeRelay, openSession, startedEvent, withoutIds } from './helpers.js';
 
 const encoder = new TextEncoder();
 
@@ -45,7 +45,7 @@ describe('the upstream key is scrubbed from everything passed through', () => {
     for (cut = 0; cut <= echoEvent.length; cut++) {
       const res = await api(relay, '/v1/conversations', { token, body: { inputs: 'hi', stream: true } });
       expect(res.headers.get('content-type')).toBe('text/event-stream');
-      const all = await everyByte(res);
+      const all = withoutIds(await everyByte(res));
       expect(all, `cut at ${cut}`).not.toContain(UPSTREAM_KEY);
       expect(all).toContain(echoEvent.split(UPSTREAM_KEY).join(REDACTED));
       expect(all).toContain('event: done\ndata: {}\n\n');
@@ -123,7 +123,7 @@ describe('over real HTTP', () => {
     const headers = { authorization: `Bearer ${token}`, origin: ORIGIN, 'content-type': 'application/json' };
 
     const stream = await fetch(`${served.url}/api/v1/conversations`, { method: 'POST', headers, body: JSON.stringify({ inputs: 'x', stream: true }) });
-    const streamed = await everyByte(stream);
+    const streamed = withoutIds(await everyByte(stream));
     expect(streamed).toContain(`data: {"echo":"Bearer ${REDACTED}"}\n\n`);
     const plain = await everyByte(await fetch(`${served.url}/api/v1/agents/ag_1`, { headers }));
     expect(plain).toContain(`{"echo":"Bearer ${REDACTED}"}`);

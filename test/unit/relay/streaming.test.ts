@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
-  api, deltaEvent, fakeUpstream, json, makeRelay, openSession, scriptedStream, sleep, sseEvent, startedEvent, within,
+  api, deltaEvent, fakeUpstream, json, makeRelay, openSession, scriptedStream, sleep, sseEvent, startedEvent, within, withoutIds,
   type ScriptedStream,
 } from './helpers.js';
 
@@ -13,7 +13,7 @@ async function readText(response: Response) {
   const reader = response.body!.getReader();
   let text = '';
   for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
-  return { text };
+  return { text: withoutIds(text) };
 }
 
 function streamingRelay(makeStream: (req: Request) => ScriptedStream, options: Parameters<typeof makeRelay>[1] = {}) {
@@ -41,7 +41,7 @@ describe('SSE passthrough', () => {
     expect(res.headers.get('x-accel-buffering')).toBe('no');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     release();
-    expect(await res.text()).toBe(startedEvent('conv_1') + deltaEvent('a'));
+    expect(withoutIds(await res.text())).toBe(startedEvent('conv_1') + deltaEvent('a'));
   });
 
   it('passes bytes unmodified when the upstream is never silent for a heartbeat interval', async () => {
@@ -49,7 +49,7 @@ describe('SSE passthrough', () => {
     const { relay } = streamingRelay(() => scriptedStream(events), { heartbeatMs: 10_000 });
     const { token } = await openSession(relay);
     const res = await api(relay, '/v1/conversations', { token, body: START });
-    expect(await res.text()).toBe(events.join(''));
+    expect(withoutIds(await res.text())).toBe(events.join(''));
   });
 
   it('no buffering: each event is passed on before the upstream sends the next', async () => {
@@ -65,7 +65,7 @@ describe('SSE passthrough', () => {
     for (const [i, event] of events.entries()) {
       upstreamBody.enqueue(new TextEncoder().encode(event));
       const { value } = await within(reader.read(), 5_000, `event ${i} out of the relay before the upstream sends the next`);
-      expect(decoder.decode(value)).toBe(event);
+      expect(withoutIds(decoder.decode(value))).toBe(event);
     }
     upstreamBody.close();
     expect((await reader.read()).done).toBe(true);
@@ -85,7 +85,7 @@ describe('SSE passthrough', () => {
       })();
       const pings = () => text.split(': ping\n\n').length - 1;
       await vi.advanceTimersByTimeAsync(0);
-      expect(text).toBe(startedEvent('conv_1'));
+      expect(withoutIds(text)).toBe(startedEvent('conv_1'));
       await vi.advanceTimersByTimeAsync(49);
       expect(pings(), 'no ping before the interval').toBe(0);
       await vi.advanceTimersByTimeAsync(1);
@@ -96,7 +96,7 @@ describe('SSE passthrough', () => {
       expect(pings()).toBe(2);
       await vi.advanceTimersByTimeAsync(50);
       expect(pings()).toBe(3);
-      expect(text).toBe(startedEvent('conv_1') + ': ping\n\n'.repeat(3));
+      expect(withoutIds(text)).toBe(startedEvent('conv_1') + ': ping\n\n'.repeat(3));
       await reader.cancel();
       await reading;
     } finally {
@@ -124,9 +124,11 @@ describe('SSE passthrough', () => {
   });
 });
 
+// Without resumable streams (`resume: false`) the page going away aborts the upstream at once; with them
+// (the default) it is read on and only a user stop aborts it: see resume.test.ts.
 describe('abort and completion', () => {
   it('a client abort (request signal) reaches the upstream', async () => {
-    const { relay, streams } = streamingRelay((req) => scriptedStream([startedEvent('conv_1'), deltaEvent('a')], { intervalMs: 50, holdOpen: true, signal: req.signal }));
+    const { relay, streams } = streamingRelay((req) => scriptedStream([startedEvent('conv_1'), deltaEvent('a')], { intervalMs: 50, holdOpen: true, signal: req.signal }), { resume: false });
     const { token } = await openSession(relay);
     const abort = new AbortController();
     const res = await api(relay, '/v1/conversations', { token, body: START, signal: abort.signal });
@@ -138,7 +140,7 @@ describe('abort and completion', () => {
 
   it('a client that stops reading (body cancel) aborts the upstream', async () => {
     let upstreamSignal: AbortSignal | undefined;
-    const { relay, streams } = streamingRelay((req) => { upstreamSignal = req.signal; return scriptedStream([startedEvent('conv_1')], { holdOpen: true }); });
+    const { relay, streams } = streamingRelay((req) => { upstreamSignal = req.signal; return scriptedStream([startedEvent('conv_1')], { holdOpen: true }); }, { resume: false });
     const { token } = await openSession(relay);
     const res = await api(relay, '/v1/conversations', { token, body: START });
     const reader = res.body!.getReader();
@@ -150,7 +152,7 @@ describe('abort and completion', () => {
 
   it('the stream slot is freed by an abort', async () => {
     const { relay } = streamingRelay((req) => scriptedStream([startedEvent('conv_1')], { holdOpen: true, signal: req.signal }), {
-      policy: { limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 1 } },
+      policy: { limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 1 } }, resume: false,
     });
     const { token } = await openSession(relay);
     for (let i = 0; i < 3; i++) {
@@ -203,7 +205,7 @@ describe('upstream trouble mid-stream', () => {
     const upstream = breakingUpstream([startedEvent('conv_1'), deltaEvent('a')]);
     const relay = makeRelay(upstream.fetch);
     const { token } = await openSession(relay);
-    const text = await (await api(relay, '/v1/conversations', { token, body: START })).text();
+    const text = withoutIds(await (await api(relay, '/v1/conversations', { token, body: START })).text());
     const blocks = text.split('\n\n').filter(Boolean);
     expect(blocks).toHaveLength(3);
     expect(blocks[2]).toMatch(/^event: conversation\.response\.error\ndata: /);
@@ -253,7 +255,7 @@ describe('tokens and streams', () => {
 
   it('concurrent stream cap: the N+1th stream → 429; other sessions unaffected; JSON calls unaffected', async () => {
     const { relay } = streamingRelay((req) => scriptedStream([startedEvent(`conv_${Math.random().toString(16).slice(2, 10)}`)], { holdOpen: true, signal: req.signal }), {
-      policy: { limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 2 } },
+      policy: { limits: { requestsPerMinute: 1000, burst: 1000, concurrentStreams: 2 } }, resume: false,
     });
     const a = await openSession(relay);
     const b = await openSession(relay);
