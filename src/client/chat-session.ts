@@ -3,18 +3,23 @@
  * renders `state`; all I/O goes through the client and the history store.
  */
 import type {
-  CachedConversation, CachedEntry, ChatSessionApi, ChatSessionOptions, ChatState, ConversationStream, HistoryStoreApi,
+  CachedConversation, CachedEntry, ChatSessionApi, ChatSessionOptions, ChatState, ConversationStream, HistoryStoreApi, InflightReply,
 } from './contracts.js';
 import type { ConversationEntry, ConversationEvent, ConversationInputs, FunctionCallEntry, InputEntry } from './types.js';
 import {
   applyEvent, completeEntries, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, reconcileEntries, titleOf,
 } from './chat-entries.js';
-import { PlatformError, isAbortError } from './errors.js';
+import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
+import { STREAM_GONE } from './conversation-stream.js';
+import { TabSync, holdStreamLock, withStreamLock, type TabMessage } from './tab-sync.js';
 
 /** A notice shown after old conversations were evicted for space. */
 export const EVICTED_NOTICE = 'Older conversations were removed from this device to free space.';
 /** A notice shown when the conversation could not be saved on this device. */
 export const NOT_SAVED_NOTICE = 'This conversation could not be saved on this device.';
+
+/** How long a message waits before it is tried again when the browser thinks it is online (the relay was unreachable). */
+const WAIT_RETRY_MS = 10_000;
 
 /** Function-call rounds the page answers in one `send` before it stops (a model calling tools forever). */
 const MAX_TOOL_ROUNDS = 8;
@@ -24,6 +29,8 @@ type Turn = { inputIds: string[] } & (
   | { kind: 'start'; inputs: ConversationInputs }
   | { kind: 'append'; conversationId: string; inputs: ConversationInputs }
   | { kind: 'restart'; conversationId: string; fromEntryId: string; inputs?: ConversationInputs }
+  /** A reply streaming when the page last saw it, resumed from the relay (`locked`: the stream lock is held already). */
+  | { kind: 'resume'; conversationId: string; from: InflightReply; locked: boolean }
 );
 
 /** A turn that failed, kept for `retry()`. */
@@ -37,6 +44,14 @@ interface FailedTurn {
 interface Run {
   epoch: number;
   controller: AbortController;
+  /** The turn's stream while it runs. */
+  stream?: ConversationStream;
+  /** The conversation whose stream lock this run holds (it streams for every tab), and how to let go. */
+  leading?: { conversationId: string; release: () => void };
+  /** Left to be resumed (another conversation shown, disposed): the relay keeps the reply, the store its point. */
+  detached?: boolean;
+  /** The connection was lost for good: the point stays in the store, so a reload or `retry()` resumes. */
+  keepInflight?: boolean;
 }
 
 /**
@@ -64,6 +79,16 @@ interface Run {
  * - `retry()` after a `load` that failed with nothing cached loads again.
  * - Loading a conversation does not make it "recently updated": only new turns move it up the list.
  * - Eviction notices stay in `state.notice` until the next `send`, `load` or `reset`.
+ * - Resuming (issue 16): while a relayed reply streams, where it is (stream id, last event id) is kept in
+ *   the store with its entries; `load` of a conversation with such a point resumes the reply from the relay
+ *   instead of showing it cut. A reply the relay no longer has (410) is read from the server's history,
+ *   without an error when it is complete there. A stop is never resumed.
+ * - Tabs (with a store, BroadcastChannel and Web Locks): the tab that streams a reply holds the lock
+ *   `parley:stream:<conversation>` and tells the others each entry change; tabs showing that conversation
+ *   follow (`state.following`), wait on the lock and take the stream over from the stored point when the
+ *   streaming tab goes away. A stop in a following tab stops the reply in the streaming one.
+ * - Offline: a message sent while `navigator.onLine` is false, or whose turn got no answer at all, stays in
+ *   the transcript (`state.waiting`) and is sent when the browser says it is online again; `cancelWaiting()` drops it.
  */
 export class ChatSession implements ChatSessionApi {
   readonly #options: ChatSessionOptions;
@@ -79,6 +104,15 @@ export class ChatSession implements ChatSessionApi {
   #failedLoad: string | null = null;
   #defaultAgentName: string | null = null;
   #disposed = false;
+  /** The channel to this site's other tabs (null without a store or BroadcastChannel). */
+  readonly #tabs: TabSync | null;
+  #unsubscribeTabs: () => void = () => {};
+  /** Following another tab's stream of this conversation (aborted when this page shows another one). */
+  #follow: AbortController | null = null;
+  /** A turn waiting for the connection (see the class comment). */
+  #queued: Turn | null = null;
+  readonly #onOnline = () => void this.#sendQueued();
+  #waitTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
@@ -93,6 +127,8 @@ export class ChatSession implements ChatSessionApi {
         if (!this.#disposed) this.#set({ notice: EVICTED_NOTICE });
       };
     }
+    this.#tabs = store?.name && typeof (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel === 'function' ? new TabSync(store.name) : null;
+    if (this.#tabs) this.#unsubscribeTabs = this.#tabs.subscribe((message) => this.#onTab(message));
   }
 
   get state(): ChatState {
@@ -112,19 +148,39 @@ export class ChatSession implements ChatSessionApi {
     const epoch = ++this.#epoch;
     this.#failed = null;
     this.#failedLoad = null;
+    if (this.#queued) {
+      // Still waiting: the waiting messages go with this one (see below).
+      this.#unsent = [...this.#unsent, ...this.#queued.inputIds.filter((id) => !this.#unsent.includes(id))];
+      this.#queued = null;
+    }
     const user = userEntry(text);
     // Inputs that never reached the server go first, so the conversation has everything the user wrote.
     const unsent = this.#state.entries.filter((e) => this.#unsent.includes(e.id) && isInputEntry(e));
     const inputs: ConversationInputs = unsent.length ? [...unsent, user].map(toInput) : text;
     const inputIds = [...unsent, user].map((e) => e.id);
-    this.#set({ entries: [...this.#state.entries, user], status: 'submitted', error: null, notice: null, streamingEntryId: null });
+    this.#set({ entries: [...this.#state.entries, user], status: 'submitted', error: null, notice: null, streamingEntryId: null, waiting: [] });
     void this.#resolveAgentName(epoch);
     const conversationId = this.#state.conversationId;
-    await this.#perform(epoch, conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds });
+    const turn: Turn = conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds };
+    if (isOffline()) return this.#wait(turn);
+    await this.#perform(epoch, turn);
+  }
+
+  cancelWaiting(): void {
+    const waiting = new Set(this.#state.waiting ?? []);
+    if (!waiting.size && !this.#queued) return;
+    this.#dropQueued();
+    this.#unsent = this.#unsent.filter((id) => !waiting.has(id));
+    this.#set({ entries: this.#state.entries.filter((e) => !waiting.has(e.id)), waiting: [] });
   }
 
   stop(): void {
     const run = this.#run;
+    if (!run && this.#follow && this.#state.conversationId) {
+      // Another tab streams this reply: it stops it (and says so).
+      this.#tabs?.post({ kind: 'stop', conversationId: this.#state.conversationId });
+      return;
+    }
     if (!run || run.controller.signal.aborted) return;
     run.controller.abort();
     const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
@@ -145,6 +201,14 @@ export class ChatSession implements ChatSessionApi {
       return;
     }
     const conversationId = this.#state.conversationId;
+    const inflight = conversationId && this.#options.client.conversations.resume ? await this.#store?.getInflight?.(conversationId).catch(() => undefined) : undefined;
+    if (!this.#current(epoch)) return;
+    if (inflight) {
+      // The connection was lost, the reply may still be on the relay: carry on from where it was.
+      this.#set({ entries: resumable(this.#state.entries, inflight.entryId), status: 'streaming', streamingEntryId: inflight.entryId });
+      await this.#perform(epoch, { kind: 'resume', conversationId: inflight.conversationId, from: inflight, locked: false, inputIds: [] });
+      return;
+    }
     const ok = conversationId && await this.#syncIds(epoch);
     if (!this.#current(epoch)) return;
     const entries = this.#state.entries;
@@ -229,6 +293,7 @@ export class ChatSession implements ChatSessionApi {
   }
 
   async load(conversationId: string): Promise<void> {
+    this.#dropQueued();
     this.#abortRun();
     const epoch = ++this.#epoch;
     this.#failed = null;
@@ -237,11 +302,16 @@ export class ChatSession implements ChatSessionApi {
     this.#record = null;
     this.#set({ ...initialState(this.#defaultAgentName), conversationId });
     let cached: CachedEntry[] = [];
+    let inflight: InflightReply | undefined;
     if (this.#store) {
       try {
-        const [record, entries] = await Promise.all([this.#store.getConversation(conversationId), this.#store.getEntries(conversationId)]);
+        const [record, entries, point] = await Promise.all([
+          this.#store.getConversation(conversationId), this.#store.getEntries(conversationId),
+          this.#options.client.conversations.resume ? this.#store.getInflight?.(conversationId) : undefined,
+        ]);
         this.#record = record ?? null;
-        cached = markCutReply(entries);
+        inflight = point;
+        cached = inflight ? resumable(entries, inflight.entryId) : markCutReply(entries);
       } catch {
         cached = []; // an unreadable cache is no cache: the server answers below
       }
@@ -249,6 +319,12 @@ export class ChatSession implements ChatSessionApi {
       if (cached.length) this.#set({ entries: cached, agentName: agentNameIn(cached) ?? this.#state.agentName });
     }
     void this.#resolveAgentName(epoch);
+    if (inflight) {
+      // A reply was streaming when this conversation was last seen: follow the tab streaming it, or resume it.
+      this.#set({ status: 'streaming', streamingEntryId: inflight.entryId });
+      await this.#takeOver(epoch, conversationId);
+      return;
+    }
     try {
       const history = await this.#options.client.conversations.history(conversationId);
       if (!this.#current(epoch)) return;
@@ -267,6 +343,7 @@ export class ChatSession implements ChatSessionApi {
   }
 
   reset(): void {
+    this.#dropQueued();
     this.#abortRun();
     this.#epoch++;
     this.#failed = null;
@@ -301,10 +378,13 @@ export class ChatSession implements ChatSessionApi {
   }
 
   dispose(): void {
+    this.#dropQueued();
     this.#abortRun();
     this.#epoch++;
     this.#disposed = true;
     this.#listeners.clear();
+    this.#unsubscribeTabs();
+    this.#tabs?.close();
   }
 
   // ------------------------------------------------------------ turns
@@ -344,25 +424,47 @@ export class ChatSession implements ChatSessionApi {
    * normally, null when it was stopped or failed (the failure is in the state).
    */
   async #stream(run: Run, turn: Turn): Promise<Set<string> | null> {
+    try {
+      return await this.#streamTurn(run, turn);
+    } finally {
+      await this.#endLead(run);
+    }
+  }
+
+  async #streamTurn(run: Run, turn: Turn): Promise<Set<string> | null> {
     const produced = new Set<string>();
-    let reachedServer = false;
+    let reachedServer = turn.kind === 'resume';
     let stream: ConversationStream;
     try {
       stream = this.#open(turn, run.controller.signal);
+      run.stream = stream;
+      if (turn.kind === 'resume') this.#lead(run, turn.conversationId, turn.locked);
       for await (const event of stream) {
         if (!this.#current(run.epoch) || run.controller.signal.aborted) break;
         if (event.type === 'conversation.response.started') {
           reachedServer = true;
           this.#unsent = [];
           this.#started(event.conversation_id, turn);
+          this.#lead(run, event.conversation_id, false);
+          this.#keepPoint(stream);
           continue;
         }
         this.#applyEvent(event, produced);
+        this.#keepPoint(stream);
       }
     } catch (error) {
       if (!this.#current(run.epoch)) return null;
       if (!reachedServer) this.#unsent = turn.inputIds;
       if (run.controller.signal.aborted || isAbortError(error)) return null;
+      const failure = PlatformError.from(error);
+      if (!reachedServer && failure.type === NETWORK_ERROR && inBrowser() && (turn.kind === 'start' || turn.kind === 'append')) {
+        // No answer at all: most likely offline. The message waits for the connection.
+        this.#wait(turn);
+        return null;
+      }
+      if (failure.code === STREAM_GONE && await this.#recoverGone(run)) return null;
+      if (!this.#current(run.epoch)) return null;
+      if (failure.type === 'stream_error' && run.stream?.resumePoint) run.keepInflight = true;
       const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
       this.#failed = { turn, reachedServer };
       this.#set({ entries, status: 'error', error: PlatformError.from(error), streamingEntryId: null });
@@ -398,7 +500,173 @@ export class ChatSession implements ChatSessionApi {
         return client.conversations.restart(turn.conversationId, {
           from_entry_id: turn.fromEntryId, ...(turn.inputs !== undefined ? { inputs: turn.inputs } : {}), ...handoff,
         }, { signal });
+      case 'resume':
+        return client.conversations.resume!({ streamId: turn.from.streamId, lastEventId: turn.from.lastEventId, conversationId: turn.conversationId }, { signal });
     }
+  }
+
+  // ------------------------------------------------------------ resuming, tabs, offline
+
+  /** This run streams `conversationId` for every tab: it holds the lock (unless `locked`) and says so. */
+  #lead(run: Run, conversationId: string, locked: boolean): void {
+    if (run.leading?.conversationId === conversationId) return;
+    run.leading?.release();
+    run.leading = { conversationId, release: this.#tabs && !locked ? holdStreamLock(conversationId) : () => {} };
+    this.#tabs?.post({ kind: 'streaming', conversationId, entryId: this.#state.streamingEntryId });
+  }
+
+  /** Keeps where the stream is, beside the entries it produced (one store batch: they agree). */
+  #keepPoint(stream: ConversationStream): void {
+    const point = stream.resumePoint;
+    const conversationId = this.#state.conversationId;
+    if (!point || !conversationId || !this.#store?.putInflight) return;
+    this.#store.putInflight({ conversationId, streamId: point.streamId, lastEventId: point.lastEventId, entryId: this.#state.streamingEntryId })
+      .catch(() => this.#notSaved());
+  }
+
+  /** The run's stream ended: unless left to be resumed, nothing is to resume; the lock goes (after the store has that). */
+  async #endLead(run: Run): Promise<void> {
+    const leading = run.leading;
+    run.leading = undefined;
+    const conversationId = leading?.conversationId ?? (run.stream?.resumePoint ? this.#state.conversationId : null);
+    if (!conversationId) return;
+    if (!run.detached && !run.keepInflight) await this.#store?.deleteInflight?.(conversationId).catch(() => {});
+    if (!run.detached) this.#tabs?.post({ kind: 'ended', conversationId });
+    leading?.release();
+  }
+
+  /**
+   * Waits until no tab streams `conversationId` (following the one that does), then resumes its reply
+   * from the stored point, or, when there is none any more, shows the server's history.
+   */
+  async #takeOver(epoch: number, conversationId: string): Promise<void> {
+    this.#follow?.abort();
+    const follow = new AbortController();
+    this.#follow = follow;
+    await withStreamLock(conversationId, follow.signal, async () => {
+      if (this.#follow !== follow || !this.#current(epoch)) return;
+      this.#follow = null;
+      const inflight = await this.#store?.getInflight?.(conversationId).catch(() => undefined);
+      if (!this.#current(epoch)) return;
+      if (!inflight || !this.#options.client.conversations.resume) {
+        this.#set({ status: 'ready', streamingEntryId: null, following: false });
+        await this.#catchUp(epoch);
+        return;
+      }
+      // The stored entries are those of the stored point (one batch): resume from there.
+      const entries = await this.#store!.getEntries(conversationId).catch(() => this.#state.entries);
+      if (!this.#current(epoch)) return;
+      this.#set({ entries: resumable(entries, inflight.entryId), status: 'streaming', streamingEntryId: inflight.entryId, following: false });
+      await this.#perform(epoch, { kind: 'resume', conversationId, from: inflight, locked: true, inputIds: [] });
+    });
+    if (this.#follow === follow) this.#follow = null;
+  }
+
+  /** Shows the server's history of the conversation (the reply another tab or the relay finished). */
+  async #catchUp(epoch: number): Promise<void> {
+    const conversationId = this.#state.conversationId;
+    if (!conversationId) return;
+    try {
+      const history = await this.#options.client.conversations.history(conversationId);
+      if (!this.#current(epoch) || this.#run || this.#state.conversationId !== conversationId) return;
+      const { entries } = reconcileEntries(this.#state.entries, history.entries);
+      this.#set({ entries });
+      this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
+    } catch {
+      // Offline: what the store had stays shown.
+      if (this.#current(epoch)) this.#set({ entries: markCutReply(this.#state.entries) });
+    }
+  }
+
+  /**
+   * The relay no longer has the reply (410): the server stored it when it ended. Shows the server's
+   * history; true when the reply is complete there (no error to show).
+   */
+  async #recoverGone(run: Run): Promise<boolean> {
+    const conversationId = this.#state.conversationId;
+    const entryId = this.#state.streamingEntryId;
+    if (!conversationId) return false;
+    let history: ConversationEntry[];
+    try {
+      history = (await this.#options.client.conversations.history(conversationId)).entries;
+    } catch {
+      return false;
+    }
+    if (!this.#current(run.epoch)) return true;
+    const last = history.at(-1);
+    const reply = entryId ? history.find((e) => e.id === entryId) : last;
+    const complete = !!last && !isInputEntry(last) && !!last.completed_at && (!reply || !!reply.completed_at);
+    if (!complete) return false;
+    const { entries } = reconcileEntries(this.#state.entries, history);
+    this.#set({ entries, streamingEntryId: null });
+    this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
+    return true;
+  }
+
+  /** A message from another tab of this site. */
+  #onTab(message: TabMessage): void {
+    if (this.#disposed || message.conversationId !== this.#state.conversationId) return;
+    const ours = !!this.#run;
+    switch (message.kind) {
+      case 'entry': {
+        if (ours) return;
+        const entry = message.entry;
+        const index = this.#state.entries.findIndex((e) => e.id === entry.id);
+        const entries = index < 0 ? [...this.#state.entries, entry] : this.#state.entries.map((e, i) => (i === index ? entry : e));
+        const streaming = !isInputEntry(entry) && !entry.completed_at && !entry.interrupted;
+        this.#set(streaming && this.#follow
+          ? { entries, streamingEntryId: entry.id, status: 'streaming' }
+          : { entries });
+        return;
+      }
+      case 'streaming':
+        if (ours || this.#follow || this.#queued) return;
+        this.#set({ status: 'streaming', streamingEntryId: message.entryId, error: null, following: true });
+        void this.#takeOver(this.#epoch, message.conversationId);
+        return;
+      case 'ended':
+        if (ours) return;
+        if (this.#follow) {
+          this.#follow.abort();
+          this.#follow = null;
+        }
+        this.#set({ status: 'ready', streamingEntryId: null, following: false });
+        void this.#catchUp(this.#epoch);
+        return;
+      case 'stop':
+        if (ours && this.#run?.leading?.conversationId === message.conversationId) this.stop();
+        return;
+    }
+  }
+
+  /** Keeps `turn` until the browser is online again (see the class comment). */
+  #wait(turn: Turn): void {
+    this.#queued = turn;
+    this.#unsent = turn.inputIds;
+    this.#set({ status: 'ready', error: null, streamingEntryId: null, waiting: [...turn.inputIds] });
+    globalThis.removeEventListener?.('online', this.#onOnline);
+    globalThis.addEventListener?.('online', this.#onOnline, { once: true });
+    // A browser that believes it is online (the relay was unreachable) gets no `online` event: try again later.
+    clearTimeout(this.#waitTimer);
+    if (!isOffline()) this.#waitTimer = setTimeout(this.#onOnline, WAIT_RETRY_MS);
+  }
+
+  /** Forgets the waiting turn (another conversation is shown). */
+  #dropQueued(): void {
+    this.#queued = null;
+    clearTimeout(this.#waitTimer);
+    globalThis.removeEventListener?.('online', this.#onOnline);
+  }
+
+  /** Online again: the waiting turn goes out (unless the user is doing something else). */
+  async #sendQueued(): Promise<void> {
+    const turn = this.#queued;
+    if (!turn || this.#disposed || this.#isBusy()) return;
+    if (isOffline()) return this.#wait(turn);
+    this.#dropQueued();
+    const epoch = ++this.#epoch;
+    this.#set({ status: 'submitted', error: null, waiting: [] });
+    await this.#perform(epoch, turn);
   }
 
   /** `conversation.response.started`: the server stored the inputs; a start or restart names a new conversation. */
@@ -504,6 +772,7 @@ export class ChatSession implements ChatSessionApi {
     const conversationId = this.#state.conversationId;
     if (!this.#store || !conversationId) return;
     this.#store.putEntry(conversationId, entry).catch(() => this.#notSaved());
+    this.#tabs?.post({ kind: 'entry', conversationId, entry });
   }
 
   #notSaved(): void {
@@ -527,8 +796,13 @@ export class ChatSession implements ChatSessionApi {
   }
 
   #abortRun(): void {
+    this.#follow?.abort();
+    this.#follow = null;
     const run = this.#run;
     if (run && !run.controller.signal.aborted) {
+      // Not a stop: the reply carries on on the relay and can be resumed (its point stays in the store).
+      run.detached = true;
+      run.stream?.detach?.();
       run.controller.abort();
       const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
       if (changed) {
@@ -569,7 +843,26 @@ export class ChatSession implements ChatSessionApi {
 }
 
 function initialState(agentName: string | null): ChatState {
-  return { conversationId: null, entries: [], streamingEntryId: null, status: 'ready', error: null, agentName, notice: null };
+  return { conversationId: null, entries: [], streamingEntryId: null, status: 'ready', error: null, agentName, notice: null, waiting: [], following: false };
+}
+
+/** Whether this runs in a browser (a network failure there before any answer means offline; under Node it is an error). */
+function inBrowser(): boolean {
+  return typeof (globalThis as { navigator?: { onLine?: unknown } }).navigator?.onLine === 'boolean';
+}
+
+/** Whether the browser says it is offline (never under Node). */
+function isOffline(): boolean {
+  return (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine === false;
+}
+
+/** Entries as they were at a stored resume point: the reply being streamed carries on (not marked cut). */
+function resumable(entries: CachedEntry[], entryId: string | null): CachedEntry[] {
+  return entries.map((e) => {
+    if (e.id !== entryId || !e.interrupted) return e;
+    const { interrupted: _, ...rest } = e;
+    return rest as CachedEntry;
+  });
 }
 
 function userEntry(text: string): CachedEntry {

@@ -346,6 +346,13 @@ export interface ChatState {
   agentName: string | null;
   /** Notices for the user (e.g. "Older conversations were removed to free space"). */
   notice: string | null;
+  /**
+   * Ids of the user's entries waiting for the connection (sent when the page is offline, or the send got
+   * no answer at all): they are sent by themselves when the browser is back online. Absent or empty: none.
+   */
+  waiting?: string[];
+  /** Another tab of this site streams the reply shown here; this one follows it (and takes over if it closes). */
+  following?: boolean;
 }
 
 export interface ChatSessionOptions {
@@ -369,6 +376,8 @@ export interface ChatSessionApi {
   send(text: string): Promise<void>;
   /** Aborts the turn streaming now; what was received is kept. */
   stop(): void;
+  /** Drops the messages waiting for the connection (`state.waiting`) instead of sending them. */
+  cancelWaiting?(): void;
   /** Sends the failed turn again. */
   retry(): Promise<void>;
   /** Restart from the user message before `entryId` (default: the last reply) to get a new reply. */

@@ -1,0 +1,113 @@
+/**
+ * Tabs of one site showing the same conversation, in step (issue 16, item 3): a BroadcastChannel
+ * (named after the history store) carries the streaming tab's entry changes to the others, and a Web
+ * Lock per conversation (`parley:stream:<id>`) makes exactly one tab stream it from the relay; the
+ * others wait on the lock and take over when the streaming tab goes away (the browser releases a
+ * closed tab's locks). Where either API is missing (Node, old browsers) it does nothing: each tab
+ * streams for itself, as before.
+ */
+import type { CachedEntry } from './contracts.js';
+
+/** What tabs tell each other about a conversation. */
+export type TabMessage =
+  /** An entry of the conversation changed (a delta, a new user message, an interruption mark). */
+  | { kind: 'entry'; conversationId: string; entry: CachedEntry }
+  /** This tab streams a reply of the conversation now (it holds the lock). */
+  | { kind: 'streaming'; conversationId: string; entryId: string | null }
+  /** The reply ended (finished, stopped, failed): the store has its last state. */
+  | { kind: 'ended'; conversationId: string }
+  /** A following tab's visitor pressed stop: the streaming tab stops the reply. */
+  | { kind: 'stop'; conversationId: string };
+
+interface LockManagerLike {
+  request(name: string, options: { signal?: AbortSignal; ifAvailable?: boolean }, callback: (lock: unknown) => Promise<unknown>): Promise<unknown>;
+}
+
+/** The lock that the tab streaming a conversation's reply holds. */
+export function streamLockName(conversationId: string): string {
+  return `parley:stream:${conversationId}`;
+}
+
+function locks(): LockManagerLike | null {
+  const nav = (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator;
+  return nav?.locks && typeof nav.locks.request === 'function' ? nav.locks : null;
+}
+
+/** Whether Web Locks exist here (else every tab streams for itself). */
+export function hasLocks(): boolean {
+  return !!locks();
+}
+
+/** One page's end of the channel; see the module comment. */
+export class TabSync {
+  readonly #channel: BroadcastChannel | null;
+  readonly #listeners = new Set<(message: TabMessage) => void>();
+
+  constructor(storeName: string) {
+    const Channel = (globalThis as { BroadcastChannel?: typeof BroadcastChannel }).BroadcastChannel;
+    this.#channel = Channel ? new Channel(`parley:${storeName}`) : null;
+    if (this.#channel) {
+      this.#channel.onmessage = (event: MessageEvent) => {
+        const message = event.data as TabMessage;
+        if (!message || typeof message !== 'object' || typeof message.conversationId !== 'string') return;
+        for (const listener of [...this.#listeners]) listener(message);
+      };
+    }
+  }
+
+  post(message: TabMessage): void {
+    try {
+      this.#channel?.postMessage(message);
+    } catch {
+      // A closed channel (the page is leaving): the other tabs catch up from the store.
+    }
+  }
+
+  subscribe(listener: (message: TabMessage) => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  close(): void {
+    this.#listeners.clear();
+    this.#channel?.close();
+  }
+}
+
+/**
+ * Takes the conversation's stream lock and holds it until `release()` (or the page goes away). Does not
+ * wait: the request is queued at once, so a tab that asks later waits behind it.
+ */
+export function holdStreamLock(conversationId: string): () => void {
+  const manager = locks();
+  if (!manager) return () => {};
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  manager.request(streamLockName(conversationId), {}, () => held).catch(() => {});
+  return release;
+}
+
+/**
+ * Waits for the conversation's stream lock (the streaming tab ended or went away) and runs `work`
+ * holding it; resolves false without running it when `signal` aborts first. Without Web Locks, runs it at once.
+ */
+export async function withStreamLock(conversationId: string, signal: AbortSignal, work: () => Promise<void>): Promise<boolean> {
+  const manager = locks();
+  if (!manager) {
+    if (signal.aborted) return false;
+    await work();
+    return true;
+  }
+  try {
+    await manager.request(streamLockName(conversationId), { signal }, async () => {
+      if (!signal.aborted) await work();
+    });
+    return !signal.aborted;
+  } catch {
+    return false; // aborted while waiting
+  }
+}

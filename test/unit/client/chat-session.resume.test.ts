@@ -1,0 +1,130 @@
+import 'fake-indexeddb/auto';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Platform } from '@parley-kit/platform';
+import { ChatSession } from '../../../src/client/chat-session.js';
+import { ParleyClient } from '../../../src/client/client.js';
+import type { ChatState } from '../../../src/client/contracts.js';
+import { HistoryStore } from '../../../src/store/history-store.js';
+import { callPlatform, startPlatform } from './helpers.js';
+import { resumeRelay, type ResumeRelay } from './resume-relay.js';
+
+// A chat whose reply survives a cut connection, a reload (the stream's point in the store) and a
+// relay that forgot the stream (410: the server's history) — issue 16, item 2.
+const BASE = 'http://relay.test/api';
+let platform: Platform;
+let n = 0;
+
+beforeAll(async () => {
+  platform = await startPlatform({ tokenDelayMs: 3 });
+});
+afterAll(() => platform.close());
+
+function client(relay: ResumeRelay): ParleyClient {
+  return new ParleyClient({ baseUrl: BASE, getToken: async () => 'page-token', fetch: relay.fetch, retry: { retries: 0 }, resume: { baseDelayMs: 5 } });
+}
+
+async function serverEntries(conversationId: string) {
+  return (await callPlatform(platform, `/v1/conversations/${conversationId}/history`)).json.entries as Array<{ id: string; type: string; content?: unknown }>;
+}
+
+/** Resolves when `session`'s state passes `check` (bounded). */
+function until(session: ChatSession, check: (s: ChatState) => boolean, what: string, ms = 10_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (check(session.state)) return resolve();
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, ms);
+    const off = session.subscribe((s) => {
+      if (!check(s)) return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
+}
+
+const replyLength = (s: ChatState) => {
+  const e = s.entries.find((x) => x.id === s.streamingEntryId);
+  return e && e.type === 'message.output' && typeof e.content === 'string' ? e.content.length : 0;
+};
+
+describe('ChatSession resuming replies', () => {
+  test('a connection cut mid-reply: the reply ends complete and as the server stored it, no error', async () => {
+    const relay = resumeRelay(platform, BASE);
+    relay.cuts = [5, 3];
+    const store = await HistoryStore.open({ name: `resume-chat-${++n}` });
+    const chat = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    await chat.send('Tell me a long story about lamps');
+    expect(chat.state.error).toBeNull();
+    expect(chat.state.status).toBe('ready');
+    expect(relay.log.filter((l) => l.startsWith('GET /streams/'))).toHaveLength(2);
+    const server = await serverEntries(chat.state.conversationId!);
+    expect(chat.state.entries.map((e) => ({ id: e.id, content: (e as { content?: unknown }).content }))).toEqual(server.map((e) => ({ id: e.id, content: e.content })));
+    expect(await store.getInflight(chat.state.conversationId!)).toBeUndefined();
+    await store.close();
+  });
+
+  test('a reload mid-reply: the new page resumes from the stored point; the reply is identical to the server\'s', async () => {
+    const relay = resumeRelay(platform, BASE);
+    const store = await HistoryStore.open({ name: `resume-chat-${++n}` });
+    const first = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    void first.send('Tell me a long story about lamps');
+    await until(first, (s) => replyLength(s) > 20, 'some of the reply');
+    const conversationId = first.state.conversationId!;
+    first.dispose(); // the page goes away (no stop)
+    expect(relay.deleted.size).toBe(0);
+    const point = await store.getInflight(conversationId);
+    expect(point?.streamId).toMatch(/^rs_/);
+
+    const reloaded = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    await reloaded.load(conversationId);
+    await until(reloaded, (s) => s.status === 'ready', 'the resumed reply to end');
+    expect(reloaded.state.error).toBeNull();
+    expect(relay.log).toContain(`GET /streams/${point!.streamId} ${point!.lastEventId}`);
+    const server = await serverEntries(conversationId);
+    expect(reloaded.state.entries.map((e) => (e as { content?: unknown }).content)).toEqual(server.map((e) => e.content));
+    expect(reloaded.state.entries.some((e) => e.interrupted)).toBe(false);
+    expect(await store.getInflight(conversationId)).toBeUndefined();
+    await store.close();
+  });
+
+  test('a reload after the relay forgot the stream (410): the finished reply comes from the server\'s history, no error', async () => {
+    const relay = resumeRelay(platform, BASE);
+    const store = await HistoryStore.open({ name: `resume-chat-${++n}` });
+    const first = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    void first.send('Tell me a long story about lamps');
+    await until(first, (s) => replyLength(s) > 10, 'some of the reply');
+    const conversationId = first.state.conversationId!;
+    first.dispose();
+    const streamId = (await store.getInflight(conversationId))!.streamId;
+    // The upstream carries on in the relay; wait for the platform to store the reply, then expire the buffer.
+    await expect.poll(() => relay.streams.get(streamId)?.ended, { timeout: 10_000 }).toBe(true);
+    relay.expire();
+
+    const reloaded = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    await reloaded.load(conversationId);
+    await until(reloaded, (s) => s.status !== 'streaming' && s.status !== 'submitted', 'the reply to be shown');
+    expect(reloaded.state.error).toBeNull();
+    expect(reloaded.state.status).toBe('ready');
+    const server = await serverEntries(conversationId);
+    expect(reloaded.state.entries.map((e) => (e as { content?: unknown }).content)).toEqual(server.map((e) => e.content));
+    expect(await store.getInflight(conversationId)).toBeUndefined();
+    await store.close();
+  });
+
+  test('a stop is not resumed: the relay drops the stream, the store keeps no point, a reload shows the reply cut', async () => {
+    const relay = resumeRelay(platform, BASE);
+    const store = await HistoryStore.open({ name: `resume-chat-${++n}` });
+    const chat = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    const sent = chat.send('Tell me a long story about lamps');
+    await until(chat, (s) => replyLength(s) > 10, 'some of the reply');
+    chat.stop();
+    await sent;
+    const conversationId = chat.state.conversationId!;
+    await expect.poll(() => relay.deleted.size, { timeout: 2000 }).toBe(1);
+    expect(await store.getInflight(conversationId)).toBeUndefined();
+    expect(relay.log.some((l) => l.startsWith('GET /streams/'))).toBe(false);
+    await store.close();
+  });
+});
