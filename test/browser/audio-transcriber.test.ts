@@ -124,13 +124,14 @@ describe('<audio-transcriber> with files', () => {
     expect(detail.segments).to.deep.equal([]);
   });
 
-  it('says so when relay-url is missing', async () => {
+  it('says so when relay-url is missing (to the site owner in the event; the visitor gets a sentence)', async () => {
     const el = await fixture<AudioTranscriber>(html`<audio-transcriber></audio-transcriber>`);
     const error = oneEvent(el, 'parley-transcription-error');
     pickFile(el, await callFile());
     const { detail } = await error;
     expect(detail.kind).to.equal('platform');
-    expect(detail.message).to.contain('relay-url is not set');
+    expect(detail.detail).to.contain('relay-url is not set');
+    expect(detail.message).to.contain('could not transcribe').and.not.contain('relay-url');
     expect(el.activity).to.equal('idle');
   });
 
@@ -157,17 +158,26 @@ describe('<audio-transcriber> with files', () => {
     expect(started.value).to.equal(false);
   });
 
-  it('shows the platform’s message when it refuses the request', async () => {
+  it('tells a refused request in a sentence of its own; the platform’s message goes to the event and the console', async () => {
     const el = await fixture<AudioTranscriber>(html`<audio-transcriber relay-url=${RELAY} model="no-such-model"></audio-transcriber>`);
-    const error = oneEvent(el, 'parley-transcription-error');
-    pickFile(el, await callFile());
-    const { detail } = await error;
-    expect(detail.kind).to.equal('platform');
-    await el.updateComplete;
-    const shown = parts(el).error()!.textContent!;
-    expect(shown).to.equal(detail.message);
-    expect(shown).to.contain('could not transcribe').and.contain('no-such-model');
-    expect(el.activity).to.equal('idle');
+    const warned: unknown[][] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => { warned.push(args); };
+    try {
+      const error = oneEvent(el, 'parley-transcription-error');
+      pickFile(el, await callFile());
+      const { detail } = await error;
+      expect(detail.kind).to.equal('platform');
+      expect(detail.detail).to.contain('no-such-model');
+      await el.updateComplete;
+      const shown = parts(el).error()!.textContent!;
+      expect(shown).to.equal(detail.message);
+      expect(shown).to.contain('could not transcribe').and.not.contain('no-such-model');
+      expect(warned.some((args) => args.map(String).join(' ').includes('no-such-model')), 'the platform’s words in the console').to.equal(true);
+      expect(el.activity).to.equal('idle');
+    } finally {
+      console.warn = warn;
+    }
   });
 
   it('cancels a file being transcribed: nothing is added, focus goes back to the drop zone', async () => {

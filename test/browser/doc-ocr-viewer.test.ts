@@ -353,7 +353,11 @@ describe('<doc-ocr-viewer> reading through the relay and local platform', () => 
     el.shadowRoot!.querySelector('form')!.requestSubmit();
     const { detail } = await remote;
     expect(detail.error.status).to.be.within(400, 499);
-    await waitUntil(() => parts(el).error()?.textContent?.includes('could not be read'));
+    // This relay does not let the platform fetch web addresses: the visitor is told to choose the file.
+    expect(detail.kind).to.equal('url-not-allowed');
+    await waitUntil(() => parts(el).error()?.textContent?.includes('web address'));
+    // The platform's own words go to the event (and the console), not on screen.
+    expect(parts(el).error()!.textContent).to.equal(detail.message).and.not.contain(detail.error.message);
     expect(el.result).to.equal(null);
   });
 });

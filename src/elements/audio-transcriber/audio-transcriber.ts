@@ -107,7 +107,7 @@ interface ShownError {
  * @fires {CustomEvent<ParleyTranscriptionStartDetail>} parley-transcription-start - Recording started or a file is being sent (`detail.source`).
  * @fires {CustomEvent<ParleyTranscriptionPartialDetail>} parley-transcription-partial - The words so far (`detail.text`, the whole text, not a delta).
  * @fires {CustomEvent<ParleyTranscriptionFinalDetail>} parley-transcription-final - A finished transcript (`detail.text`, `segments`, `language`, `source`).
- * @fires {CustomEvent<ParleyTranscriptionErrorDetail>} parley-transcription-error - Recording or transcription failed (`detail.kind`, `message`).
+ * @fires {CustomEvent<ParleyTranscriptionErrorDetail>} parley-transcription-error - Recording or transcription failed (`detail.kind`, the `message` shown, the platform's or browser's own words in `detail`).
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  */
 export class AudioTranscriber extends ParleyElement {
@@ -414,7 +414,10 @@ export class AudioTranscriber extends ParleyElement {
     this.error = { kind, message };
     // Announced once, politely, through the live region; the error line stays visible.
     this.announce(message);
-    this.emit('parley-transcription-error', { kind, message });
+    this.emit('parley-transcription-error', { kind, message, detail });
+    // The platform's or browser's own words are for the site owner (the visitor sees the sentence above);
+    // a refused origin is already explained in the console by the client, a wrong file is the visitor's.
+    if (detail && kind !== 'not-available' && kind !== 'not-audio') console.warn(`[parley] <audio-transcriber> transcription failed (${kind}):`, detail);
   }
 
   private client(): Promise<ParleyClientApi> {

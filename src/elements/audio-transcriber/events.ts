@@ -33,10 +33,14 @@ export interface ParleyTranscriptionFinalDetail {
   source: TranscriptionSource;
 }
 
-/** Detail of `parley-transcription-error`: what failed (`kind`) and the message shown. */
+/**
+ * Detail of `parley-transcription-error`: what failed (`kind`), the sentence shown (`message`, from the
+ * strings by kind), and the platform's or the browser's own words (`detail`, for the site owner; may be empty).
+ */
 export interface ParleyTranscriptionErrorDetail {
   kind: TranscriptionErrorKind;
   message: string;
+  detail: string;
 }
 
 declare module '../internal/events.js' {

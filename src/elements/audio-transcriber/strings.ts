@@ -52,11 +52,15 @@ export interface AudioTranscriberStrings {
   nothingHeard: string;
   /** Announced when a text is final (not for every partial). */
   finalAnnouncement: (text: string) => string;
-  /** What went wrong and what to do about it. */
+  /**
+   * What went wrong and what to do about it, by kind. The built-in sentences leave the platform's or
+   * browser's own words (`platformMessage`) out: those go to `parley-transcription-error` (`detail`) and
+   * the console. An override may still show them.
+   */
   errorMessage: (kind: TranscriptionErrorKind, platformMessage: string) => string;
 }
 
-const errorMessage = (kind: TranscriptionErrorKind, platformMessage: string): string => {
+const errorMessage = (kind: TranscriptionErrorKind): string => {
   switch (kind) {
     case 'permission-denied':
       return 'Microphone access is blocked. Allow the microphone for this site in the browser’s site settings (the icon next to the address), then try again.';
@@ -73,7 +77,7 @@ const errorMessage = (kind: TranscriptionErrorKind, platformMessage: string): st
     case 'interrupted':
       return 'The transcription was interrupted before it finished. The text received so far is kept.';
     case 'platform':
-      return `The transcription service could not transcribe this: ${platformMessage}`;
+      return 'The transcription service could not transcribe this audio. Try again, or try another file.';
     case 'not-available':
       return 'Transcription is not available on this page.';
   }

@@ -6,10 +6,10 @@ import type { OcrResponse, ParleyClientApi } from '../../client/index.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { relayClient } from '../internal/shared-client.js';
 import { controlStyles } from '../internal/controls.styles.js';
-import type { OcrSource } from './events.js';
+import type { OcrFailureKind, OcrSource } from './events.js';
 import { countMatches, highlight, renderOcrPage } from './page-render.js';
 import type { OriginalPages } from './original-pages.js';
-import { resolveDocOcrViewerStrings } from './strings.js';
+import { ocrErrorKind, resolveDocOcrViewerStrings } from './strings.js';
 import type { DocOcrViewerStrings } from './strings.js';
 import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
 import { nextAnnouncement } from '../internal/announce.js';
@@ -83,7 +83,7 @@ const THUMBNAIL_WIDTH = 96;
  * @fires {CustomEvent<ParleyOcrStartDetail>} parley-ocr-start - A document is being sent (`detail.source`, `name`).
  * @fires {CustomEvent<ParleyOcrProgressDetail>} parley-ocr-progress - Pages read so far (`detail.pagesDone`, `pagesTotal`).
  * @fires {CustomEvent<ParleyOcrDoneDetail>} parley-ocr-done - The document was read (`detail.result`, `name`).
- * @fires {CustomEvent<ParleyOcrErrorDetail>} parley-ocr-error - Reading failed (`detail.error`, `message`).
+ * @fires {CustomEvent<ParleyOcrErrorDetail>} parley-ocr-error - Reading failed (`detail.error` with the platform's own message, `kind`, the `message` shown).
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  */
 export class DocOcrViewer extends ParleyElement {
@@ -146,6 +146,10 @@ export class DocOcrViewer extends ParleyElement {
   private rendered: DocumentFragment[] = [];
   /** @internal The cancel button goes when the reading ends: focus on it moves to the drop zone, not to the page. */
   protected readonly focusRescue = new FocusRescueController(this, '.cancel', '.drop-zone');
+  /** @internal Next page is disabled on the last page (and Previous on the first): focus on it moves to the other one. */
+  protected readonly nextPageRescue = new FocusRescueController(this, '.next-page', '.prev-page');
+  /** @internal See `nextPageRescue`. */
+  protected readonly previousPageRescue = new FocusRescueController(this, '.prev-page', '.next-page');
   /** The result `source` belongs to. */
   private sourceResult: OcrResponse | null = null;
   /** Pictures of `source`'s pages (one drawing queue per document; its module loaded on first use); disposed when the document changes or the element leaves the page. */
@@ -198,7 +202,7 @@ export class DocOcrViewer extends ParleyElement {
     const name = typeof document === 'string' ? document : (document as File).name || 'document';
     this.error = '';
     if (typeof document !== 'string' && document.type && !/^(application\/pdf|image\/)/.test(document.type)) {
-      this.fail(new PlatformError({ status: 0, type: 'invalid_request_error', code: 'invalid_document', retryAfter: null, message: t.notDocument(document.type) }), t.notDocument(document.type));
+      this.fail(new PlatformError({ status: 0, type: 'invalid_request_error', code: 'invalid_document', retryAfter: null, message: t.notDocument(document.type) }), 'not-document', t.notDocument(document.type));
       return;
     }
     const controller = new AbortController();
@@ -239,7 +243,13 @@ export class DocOcrViewer extends ParleyElement {
         return;
       }
       const e = PlatformError.from(error);
-      this.fail(e, emitOriginRefusal(this, e) ? t.notAvailable : t.errorMessage(e.message));
+      if (emitOriginRefusal(this, e)) this.fail(e, 'not-available', t.notAvailable);
+      else {
+        const kind = ocrErrorKind(e);
+        this.fail(e, kind, t.errorMessage(e.message, kind));
+        // The platform's own words are for the site owner (the visitor sees the sentence above).
+        if (e.message) console.warn('[parley] <doc-ocr-viewer> reading failed:', e);
+      }
     }
   }
 
@@ -430,11 +440,11 @@ export class DocOcrViewer extends ParleyElement {
     }
   }
 
-  private fail(error: PlatformError, message: string): void {
+  private fail(error: PlatformError, kind: OcrFailureKind, message: string): void {
     this.error = message;
     // Announced once, politely, through the live region; the error line stays visible.
     this.announce(message);
-    this.emit('parley-ocr-error', { error, message });
+    this.emit('parley-ocr-error', { error, kind, message });
   }
 
   private client(): Promise<ParleyClientApi> {
@@ -507,10 +517,15 @@ export class DocOcrViewer extends ParleyElement {
     this.jump(event.shiftKey ? -1 : 1);
   }
 
-  /** Arrow keys move between pages in the page list (one tab stop, roving focus). */
+  /**
+   * Arrow keys move between pages in the page list (one tab stop, roving focus). Left and right follow
+   * the reading direction: in right-to-left text, ArrowLeft goes to the next page.
+   */
   private onPageListKeydown(event: KeyboardEvent): void {
     const count = this.result?.pages.length ?? 0;
-    const moves: Record<string, number> = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1, Home: -count, End: count };
+    const forward = getComputedStyle(this).direction === 'rtl' ? 'ArrowLeft' : 'ArrowRight';
+    const back = forward === 'ArrowLeft' ? 'ArrowRight' : 'ArrowLeft';
+    const moves: Record<string, number> = { ArrowDown: 1, [forward]: 1, ArrowUp: -1, [back]: -1, Home: -count, End: count };
     const step = moves[event.key];
     if (step === undefined) return;
     event.preventDefault();

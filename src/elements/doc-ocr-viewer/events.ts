@@ -7,6 +7,15 @@ import type { OcrResponse, PlatformErrorShape } from '../../client/index.js';
 /** Where a document came from. */
 export type OcrSource = 'file' | 'url';
 
+/**
+ * Why reading failed, as the visitor is told (each language writes its own sentence per kind; the
+ * platform's words go to the event and the console, not on screen).
+ */
+export type OcrErrorKind = 'network' | 'forbidden' | 'url-not-allowed' | 'too-large' | 'rejected' | 'rate-limited' | 'busy' | 'other';
+
+/** `parley-ocr-error`'s kind: a platform failure, a file that is no document, or a relay that does not serve this page. */
+export type OcrFailureKind = OcrErrorKind | 'not-document' | 'not-available';
+
 /** Detail of `parley-ocr-start`: a document is being sent. */
 export interface ParleyOcrStartDetail {
   source: OcrSource;
@@ -26,9 +35,10 @@ export interface ParleyOcrDoneDetail {
   name: string;
 }
 
-/** Detail of `parley-ocr-error`: what failed, and the message shown. */
+/** Detail of `parley-ocr-error`: what failed (`error` carries the platform's own message), its kind, and the sentence shown. */
 export interface ParleyOcrErrorDetail {
   error: PlatformErrorShape;
+  kind: OcrFailureKind;
   message: string;
 }
 

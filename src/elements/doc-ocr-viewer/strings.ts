@@ -6,6 +6,8 @@
 import { localize } from '../internal/locale.js';
 import type { LocaleHost } from '../internal/locale.js';
 import { counter, numberIn } from '../internal/locale-format.js';
+import type { PlatformErrorShape } from '../../client/contracts.js';
+import type { OcrErrorKind } from './events.js';
 
 const count = counter('en');
 const num = numberIn('en');
@@ -54,11 +56,40 @@ export interface DocOcrViewerStrings {
   emptyResult: string;
   /** Shown instead of an image the document did not include or that is not an inline image. */
   imageUnavailable: (alt: string) => string;
-  errorMessage: (message: string) => string;
+  /**
+   * Why reading failed, by kind (see `ocrErrorKind`). `message` is the platform's own words: the built-in
+   * sentences leave it out (it goes to `parley-ocr-error` and the console); it stays first so an override
+   * written for it still works.
+   */
+  errorMessage: (message: string, kind: OcrErrorKind) => string;
   /** Shown when the relay does not serve this page's origin (the site's setup; `parley-error` has the details). */
   notAvailable: string;
   notDocument: (type: string) => string;
 }
+
+/** The kind of a platform failure, which picks the sentence shown (every language sorts them the same way). */
+export function ocrErrorKind(error: PlatformErrorShape): OcrErrorKind {
+  if (error.type === 'network_error') return 'network';
+  // The relay does not let the platform fetch web addresses (its `allowRemoteFiles` is off): files only.
+  if (error.code === 'remote_file_not_allowed') return 'url-not-allowed';
+  if (error.status === 401 || error.status === 403) return 'forbidden';
+  if (error.status === 413) return 'too-large';
+  if (error.status === 400 || error.status === 422) return 'rejected';
+  if (error.status === 429) return 'rate-limited';
+  if (error.status === 503) return 'busy';
+  return 'other';
+}
+
+const OCR_ERRORS: Record<OcrErrorKind, string> = {
+  network: 'The document service could not be reached. Check your connection and try again.',
+  forbidden: 'Reading documents is not allowed here. Reload the page and try again.',
+  'url-not-allowed': 'Documents cannot be read from a web address here. Download the document, then choose the file.',
+  'too-large': 'The document is too large. Choose a smaller file or one with fewer pages.',
+  rejected: 'The document could not be read. Check that it is a readable PDF or image, or that its URL points to one.',
+  'rate-limited': 'Too many requests. Try again in a moment.',
+  busy: 'The document service is busy or not installed. Try again later.',
+  other: 'The document service had a problem and could not read the document.',
+};
 
 /** English defaults. */
 export const defaultDocOcrViewerStrings: DocOcrViewerStrings = {
@@ -93,7 +124,7 @@ export const defaultDocOcrViewerStrings: DocOcrViewerStrings = {
   download: 'Download .md',
   emptyResult: 'Choose, drop or paste a PDF or an image, or give its URL, to see its text here.',
   imageUnavailable: (alt) => `[image${alt ? `: ${alt}` : ''}]`,
-  errorMessage: (message) => `The document could not be read: ${message}`,
+  errorMessage: (_message, kind) => OCR_ERRORS[kind],
   notAvailable: 'Document reading is not available on this page.',
   notDocument: (type) => `That file is not a PDF or an image (${type || 'unknown type'}). Choose a PDF, PNG, JPEG or WebP file.`,
 };

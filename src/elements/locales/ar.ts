@@ -7,6 +7,7 @@
 import { chatErrorKind, clock, counter, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
 import type { ChatErrorKind, CompleteLocaleCatalogue, SpeechErrorKind } from '../internal/locale.js';
 import type { VoiceInputErrorKind } from '../../client/contracts.js';
+import type { OcrErrorKind } from '../doc-ocr-viewer/events.js';
 
 const count = counter('ar');
 const num = numberIn('ar');
@@ -168,7 +169,7 @@ const ar: CompleteLocaleCatalogue = {
     cancelled: 'تم الإلغاء',
     nothingHeard: 'لم يُسمع شيء.',
     finalAnnouncement: (text) => `النص: ${iso(text)}`,
-    errorMessage: (kind, platformMessage) => {
+    errorMessage: (kind) => {
       switch (kind) {
         case 'permission-denied':
           return 'الوصول إلى الميكروفون محظور. اسمح باستخدام الميكروفون لهذا الموقع من إعدادات الموقع في المتصفح (الرمز بجوار العنوان)، ثم حاول مرة أخرى.';
@@ -185,7 +186,7 @@ const ar: CompleteLocaleCatalogue = {
         case 'interrupted':
           return 'انقطع التحويل إلى نص قبل أن يكتمل. تم الاحتفاظ بالنص الذي وصل حتى الآن.';
         case 'platform':
-          return `تعذّر على خدمة تحويل الكلام إلى نص معالجة هذا التسجيل: ${iso(platformMessage)}`;
+          return 'تعذّر على خدمة تحويل الكلام إلى نص معالجة هذا التسجيل. حاول مرة أخرى أو جرّب ملفًا آخر.';
         case 'not-available':
           return 'تحويل الكلام إلى نص غير متاح في هذه الصفحة.';
       }
@@ -234,7 +235,19 @@ const ar: CompleteLocaleCatalogue = {
     download: 'تنزيل بصيغة Markdown',
     emptyResult: 'اختر ملف PDF أو صورة أو أفلته أو الصقه، أو أدخل رابطه، لترى نصه هنا.',
     imageUnavailable: (alt) => `[صورة${alt ? `: ${iso(alt)}` : ''}]`,
-    errorMessage: (message) => `تعذّرت قراءة المستند: ${iso(message)}`,
+    errorMessage: (_message, kind) => {
+      const sentences: Record<OcrErrorKind, string> = {
+        network: 'تعذّر الوصول إلى خدمة قراءة المستندات. تحقّق من اتصالك وحاول مرة أخرى.',
+        forbidden: 'لا يُسمح بقراءة المستندات هنا. أعد تحميل الصفحة وحاول مرة أخرى.',
+        'url-not-allowed': 'لا يمكن قراءة المستندات من عنوان ويب هنا. نزّل المستند ثم اختر الملف.',
+        'too-large': 'المستند كبير جدًا. اختر ملفًا أصغر أو ملفًا بعدد صفحات أقل.',
+        rejected: 'تعذّرت قراءة المستند. تأكّد من أنه ملف PDF أو صورة قابلة للقراءة، أو أن عنوان URL الخاص به يشير إلى أحدهما.',
+        'rate-limited': 'طلبات كثيرة جدًا. حاول مرة أخرى بعد قليل.',
+        busy: 'خدمة قراءة المستندات مشغولة أو غير مثبّتة. حاول مرة أخرى لاحقًا.',
+        other: 'حدثت مشكلة في خدمة قراءة المستندات ولم تتم قراءة المستند.',
+      };
+      return sentences[kind];
+    },
     notAvailable: 'قراءة المستندات غير متاحة في هذه الصفحة.',
     notDocument: (type) => `هذا الملف ليس ملف PDF ولا صورة (${type ? iso(type) : 'نوع غير معروف'}). اختر ملف PDF أو PNG أو JPEG أو WebP.`,
   },

@@ -5,6 +5,7 @@
 import { chatErrorKind, clock, counter, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
 import type { ChatErrorKind, CompleteLocaleCatalogue, SpeechErrorKind } from '../internal/locale.js';
 import type { VoiceInputErrorKind } from '../../client/contracts.js';
+import type { OcrErrorKind } from '../doc-ocr-viewer/events.js';
 
 const count = counter('de');
 const num = numberIn('de');
@@ -157,7 +158,7 @@ const de: CompleteLocaleCatalogue = {
     cancelled: 'Abgebrochen',
     nothingHeard: 'Es war nichts zu hören.',
     finalAnnouncement: (text) => `Transkribiert: ${text}`,
-    errorMessage: (kind, platformMessage) => {
+    errorMessage: (kind) => {
       switch (kind) {
         case 'permission-denied':
           return 'Der Zugriff auf das Mikrofon ist blockiert. Erlauben Sie das Mikrofon für diese Website in den Website-Einstellungen des Browsers (das Symbol neben der Adresse) und versuchen Sie es erneut.';
@@ -174,7 +175,7 @@ const de: CompleteLocaleCatalogue = {
         case 'interrupted':
           return 'Die Transkription wurde unterbrochen, bevor sie fertig war. Der bisher empfangene Text bleibt erhalten.';
         case 'platform':
-          return `Der Transkriptionsdienst konnte dies nicht transkribieren: ${platformMessage}`;
+          return 'Der Transkriptionsdienst konnte dieses Audio nicht transkribieren. Versuchen Sie es erneut oder mit einer anderen Datei.';
         case 'not-available':
           return 'Die Transkription ist auf dieser Seite nicht verfügbar.';
       }
@@ -213,7 +214,19 @@ const de: CompleteLocaleCatalogue = {
     download: '.md herunterladen',
     emptyResult: 'Wählen Sie ein PDF oder ein Bild aus, legen Sie es ab, fügen Sie es ein oder geben Sie seine URL an, um hier den Text zu sehen.',
     imageUnavailable: (alt) => `[Bild${alt ? `: ${alt}` : ''}]`,
-    errorMessage: (message) => `Das Dokument konnte nicht gelesen werden: ${message}`,
+    errorMessage: (_message, kind) => {
+      const sentences: Record<OcrErrorKind, string> = {
+        network: 'Der Dokumentdienst ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+        forbidden: 'Das Lesen von Dokumenten ist hier nicht erlaubt. Laden Sie die Seite neu und versuchen Sie es erneut.',
+        'url-not-allowed': 'Dokumente können hier nicht von einer Webadresse gelesen werden. Laden Sie das Dokument herunter und wählen Sie dann die Datei.',
+        'too-large': 'Das Dokument ist zu groß. Wählen Sie eine kleinere Datei oder eine mit weniger Seiten.',
+        rejected: 'Das Dokument konnte nicht gelesen werden. Prüfen Sie, ob es ein lesbares PDF oder Bild ist oder ob seine URL auf eines verweist.',
+        'rate-limited': 'Zu viele Anfragen. Versuchen Sie es gleich noch einmal.',
+        busy: 'Der Dokumentdienst ist ausgelastet oder nicht installiert. Versuchen Sie es später erneut.',
+        other: 'Beim Dokumentdienst ist ein Problem aufgetreten; das Dokument konnte nicht gelesen werden.',
+      };
+      return sentences[kind];
+    },
     notAvailable: 'Das Lesen von Dokumenten ist auf dieser Seite nicht verfügbar.',
     notDocument: (type) => `Diese Datei ist weder ein PDF noch ein Bild (${type || 'unbekannter Typ'}). Wählen Sie eine PDF-, PNG-, JPEG- oder WebP-Datei.`,
   },

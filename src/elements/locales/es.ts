@@ -5,6 +5,7 @@
 import { chatErrorKind, clock, counter, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
 import type { ChatErrorKind, CompleteLocaleCatalogue, SpeechErrorKind } from '../internal/locale.js';
 import type { VoiceInputErrorKind } from '../../client/contracts.js';
+import type { OcrErrorKind } from '../doc-ocr-viewer/events.js';
 
 const count = counter('es');
 const num = numberIn('es');
@@ -157,7 +158,7 @@ const es: CompleteLocaleCatalogue = {
     cancelled: 'Cancelado',
     nothingHeard: 'No se oyó nada.',
     finalAnnouncement: (text) => `Transcrito: ${text}`,
-    errorMessage: (kind, platformMessage) => {
+    errorMessage: (kind) => {
       switch (kind) {
         case 'permission-denied':
           return 'El acceso al micrófono está bloqueado. Permite el micrófono para este sitio en la configuración del sitio del navegador (el icono junto a la dirección) e inténtalo de nuevo.';
@@ -174,7 +175,7 @@ const es: CompleteLocaleCatalogue = {
         case 'interrupted':
           return 'La transcripción se interrumpió antes de terminar. Se conserva el texto recibido hasta ahora.';
         case 'platform':
-          return `El servicio de transcripción no pudo transcribir esto: ${platformMessage}`;
+          return 'El servicio de transcripción no pudo transcribir este audio. Inténtalo de nuevo o prueba con otro archivo.';
         case 'not-available':
           return 'La transcripción no está disponible en esta página.';
       }
@@ -213,7 +214,19 @@ const es: CompleteLocaleCatalogue = {
     download: 'Descargar .md',
     emptyResult: 'Elige, suelta o pega un PDF o una imagen, o indica su URL, para ver aquí su texto.',
     imageUnavailable: (alt) => `[imagen${alt ? `: ${alt}` : ''}]`,
-    errorMessage: (message) => `No se pudo leer el documento: ${message}`,
+    errorMessage: (_message, kind) => {
+      const sentences: Record<OcrErrorKind, string> = {
+        network: 'No se pudo conectar con el servicio de documentos. Comprueba tu conexión e inténtalo de nuevo.',
+        forbidden: 'Aquí no se permite leer documentos. Recarga la página e inténtalo de nuevo.',
+        'url-not-allowed': 'Aquí no se pueden leer documentos desde una dirección web. Descarga el documento y luego elige el archivo.',
+        'too-large': 'El documento es demasiado grande. Elige un archivo más pequeño o con menos páginas.',
+        rejected: 'No se pudo leer el documento. Comprueba que sea un PDF o una imagen legible, o que su URL lleve a uno.',
+        'rate-limited': 'Demasiadas solicitudes. Inténtalo de nuevo en un momento.',
+        busy: 'El servicio de documentos está ocupado o no está instalado. Inténtalo más tarde.',
+        other: 'El servicio de documentos tuvo un problema y no pudo leer el documento.',
+      };
+      return sentences[kind];
+    },
     notAvailable: 'La lectura de documentos no está disponible en esta página.',
     notDocument: (type) => `Ese archivo no es un PDF ni una imagen (${type || 'tipo desconocido'}). Elige un archivo PDF, PNG, JPEG o WebP.`,
   },

@@ -5,6 +5,7 @@
 import { chatErrorKind, clock, counter, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
 import type { ChatErrorKind, CompleteLocaleCatalogue, SpeechErrorKind } from '../internal/locale.js';
 import type { VoiceInputErrorKind } from '../../client/contracts.js';
+import type { OcrErrorKind } from '../doc-ocr-viewer/events.js';
 
 const count = counter('fr');
 const num = numberIn('fr');
@@ -159,7 +160,7 @@ const fr: CompleteLocaleCatalogue = {
     cancelled: 'Annulé',
     nothingHeard: 'Rien n’a été entendu.',
     finalAnnouncement: (text) => `Transcrit${NBSP}: ${text}`,
-    errorMessage: (kind, platformMessage) => {
+    errorMessage: (kind) => {
       switch (kind) {
         case 'permission-denied':
           return 'L’accès au micro est bloqué. Autorisez le micro pour ce site dans les paramètres du site du navigateur (l’icône à côté de l’adresse), puis réessayez.';
@@ -176,7 +177,7 @@ const fr: CompleteLocaleCatalogue = {
         case 'interrupted':
           return 'La transcription a été interrompue avant la fin. Le texte déjà reçu est conservé.';
         case 'platform':
-          return `Le service de transcription n’a pas pu transcrire cet audio${NBSP}: ${platformMessage}`;
+          return 'Le service de transcription n’a pas pu transcrire cet audio. Réessayez ou essayez un autre fichier.';
         case 'not-available':
           return 'La transcription n’est pas disponible sur cette page.';
       }
@@ -215,7 +216,19 @@ const fr: CompleteLocaleCatalogue = {
     download: 'Télécharger le .md',
     emptyResult: 'Choisissez, déposez ou collez un PDF ou une image, ou indiquez son URL, pour voir son texte ici.',
     imageUnavailable: (alt) => `[image${alt ? `${NBSP}: ${alt}` : ''}]`,
-    errorMessage: (message) => `Le document n’a pas pu être lu${NBSP}: ${message}`,
+    errorMessage: (_message, kind) => {
+      const sentences: Record<OcrErrorKind, string> = {
+        network: 'Le service de lecture de documents est injoignable. Vérifiez votre connexion et réessayez.',
+        forbidden: 'La lecture de documents n’est pas autorisée ici. Rechargez la page et réessayez.',
+        'url-not-allowed': 'Les documents ne peuvent pas être lus depuis une adresse web ici. Téléchargez le document, puis choisissez le fichier.',
+        'too-large': 'Le document est trop volumineux. Choisissez un fichier plus petit ou avec moins de pages.',
+        rejected: 'Le document n’a pas pu être lu. Vérifiez qu’il s’agit d’un PDF ou d’une image lisible, ou que son URL mène à l’un d’eux.',
+        'rate-limited': 'Trop de demandes. Réessayez dans un instant.',
+        busy: 'Le service de lecture de documents est occupé ou n’est pas installé. Réessayez plus tard.',
+        other: 'Le service de lecture de documents a rencontré un problème et n’a pas pu lire le document.',
+      };
+      return sentences[kind];
+    },
     notAvailable: 'La lecture de documents n’est pas disponible sur cette page.',
     notDocument: (type) => `Ce fichier n’est ni un PDF ni une image (${type || 'type inconnu'}). Choisissez un fichier PDF, PNG, JPEG ou WebP.`,
   },

@@ -7,6 +7,7 @@ import { localeChain, localize, registerLocale, shippedLocales } from '../../../
 import type { CompleteLocaleCatalogue, LocalePart } from '../../../src/elements/internal/locale.js';
 import type { PlatformErrorShape, VoiceInputErrorKind } from '../../../src/client/contracts.js';
 import type { TranscriptionErrorKind } from '../../../src/elements/audio-transcriber/events.js';
+import type { OcrErrorKind } from '../../../src/elements/doc-ocr-viewer/events.js';
 import fr from '../../../src/elements/locales/fr.js';
 import de from '../../../src/elements/locales/de.js';
 import es from '../../../src/elements/locales/es.js';
@@ -44,6 +45,7 @@ const voiceKinds: VoiceInputErrorKind[] = ['permission-denied', 'no-microphone',
 const transcriptionKinds: TranscriptionErrorKind[] = [
   'permission-denied', 'no-microphone', 'microphone-busy', 'unsupported', 'not-audio', 'network', 'interrupted', 'platform', 'not-available',
 ];
+const ocrKinds: OcrErrorKind[] = ['network', 'forbidden', 'url-not-allowed', 'too-large', 'rejected', 'rate-limited', 'busy', 'other'];
 
 /** The arguments each function string is called with: every function of English must be listed. */
 const samples: Record<LocalePart, Record<string, unknown[][]>> = {
@@ -79,7 +81,7 @@ const samples: Record<LocalePart, Record<string, unknown[][]>> = {
     originalUnavailable: [[3]],
     matches: [[0, null], [1, null], [2, null], [3, null], [11, 2]],
     imageUnavailable: [['chart'], ['']],
-    errorMessage: [['HTTP 500']],
+    errorMessage: ocrKinds.map((kind) => ['no-such-model', kind]),
     notDocument: [['text/plain'], ['']],
   },
 };
@@ -125,6 +127,13 @@ describe('locale catalogues', () => {
       expect(voice.size).toBe(voiceKinds.length);
       const transcriber = new Set(transcriptionKinds.map((kind) => catalogue.audioTranscriber.errorMessage(kind, 'x')));
       expect(transcriber.size).toBe(transcriptionKinds.length);
+      const reader = new Set(ocrKinds.map((kind) => catalogue.docOcrViewer.errorMessage('x', kind)));
+      expect(reader.size).toBe(ocrKinds.length);
+    });
+
+    test(`${tag}: the visitor's error sentences leave the platform's own words out`, () => {
+      for (const kind of transcriptionKinds) expect(catalogue.audioTranscriber.errorMessage(kind, 'no-such-model')).not.toContain('no-such-model');
+      for (const kind of ocrKinds) expect(catalogue.docOcrViewer.errorMessage('no-such-model', kind)).not.toContain('no-such-model');
     });
 
     test(`${tag}: nothing forces left to right (no LRM, LRE, LRO)`, () => {
