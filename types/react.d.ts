@@ -325,7 +325,7 @@ export interface AudioTranscriberReactProps {
    */
   'onparley-transcription-final'?: (event: CustomEvent<ParleyTranscriptionFinalDetail>) => void;
   /**
-   * Recording or transcription failed (`detail.kind`, `message`).
+   * Recording or transcription failed (`detail.kind`, the `message` shown, the platform's or browser's own words in `detail`).
    *
    * Event `parley-transcription-error`.
    */
@@ -412,7 +412,7 @@ export interface DocOcrViewerReactProps {
    */
   'onparley-ocr-done'?: (event: CustomEvent<ParleyOcrDoneDetail>) => void;
   /**
-   * Reading failed (`detail.error`, `message`).
+   * Reading failed (`detail.error` with the platform's own message, `kind`, the `message` shown).
    *
    * Event `parley-ocr-error`.
    */

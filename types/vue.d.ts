@@ -255,7 +255,7 @@ export interface AudioTranscriberVueProps {
    */
   onParleyTranscriptionFinal?: (event: CustomEvent<ParleyTranscriptionFinalDetail>) => void;
   /**
-   * Recording or transcription failed (`detail.kind`, `message`).
+   * Recording or transcription failed (`detail.kind`, the `message` shown, the platform's or browser's own words in `detail`).
    *
    * Event `parley-transcription-error`.
    */
@@ -324,7 +324,7 @@ export interface DocOcrViewerVueProps {
    */
   onParleyOcrDone?: (event: CustomEvent<ParleyOcrDoneDetail>) => void;
   /**
-   * Reading failed (`detail.error`, `message`).
+   * Reading failed (`detail.error` with the platform's own message, `kind`, the `message` shown).
    *
    * Event `parley-ocr-error`.
    */
