@@ -84,6 +84,9 @@ const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handof
  * @csspart handoff - The divider shown when another agent takes over.
  * @csspart thinking - Shown while waiting for the first words of a reply.
  * @csspart notice - A notice from the session (e.g. old conversations removed).
+ * @csspart offline-notice - The notice that a message waits for the connection (with `notice`).
+ * @csspart cancel-waiting-button - The offline notice's button that drops the waiting message.
+ * @csspart waiting - The note under a user message that waits for the connection.
  * @csspart error - The error message shown in words.
  * @csspart retry-button - Sends the failed turn again (after a voice input error: listens again).
  * @csspart composer - The form with the message box.
@@ -692,6 +695,10 @@ export class AgentChat extends ParleyElement {
           ${this.renderHeader(t, launcher)}
           ${this.showList ? this.renderConversationList(t) : this.renderTranscript(t)}
           ${this.chat.state.notice ? html`<p part="notice" class="notice">${this.chat.state.notice}</p>` : nothing}
+          ${this.chat.state.waiting?.length
+            ? html`<p part="notice offline-notice" class="notice" role="status">${t.offlineWaiting}
+                <button part="cancel-waiting-button" class="quiet" type="button" @click=${() => this.chat.cancelWaiting()}>${t.cancelWaiting}</button></p>`
+            : nothing}
           ${this.renderError(t)}
           <form part="composer" class="composer" @submit=${this.onSubmit}>
             <textarea
@@ -832,6 +839,7 @@ export class AgentChat extends ParleyElement {
     return html`<div part="message message-user" class="message user" data-entry-id=${entry.id}>
       <span class="visually-hidden">${t.you}:</span>
       <div part="bubble" class="bubble" dir="auto">${text}</div>
+      ${this.chat.state.waiting?.includes(entry.id) ? html`<p part="waiting" class="interrupted">${t.waitingToSend}</p>` : nothing}
       ${this.busy
         ? nothing
         : html`<div part="message-actions" class="message-actions">

@@ -45,6 +45,12 @@ export interface AgentChatStrings {
   chatPanelLabel: string;
   thinking: string;
   interrupted: string;
+  /** The notice while a message waits for the connection (the page is offline). */
+  offlineWaiting: string;
+  /** The note under a user message that waits for the connection. */
+  waitingToSend: string;
+  /** The notice's button that drops the waiting message instead of sending it. */
+  cancelWaiting: string;
   handoff: (agentName: string) => string;
   functionCall: (name: string) => string;
   toolExecution: (name: string) => string;
@@ -131,6 +137,9 @@ export const defaultStrings: AgentChatStrings = {
   chatPanelLabel: 'Chat',
   thinking: 'Thinking…',
   interrupted: 'This reply was interrupted.',
+  offlineWaiting: 'You’re offline. Your message will be sent when the connection is back.',
+  waitingToSend: 'Waiting for the connection…',
+  cancelWaiting: 'Don’t send',
   handoff: (name) => `Passed to the ${name} agent`,
   functionCall: (name) => `Called ${name}`,
   toolExecution: (name) => `Used ${name}`,

@@ -203,6 +203,11 @@ export class ChatSessionController implements ReactiveController {
     session.stop();
   }
 
+  /** Drops the messages waiting for the connection instead of sending them. */
+  cancelWaiting(): void {
+    this.#active?.cancelWaiting?.();
+  }
+
   /**
    * The error box's retry: creates the session again when it could not be, dismisses a failure outside
    * a turn (the user repeats the action), or sends the failed turn again.
