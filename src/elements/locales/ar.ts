@@ -130,6 +130,7 @@ const ar: CompleteLocaleCatalogue = {
     rate: 'السرعة',
     progressLabel: 'المدة المشغّلة',
     progressText: (played, received) => `${clock(played)} / ${clock(received)}`,
+    rateOption: (rate) => `${num(rate)}×`,
     loading: 'جارٍ تجهيز الصوت…',
     playing: 'قيد التشغيل',
     paused: 'متوقف مؤقتًا',

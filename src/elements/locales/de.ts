@@ -119,6 +119,7 @@ const de: CompleteLocaleCatalogue = {
     rate: 'Tempo',
     progressLabel: 'Abgespielt',
     progressText: (played, received) => `${clock(played)} / ${clock(received)}`,
+    rateOption: (rate) => `${num(rate)}×`,
     loading: 'Sprachausgabe wird vorbereitet…',
     playing: 'Wird abgespielt',
     paused: 'Pausiert',

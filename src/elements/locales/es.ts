@@ -119,6 +119,7 @@ const es: CompleteLocaleCatalogue = {
     rate: 'Velocidad',
     progressLabel: 'Reproducido',
     progressText: (played, received) => `${clock(played)} / ${clock(received)}`,
+    rateOption: (rate) => `${num(rate)}×`,
     loading: 'Preparando la voz…',
     playing: 'Reproduciendo',
     paused: 'En pausa',

@@ -121,6 +121,7 @@ const fr: CompleteLocaleCatalogue = {
     rate: 'Vitesse',
     progressLabel: 'Progression de la lecture',
     progressText: (played, received) => `${clock(played)} / ${clock(received)}`,
+    rateOption: (rate) => `${num(rate)}×`,
     loading: 'Préparation de la voix…',
     playing: 'Lecture en cours',
     paused: 'En pause',

@@ -364,7 +364,7 @@ export class SpeechPlayer extends ParleyElement {
           : nothing}
         <label part="rate-picker">${t.rate}
           <select part="rate-select" class="rate" @change=${this.onRateChange}>
-            ${rates.map((r) => html`<option value=${r} ?selected=${r === this.rate}>${r}×</option>`)}
+            ${rates.map((r) => html`<option value=${r} ?selected=${r === this.rate}>${t.rateOption(r)}</option>`)}
           </select>
         </label>
       </div>

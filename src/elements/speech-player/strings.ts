@@ -8,7 +8,9 @@ import { speechErrorKind } from '../internal/error-kinds.js';
 import type { SpeechErrorKind } from '../internal/error-kinds.js';
 import { localize } from '../internal/locale.js';
 import type { LocaleHost } from '../internal/locale.js';
-import { clock } from '../internal/locale-format.js';
+import { clock, numberIn } from '../internal/locale-format.js';
+
+const num = numberIn('en');
 
 /** The user-visible strings of `<speech-player>`. */
 export interface SpeechPlayerStrings {
@@ -22,6 +24,8 @@ export interface SpeechPlayerStrings {
   /** The voice option that leaves the choice to the platform. */
   defaultVoice: string;
   rate: string;
+  /** An option of the speed picker: `1.25×` (the number as the language writes it). */
+  rateOption: (rate: number) => string;
   /** Accessible name of the progress bar. */
   progressLabel: string;
   /** `0:03 / 0:07`: seconds played, seconds received. */
@@ -59,6 +63,7 @@ export const defaultSpeechPlayerStrings: SpeechPlayerStrings = {
   voice: 'Voice',
   defaultVoice: 'Default voice',
   rate: 'Speed',
+  rateOption: (rate) => `${num(rate)}×`,
   progressLabel: 'Played',
   progressText: (played, received) => `${clock(played)} / ${clock(received)}`,
   loading: 'Preparing speech…',

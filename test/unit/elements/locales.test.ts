@@ -52,6 +52,7 @@ const samples: Record<LocalePart, Record<string, unknown[][]>> = {
   agentChat: {
     deleteConversation: [['Trip to Lyon']],
     showEarlier: [[0], [1], [2], [3], [11], [100], [1234]],
+    searchMatches: [[1, 1], [3, 12], [1, 1234]],
     handoff: [['billing']],
     functionCall: [['get_weather']],
     toolExecution: [['web_search']],
@@ -63,6 +64,7 @@ const samples: Record<LocalePart, Record<string, unknown[][]>> = {
   },
   speechPlayer: {
     progressText: [[3.4, 67]],
+    rateOption: [[0.75], [1], [1.25]],
     errorMessage: platformErrors.map((e) => [e]),
   },
   audioTranscriber: {
@@ -167,6 +169,7 @@ describe('locale catalogues', () => {
     expect(fr.agentChat.showEarlier(1)).toBe('Afficher 1 message précédent');
     expect(fr.agentChat.showEarlier(3)).toBe('Afficher les 3 messages précédents');
     expect(de.docOcrViewer.done(1234)).toBe('1.234 Seiten gelesen.');
+    expect([defaultSpeechPlayerStrings.rateOption(1.25), fr.speechPlayer.rateOption(1.25), de.speechPlayer.rateOption(0.75)]).toEqual(['1.25×', '1,25×', '0,75×']);
     expect(es.docOcrViewer.done(1)).toBe('Se leyó 1 página.');
     // Arabic has six forms: 0, 1, 2, 3–10, 11–99, 100…
     const arabic = [0, 1, 2, 3, 11, 100].map((n) => ar.docOcrViewer.done(n));
