@@ -6,7 +6,7 @@ import { serveFetch, type ServedFetch } from '../../../src/server/node-serve.js'
 import { ORIGIN, within } from './helpers.js';
 
 /** One streamed call the platform received: its path and whether its request was aborted (the relay aborted it). */
-export interface UpstreamCall { path: string; aborted: boolean; whenAborted: Promise<void> }
+export interface UpstreamCall { path: string; aborted: boolean; whenAborted: Promise<void>; /** Resolves once its answer was sent whole. */ sent: Promise<void> }
 
 export interface ServedPlatform {
   platform: Platform;
@@ -23,9 +23,16 @@ export async function servePlatform(apiKey: string, tokenDelayMs: number): Promi
   const served = await serveFetch(async (request) => {
     if (request.method === 'POST' && new URL(request.url).pathname.startsWith('/v1/conversations')) {
       let aborted!: () => void;
-      const call: UpstreamCall = { path: new URL(request.url).pathname, aborted: false, whenAborted: new Promise((r) => { aborted = r; }) };
+      let sent!: () => void;
+      const call: UpstreamCall = {
+        path: new URL(request.url).pathname, aborted: false, whenAborted: new Promise((r) => { aborted = r; }), sent: new Promise((r) => { sent = r; }),
+      };
       request.signal.addEventListener('abort', () => { call.aborted = true; aborted(); }, { once: true });
       calls.push(call);
+      const response = await platform.fetch(request);
+      if (!response.body) return response;
+      const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => sent() }));
+      return new Response(body, { status: response.status, headers: response.headers });
     }
     return platform.fetch(request);
   });
