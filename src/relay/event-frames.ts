@@ -33,6 +33,8 @@ export class EventFramer {
   /** The block just emitted ended with a CR that was the chunk's last byte: a LF first in the next chunk is its. */
   #dropLf = false;
   #hasField = false;
+  /** Whether the block last emitted was an event (its ending is rewritten, so a late LF of it is dropped). */
+  #lastWasEvent = false;
 
   /** Whether a block has begun but not ended (bytes are held). */
   get pending(): boolean {
@@ -50,7 +52,12 @@ export class EventFramer {
       this.#dropLf = false;
       if (b === LF && this.#afterCr) {
         this.#afterCr = false;
-        if (dropping) start = i + 1;
+        if (dropping) {
+          // The LF of the CRLF that ended the block just emitted: an event's ending was rewritten (drop it),
+          // a comment passes unchanged (this byte too).
+          if (!this.#lastWasEvent) frames.push({ bytes: chunk.subarray(i, i + 1), event: false });
+          start = i + 1;
+        }
         continue;
       }
       if (b === LF || b === CR) {
@@ -99,6 +106,7 @@ export class EventFramer {
     this.#held = [];
     this.#heldBytes = 0;
     const frame = { bytes, event: this.#hasField };
+    this.#lastWasEvent = this.#hasField;
     this.#hasField = false;
     return frame;
   }
