@@ -14,7 +14,7 @@
  * Resuming (issue 16): a relay names every relayed stream (`Parley-Stream-Id`) and gives every
  * event an id `<streamId>:<seq>`. When the connection breaks before the final event, this class
  * asks `GET {resumeBase}/streams/{id}` with `Last-Event-ID` (backoff 250 ms doubling, with jitter,
- * at most 6 attempts in a row) and carries on with the events after the last one it had: the
+ * at most 6 attempts in a row; while the browser says it is offline it waits for `online` instead) and carries on with the events after the last one it had: the
  * consumer sees one sequence. Events at or below the last seq are skipped (never twice). Without a
  * stream id (the platform itself, no relay) a broken connection fails as before.
  */
@@ -92,6 +92,8 @@ export class ConversationEventStream implements ConversationStream {
   /** Whether the current connection is a resume (`GET …/streams/{id}`). */
   #resuming = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Stops waiting for the browser's `online` event. */
+  #signalOff: () => void = () => {};
 
   constructor(url: string, body: unknown, transport: StreamTransport, signal?: AbortSignal, options: StreamResumeOptions = {}) {
     this.#transport = transport;
@@ -169,6 +171,7 @@ export class ConversationEventStream implements ConversationStream {
   #stop(): void {
     if (!this.#controller.signal.aborted) this.#controller.abort();
     clearTimeout(this.#timer);
+    this.#signalOff();
     this.#upstream?.cancel().catch(() => {});
     if (this.#finished) return;
     this.#finished = true;
@@ -317,12 +320,23 @@ export class ConversationEventStream implements ConversationStream {
 
   /** Waits (backoff with jitter) and resumes; after too many failures in a row, ends with `failure`. */
   #retryLater(failure: PlatformError): void {
-    if (this.#failures >= this.#attempts) return this.#finish(failure);
-    const delay = Math.round(this.#baseDelay * 2 ** this.#failures * (0.5 + Math.random() * 0.5));
-    this.#failures += 1;
     this.#connection += 1; // whatever the old connection still reports is ignored
     this.#upstream?.cancel().catch(() => {});
     this.#upstream = null;
+    if (isOffline()) {
+      // The browser knows it is offline: wait for it to be back rather than spend the attempts.
+      const target = globalThis as unknown as EventTarget;
+      const onOnline = () => {
+        this.#signalOff();
+        if (!this.#finished) this.#retryLater(failure);
+      };
+      target.addEventListener('online', onOnline, { once: true });
+      this.#signalOff = () => target.removeEventListener('online', onOnline);
+      return;
+    }
+    if (this.#failures >= this.#attempts) return this.#finish(failure);
+    const delay = Math.round(this.#baseDelay * 2 ** this.#failures * (0.5 + Math.random() * 0.5));
+    this.#failures += 1;
     this.#timer = setTimeout(() => {
       if (!this.#finished) this.#resume();
     }, delay);
@@ -345,6 +359,7 @@ export class ConversationEventStream implements ConversationStream {
     if (this.#finished) return;
     this.#finished = true;
     clearTimeout(this.#timer);
+    this.#signalOff();
     this.#unlink();
     // The server closes after the final event; let go of the connection either way.
     this.#upstream?.cancel().catch(() => {});
@@ -356,6 +371,12 @@ export class ConversationEventStream implements ConversationStream {
       this.#rejectId(PlatformError.stream('The stream ended without a conversation id'));
     }
   }
+}
+
+/** Whether a browser says it is offline (never under Node). */
+function isOffline(): boolean {
+  return (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine === false
+    && typeof (globalThis as { addEventListener?: unknown }).addEventListener === 'function';
 }
 
 function isEventStream(res: Response): boolean {

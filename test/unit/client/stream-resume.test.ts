@@ -121,6 +121,33 @@ describe('resuming a relayed stream', () => {
     expect(replyText([...before, ...events])).toBe(await storedReply(conversationId));
   });
 
+  test('while the browser says it is offline no attempt is spent; back online, the stream carries on', async () => {
+    relay = resumeRelay(platform, BASE);
+    relay.cuts = [2];
+    const events = new EventTarget();
+    const g = globalThis as Record<string, unknown>;
+    g.navigator = { onLine: false };
+    g.addEventListener = events.addEventListener.bind(events);
+    g.removeEventListener = events.removeEventListener.bind(events);
+    try {
+      const stream = client(relay.fetch, 1).conversations.start({ model: 'parley-local', inputs: 'Tell me a long story about lamps' });
+      const collected = collect(stream);
+      await expect.poll(() => relay.streams.size, { timeout: 2000 }).toBe(1);
+      await new Promise((r) => setTimeout(r, 150)); // several backoff delays: nothing is tried while offline
+      expect(relay.log.filter((l) => l.startsWith('GET'))).toEqual([]);
+      (g.navigator as { onLine: boolean }).onLine = true;
+      events.dispatchEvent(new Event('online'));
+      const { events: got, error } = await collected;
+      expect(error).toBeNull();
+      expect(relay.log.filter((l) => l.startsWith('GET'))).toHaveLength(1);
+      expect(replyText(got)).toBe(await storedReply(await stream.conversationId));
+    } finally {
+      delete g.navigator;
+      delete g.addEventListener;
+      delete g.removeEventListener;
+    }
+  });
+
   test('without a stream id (the platform itself) a cut connection fails as before', async () => {
     let cut = true;
     const direct: typeof fetch = async (input, init) => {
