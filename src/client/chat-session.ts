@@ -321,7 +321,7 @@ export class ChatSession implements ChatSessionApi {
     void this.#resolveAgentName(epoch);
     if (inflight) {
       // A reply was streaming when this conversation was last seen: follow the tab streaming it, or resume it.
-      this.#set({ status: 'streaming', streamingEntryId: inflight.entryId });
+      this.#set({ status: 'streaming', streamingEntryId: inflight.entryId, following: true });
       await this.#takeOver(epoch, conversationId);
       return;
     }

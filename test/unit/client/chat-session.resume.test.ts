@@ -128,3 +128,69 @@ describe('ChatSession resuming replies', () => {
     await store.close();
   });
 });
+
+describe('ChatSession offline', () => {
+  /** A page whose browser says it is offline (`navigator.onLine`, `online` events on the global). */
+  function offlinePage() {
+    const events = new EventTarget();
+    const g = globalThis as Record<string, unknown>;
+    const navigator = { onLine: false };
+    g.navigator = navigator;
+    g.addEventListener = events.addEventListener.bind(events);
+    g.removeEventListener = events.removeEventListener.bind(events);
+    return {
+      online() {
+        navigator.onLine = true;
+        events.dispatchEvent(new Event('online'));
+      },
+      restore() {
+        delete g.navigator;
+        delete g.addEventListener;
+        delete g.removeEventListener;
+      },
+    };
+  }
+
+  test('a message sent offline waits in the transcript (no request) and goes out when the browser is online', async () => {
+    const page = offlinePage();
+    try {
+      const relay = resumeRelay(platform, BASE);
+      const chat = new ChatSession({ client: client(relay), store: await HistoryStore.open({ name: `offline-${++n}` }), model: 'parley-local' });
+      await chat.send('Hello from the train');
+      expect(chat.state.status).toBe('ready');
+      expect(chat.state.error).toBeNull();
+      expect(chat.state.entries).toHaveLength(1);
+      expect(chat.state.waiting).toEqual([chat.state.entries[0].id]);
+      expect(relay.log).toEqual([]);
+      page.online();
+      await until(chat, (s) => s.status === 'ready' && s.entries.length === 2 && !s.waiting?.length, 'the reply');
+      expect(chat.state.error).toBeNull();
+      expect(relay.log).toEqual(['POST /v1/conversations']);
+    } finally {
+      page.restore();
+    }
+  });
+
+  test('a send that gets no answer at all waits too; a second message joins it; cancelWaiting drops them', async () => {
+    const page = offlinePage();
+    try {
+      (globalThis as { navigator: { onLine: boolean } }).navigator.onLine = true; // the browser thinks it is online
+      let calls = 0;
+      const unreachable = new ParleyClient({ baseUrl: BASE, fetch: async () => { calls++; throw new TypeError('Failed to fetch'); }, retry: { retries: 0 } });
+      const chat = new ChatSession({ client: unreachable, model: 'parley-local' });
+      await chat.send('first');
+      expect(calls).toBe(1);
+      expect(chat.state.error).toBeNull();
+      expect(chat.state.waiting).toHaveLength(1);
+      await chat.send('second');
+      expect(chat.state.entries.map((e) => (e as { content?: unknown }).content)).toEqual(['first', 'second']);
+      expect(chat.state.waiting).toHaveLength(2);
+      chat.cancelWaiting();
+      expect(chat.state.entries).toEqual([]);
+      expect(chat.state.waiting).toEqual([]);
+      chat.dispose();
+    } finally {
+      page.restore();
+    }
+  });
+});
