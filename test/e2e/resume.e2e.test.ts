@@ -71,7 +71,7 @@ async function snapshot(page: Page): Promise<{ status: string | undefined; repli
   return page.evaluate(() => {
     const chat = document.querySelector('agent-chat') as (HTMLElement & { activeSession?: { state: { status: string } } | null }) | null;
     const root = chat?.shadowRoot;
-    const text = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const text = (el: Element) => (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim();
     return {
       status: chat?.activeSession?.state.status,
       replies: [...root?.querySelectorAll('[part~="message-assistant"] [part="bubble"]') ?? []].map(text),
@@ -195,7 +195,7 @@ describe('a long reply survives reloads, cut sockets, relay switches and second 
   });
 
   it('a second tab opened mid-reply shows the same reply; closing the streaming tab lets the other finish it', async () => {
-    const { context, pageErrors } = await visitor();
+    const { context, pageErrors, streamIds } = await visitor();
     const first = await openChat(context);
     await send(first, LONG_PROMPT);
     await partialReply(first);
@@ -214,8 +214,11 @@ describe('a long reply survives reloads, cut sockets, relay switches and second 
     const partial = (await snapshot(second)).replies[1]!;
     expect(partial.length).toBeLessThan(expected.length);
     // …and when the streaming tab closes mid-reply, the other takes over and finishes it.
+    expect(streamIds, 'one stream per message, both from the first tab').toHaveLength(2);
+    const mark = stack.log.length;
     await first.close();
     const s = await finalReply(second, expected, 2);
+    expect(resumesOf(streamIds[1]!, mark).map((r) => r.status), 'the second tab resumed the stream from the relay').toContain(200);
     expect(s.replies[0]).toBe(expected);
     expect(s.users).toEqual([LONG_PROMPT, LONG_PROMPT]);
     expect(s.errors).toBe(0);
@@ -301,7 +304,12 @@ describe('offline', () => {
 
     // Sending offline: the visitor is told at once, the message waits in the transcript.
     await send(page, 'Are you there?');
-    await offlineNote(page).first().waitFor(WAIT);
+    const note = page.locator('agent-chat [part~="offline-notice"]');
+    await note.waitFor(WAIT);
+    expect(await note.innerText()).toMatch(/offline.*sent when the connection is back/i);
+    expect(await offlineNote(page).count(), 'the visitor reads that they are offline').toBeGreaterThan(0);
+    expect(await page.locator('agent-chat [part="waiting"]').count(), 'the message is marked as waiting').toBe(1);
+    expect(await note.locator('[part="cancel-waiting-button"]').count(), 'with a way not to send it').toBe(1);
     let s = await snapshot(page);
     expect(s.users).toEqual(['Hello from the shop', 'Are you there?']);
     expect(s.replies).toHaveLength(1);
@@ -316,6 +324,7 @@ describe('offline', () => {
     expect(s.users).toEqual(['Hello from the shop', 'Are you there?']);
     expect(s.errors).toBe(0);
     expect(await offlineNote(page).count(), 'the offline note is gone').toBe(0);
+    expect(await page.locator('agent-chat [part="waiting"]').count()).toBe(0);
     expect(pageErrors).toEqual([]);
     await context.close();
   });
