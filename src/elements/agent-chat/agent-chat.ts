@@ -21,11 +21,17 @@ import { VoiceInController } from './controllers/voice-in-controller.js';
 import { VoiceOutController } from './controllers/voice-out-controller.js';
 import { lastReply } from './transcript.js';
 import type { TranscriptItem } from './transcript.js';
+import type { TranscriptSearch } from './transcript-search.js';
 
 export type { ParleyHandsFreeChangedDetail, ParleyVoiceFinalDetail, ParleyVoiceStartDetail } from './voice-events.js';
 
-/** How many transcript items are rendered at first; older ones appear with "Show earlier messages". */
-const PAGE_SIZE = 100;
+/**
+ * A conversation opened with many messages is rendered newest first: these many at once (the first frame
+ * shows the end of it), then the older ones, `HISTORY_CHUNK` more each frame, until all are in the
+ * transcript. Nothing waits behind a button; search waits for the last chunk.
+ */
+const HISTORY_FIRST = 40;
+const HISTORY_CHUNK = 160;
 /** Longest text read out by the live region for one reply. */
 const ANNOUNCE_LIMIT = 600;
 /**
@@ -70,8 +76,17 @@ const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handof
  * @csspart delete-button - The button that deletes a conversation.
  * @csspart transcript - The scrolling list of messages.
  * @csspart empty - The default empty state.
- * @csspart show-earlier-button - Button that renders older messages of a long conversation.
- * @csspart message - A message (user or assistant); also `message-user` / `message-assistant`.
+ * @csspart search-button - Button that opens the search over the conversation's messages (`aria-expanded`).
+ * @csspart search - The search bar (field, state line, previous / next / close buttons).
+ * @csspart search-input - The search field: Enter goes to the next match, Shift+Enter to the previous one, Escape closes.
+ * @csspart search-status - The search's state line ("3 of 12 matches"), a polite live region.
+ * @csspart search-previous-button - Goes to the previous match.
+ * @csspart search-next-button - Goes to the next match.
+ * @csspart search-close-button - Closes the search.
+ * @csspart message - A message (user or assistant); also `message-user` / `message-assistant`. Every message of
+ *   the conversation is in the transcript; off-screen ones are not laid out (`content-visibility: auto`). The
+ *   current search match's message has the class `search-current`; the matches are styled with
+ *   `::highlight(parley-search)` and `::highlight(parley-search-current)` (CSS Custom Highlight API).
  * @csspart message-user - A message of the user.
  * @csspart message-assistant - A message of the assistant.
  * @csspart bubble - The bubble around a message's text.
@@ -238,7 +253,9 @@ export class AgentChat extends ParleyElement {
   /** Key of the user message being edited (see TranscriptItem). */
   @state() private editingKey: string | null = null;
   @state() private editDraft = '';
-  @state() private visibleCount = PAGE_SIZE;
+  @state() private searchOpen = false;
+  /** The search's state line (see `searchStatusText`). */
+  @state() private searchStatus = '';
   @state() private announcement = '';
   @state() private pendingLink: { href: string; shown: string; real: string } | null = null;
   #smallScreen: MediaQueryList | null = null;
@@ -250,7 +267,7 @@ export class AgentChat extends ParleyElement {
   private readonly chat = new ChatSessionController(this, {
     listShown: () => this.showList,
     conversationChanged: () => {
-      this.visibleCount = PAGE_SIZE;
+      if (this.searchOpen) this.closeSearch(false);
       if (!this.busy) this.editingKey = null;
       this.transcriptScroll.stickToBottom = true;
     },
@@ -332,6 +349,12 @@ export class AgentChat extends ParleyElement {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
+    // A long history still being rendered: all of it at once if the element comes back.
+    cancelAnimationFrame(this.#historyFrame);
+    this.#historyFrame = 0;
+    this.#renderFrom = 0;
+    this.#historyDone?.();
+    this.#historyDone = null;
     this.#smallScreen?.removeEventListener('change', this.#onScreenChange);
     this.#smallScreen = null;
   }
@@ -626,9 +649,66 @@ export class AgentChat extends ParleyElement {
     this.updateComplete.then(() => this.input?.focus());
   }
 
-  private showEarlier(): void {
-    this.visibleCount += PAGE_SIZE;
-    this.transcriptScroll.stickToBottom = false;
+  // ---------------------------------------------------------------- search (transcript-search.ts, loaded on first use)
+
+  #search: TranscriptSearch | null = null;
+  /** Search steps run one after another (typing, Enter, the module loading). */
+  #searchQueue: Promise<unknown> = Promise.resolve();
+
+  private searchStep(step: (search: TranscriptSearch) => void, reveal = true): Promise<unknown> {
+    this.#searchQueue = this.#searchQueue.then(async () => {
+      this.#search ??= new (await import('./transcript-search.js')).TranscriptSearch(() => this.renderRoot.querySelector('.transcript'));
+      await this.#historyComplete; // every message is in the transcript
+      if (!this.searchOpen) return;
+      step(this.#search);
+      this.searchStatus = this.searchStatusText(this.#search);
+      if (reveal && this.#search.total) {
+        this.transcriptScroll.stickToBottom = false;
+        await this.#search.reveal();
+      }
+    }).catch((error: unknown) => console.warn('[parley] <agent-chat> search failed:', error));
+    return this.#searchQueue;
+  }
+
+  private searchStatusText(search: TranscriptSearch): string {
+    const t = this.text;
+    if (!this.renderRoot.querySelector<HTMLInputElement>('.search input')?.value.trim()) return '';
+    return search.total ? t.searchMatches(search.current, search.total) : t.searchNoMatches;
+  }
+
+  private async toggleSearch(): Promise<void> {
+    if (this.searchOpen) {
+      this.closeSearch(true);
+      return;
+    }
+    this.showList = false;
+    this.searchOpen = true;
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLInputElement>('.search input')?.focus();
+    void this.searchStep(() => {}, false); // loads the search code while the reader types
+  }
+
+  private closeSearch(focusButton: boolean): void {
+    this.#search?.clear();
+    this.searchOpen = false;
+    this.searchStatus = '';
+    if (focusButton) this.updateComplete.then(() => this.renderRoot.querySelector<HTMLButtonElement>('.search-toggle')?.focus());
+  }
+
+  private onSearchInput(event: Event): void {
+    const query = (event.target as HTMLInputElement).value;
+    void this.searchStep((search) => search.find(query));
+  }
+
+  private onSearchKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Enter' && !event.isComposing) {
+      event.preventDefault();
+      void this.searchStep((search) => search.move(event.shiftKey ? -1 : 1));
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      this.closeSearch(true);
+    }
   }
 
   private onTranscriptClick(event: MouseEvent): void {
@@ -693,6 +773,7 @@ export class AgentChat extends ParleyElement {
   private renderPanelContent(t: AgentChatStrings, launcher: boolean): TemplateResult {
     return html`
           ${this.renderHeader(t, launcher)}
+          ${this.searchOpen && !this.showList ? this.renderSearch(t) : nothing}
           ${this.showList ? this.renderConversationList(t) : this.renderTranscript(t)}
           ${this.chat.state.notice ? html`<p part="notice" class="notice">${this.chat.state.notice}</p>` : nothing}
           ${this.chat.state.waiting?.length
@@ -736,6 +817,16 @@ export class AgentChat extends ParleyElement {
         >
           ${t.conversations}
         </button>
+        <button
+          part="search-button"
+          class="quiet search-toggle"
+          type="button"
+          aria-expanded=${this.searchOpen ? 'true' : 'false'}
+          aria-controls="search"
+          @click=${this.toggleSearch}
+        >
+          ${t.search}
+        </button>
         <button part="new-button" class="quiet" type="button" @click=${this.newConversation}>${t.newConversation}</button>
         ${launcher
           ? html`<button part="close-button" class="quiet" type="button" aria-label=${t.closeChat} @click=${this.closePanel}>✕</button>`
@@ -775,10 +866,81 @@ export class AgentChat extends ParleyElement {
     </div>`;
   }
 
+  private renderSearch(t: AgentChatStrings): TemplateResult {
+    const total = this.#search?.total ?? 0;
+    return html`<div part="search" class="search" id="search" role="search">
+      <input
+        part="search-input"
+        type="search"
+        dir="auto"
+        aria-label=${t.searchLabel}
+        placeholder=${t.searchLabel}
+        @input=${this.onSearchInput}
+        @keydown=${this.onSearchKeydown}
+      />
+      <span part="search-status" class="search-status" role="status" aria-live="polite">${this.searchStatus}</span>
+      <button part="search-previous-button" class="quiet" type="button" aria-label=${t.searchPrevious} ?disabled=${!total} @click=${() => this.searchStep((s) => s.move(-1))}>
+        <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="M6 15l6-6 6 6" /></svg>
+      </button>
+      <button part="search-next-button" class="quiet" type="button" aria-label=${t.searchNext} ?disabled=${!total} @click=${() => this.searchStep((s) => s.move(1))}>
+        <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="M6 9l6 6 6-6" /></svg>
+      </button>
+      <button part="search-close-button" class="quiet" type="button" aria-label=${t.closeSearch} @click=${() => this.closeSearch(true)}>✕</button>
+    </div>`;
+  }
+
+  /** Index of the oldest transcript item rendered (see HISTORY_FIRST), and the number of items last rendered. */
+  #renderFrom = 0;
+  #renderedCount = 0;
+  #historyFrame = 0;
+  #historyDone: (() => void) | null = null;
+  #historyComplete: Promise<void> = Promise.resolve();
+
+  /** The items to render: all of them, unless a long history has just arrived (then the newest, and the rest over the next frames). */
+  private renderedItems(items: readonly TranscriptItem[]): readonly TranscriptItem[] {
+    if (items.length - this.#renderedCount > HISTORY_FIRST && items.length > HISTORY_FIRST) {
+      this.#renderFrom = items.length - HISTORY_FIRST;
+      if (!this.#historyDone) this.#historyComplete = new Promise((resolve) => { this.#historyDone = resolve; });
+      this.#historyFrame ||= this.afterPaint(() => this.renderOlder());
+    } else if (!this.#historyFrame) {
+      this.#renderFrom = 0;
+    }
+    this.#renderFrom = Math.min(this.#renderFrom, Math.max(0, items.length - HISTORY_FIRST));
+    this.#renderedCount = items.length;
+    return this.#renderFrom ? items.slice(this.#renderFrom) : items;
+  }
+
+  /** Runs `run` in a task after the next frame is painted (not inside it, so each frame paints one step); returns the frame's id. */
+  private afterPaint(run: () => void): number {
+    const id = requestAnimationFrame(() => setTimeout(() => {
+      if (this.#historyFrame === id) run();
+    }));
+    return id;
+  }
+
+  private renderOlder(): void {
+    this.#historyFrame = 0;
+    this.#renderFrom = Math.max(0, this.#renderFrom - HISTORY_CHUNK);
+    this.requestUpdate();
+    // Older messages go in above: a reader at the end stays there in the frame they are painted in.
+    if (this.transcriptScroll.stickToBottom) {
+      this.updateComplete.then(() => {
+        const transcript = this.renderRoot.querySelector('.transcript');
+        if (transcript && this.transcriptScroll.stickToBottom) transcript.scrollTop = transcript.scrollHeight;
+      });
+    }
+    if (this.#renderFrom) {
+      this.#historyFrame = this.afterPaint(() => this.renderOlder());
+    } else {
+      this.updateComplete.then(() => {
+        this.#historyDone?.();
+        this.#historyDone = null;
+      });
+    }
+  }
+
   private renderTranscript(t: AgentChatStrings): TemplateResult {
     const items = this.chat.items;
-    const hidden = Math.max(0, items.length - this.visibleCount);
-    const shown = hidden ? items.slice(hidden) : items;
     const lastReplyId = lastReply(items)?.entry.id ?? null;
     return html`<div
       part="transcript"
@@ -792,12 +954,7 @@ export class AgentChat extends ParleyElement {
       ${items.length === 0 && this.chat.state.status !== 'submitted'
         ? html`<slot name="empty"><p part="empty" class="empty">${t.emptyState}</p></slot>`
         : nothing}
-      ${hidden
-        ? html`<button part="show-earlier-button" class="show-earlier quiet" type="button" @click=${this.showEarlier}>
-            ${t.showEarlier(Math.min(hidden, PAGE_SIZE))}
-          </button>`
-        : nothing}
-      ${repeat(shown, (item) => item.key, (item) => this.renderItem(item, t, lastReplyId))}
+      ${repeat(this.renderedItems(items), (item) => item.key, (item) => this.renderItem(item, t, lastReplyId))}
       ${this.chat.state.status === 'submitted' ? html`<p part="thinking" class="thinking">${t.thinking}</p>` : nothing}
     </div>`;
   }

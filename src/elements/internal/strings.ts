@@ -34,7 +34,18 @@ export interface AgentChatStrings {
   noConversations: string;
   deleteConversation: (title: string) => string;
   untitledConversation: string;
+  /** @deprecated Not shown any more: every message of a conversation is in the transcript (search finds them). Kept so existing overrides still type-check. */
   showEarlier: (count: number) => string;
+  /** The header button that opens the search over the conversation's messages. */
+  search: string;
+  /** Label of the search field. */
+  searchLabel: string;
+  searchPrevious: string;
+  searchNext: string;
+  closeSearch: string;
+  /** The search's state line (a polite live region): which match is shown, of how many ("3 of 12 matches"). */
+  searchMatches: (current: number, total: number) => string;
+  searchNoMatches: string;
   emptyState: string;
   you: string;
   assistant: string;
@@ -129,6 +140,13 @@ export const defaultStrings: AgentChatStrings = {
   deleteConversation: (title) => `Delete conversation: ${title}`,
   untitledConversation: 'Untitled conversation',
   showEarlier: (n) => `Show ${count(n, { one: '# earlier message', other: '# earlier messages' })}`,
+  search: 'Search',
+  searchLabel: 'Search messages',
+  searchPrevious: 'Previous match',
+  searchNext: 'Next match',
+  closeSearch: 'Close search',
+  searchMatches: (current, total) => `${count(current, { other: '#' })} of ${count(total, { one: '# match', other: '# matches' })}`,
+  searchNoMatches: 'No matches',
   emptyState: 'Ask anything to start the conversation.',
   you: 'You',
   assistant: 'Assistant',
