@@ -11,7 +11,7 @@ import {
 } from './chat-entries.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
 import { STREAM_GONE } from './conversation-stream.js';
-import { TabSync, holdStreamLock, withStreamLock, type TabMessage } from './tab-sync.js';
+import { TabSync, hasLocks, holdStreamLock, withStreamLock, type TabMessage } from './tab-sync.js';
 
 /** A notice shown after old conversations were evicted for space. */
 export const EVICTED_NOTICE = 'Older conversations were removed from this device to free space.';
@@ -539,10 +539,12 @@ export class ChatSession implements ChatSessionApi {
    * Waits until no tab streams `conversationId` (following the one that does), then resumes its reply
    * from the stored point, or, when there is none any more, shows the server's history.
    */
-  async #takeOver(epoch: number, conversationId: string): Promise<void> {
+  async #takeOver(epoch: number, conversationId: string, following = false): Promise<void> {
     this.#follow?.abort();
     const follow = new AbortController();
     this.#follow = follow;
+    // Without Web Locks a following tab cannot tell when the streaming one is gone: it waits for 'ended'.
+    if (following && !hasLocks()) return;
     await withStreamLock(conversationId, follow.signal, async () => {
       if (this.#follow !== follow || !this.#current(epoch)) return;
       this.#follow = null;
@@ -622,7 +624,7 @@ export class ChatSession implements ChatSessionApi {
       case 'streaming':
         if (ours || this.#follow || this.#queued) return;
         this.#set({ status: 'streaming', streamingEntryId: message.entryId, error: null, following: true });
-        void this.#takeOver(this.#epoch, message.conversationId);
+        void this.#takeOver(this.#epoch, message.conversationId, true);
         return;
       case 'ended':
         if (ours) return;

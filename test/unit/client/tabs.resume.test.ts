@@ -136,6 +136,28 @@ describe('tabs in step', () => {
     await storeB.close();
   });
 
+  test('without Web Locks the other tab only follows (it never streams the reply a second time)', async () => {
+    const g = globalThis as { navigator?: unknown };
+    const saved = g.navigator;
+    delete g.navigator;
+    try {
+      const { relay, storeA, storeB, a, b, conversationId } = await twoTabs();
+      const sent = a.send('Tell me a long story about lamps');
+      await until(b, (s) => !!s.following && lastText(s).length > 10, 'the second tab to follow the reply');
+      await sent;
+      await until(b, (s) => s.status === 'ready', 'the second tab to see the end');
+      expect(relay.log.filter((l) => l.startsWith('GET /streams/'))).toEqual([]);
+      await until(b, (s) => s.entries.every((e) => !e.id.startsWith('local_')), 'the server ids');
+      expect(b.state.entries.map((e) => (e as { content?: unknown }).content)).toEqual(await serverContents(conversationId));
+      a.dispose();
+      b.dispose();
+      await storeA.close();
+      await storeB.close();
+    } finally {
+      g.navigator = saved;
+    }
+  });
+
   test('stop in the following tab stops the reply in the streaming one', async () => {
     const { relay, storeA, storeB, a, b } = await twoTabs();
     const sent = a.send('Tell me a long story about lamps');
