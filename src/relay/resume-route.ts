@@ -140,6 +140,7 @@ export async function handleStreamRequest(runtime: RelayRuntime, state: RequestS
           if (after >= last) await buffers.waitForMore(streamId, after, Math.min(WAIT_MS, runtime.heartbeatMs - silent));
           if (closed) return;
           const next: BufferRead = await buffers.read(streamId, sessionId, after);
+          if (closed) return;
           if (next.kind === 'gone' || !inOrder(next.events, after)) {
             // Events are missing now (stopped, overflowed, expired): a broken stream, so the page asks again and learns 410.
             finish();
@@ -152,7 +153,7 @@ export async function handleStreamRequest(runtime: RelayRuntime, state: RequestS
           if (queue[0]) frameOf = errorFrameOf(queue[0]);
         }
       } catch (error) {
-        finish();
+        if (!finish()) return;
         if (!(error instanceof RelayError)) runtime.report(error);
         c.error(error);
       }

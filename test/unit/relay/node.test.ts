@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveRelay, type ServedRelay } from '../../../src/relay/index.js';
-import { ORIGIN, deltaEvent, fakeUpstream, json, makeRelay, openSession, scriptedStream, startedEvent, within, type ScriptedStream } from './helpers.js';
+import { ORIGIN, deltaEvent, fakeUpstream, json, makeRelay, openSession, scriptedStream, startedEvent, within, withoutIds, type ScriptedStream } from './helpers.js';
 
 let served: ServedRelay | undefined;
 afterEach(async () => {
@@ -30,7 +30,8 @@ describe('Node adapter over loopback HTTP', () => {
       streams.push(s);
       return s.response;
     });
-    const relay = makeRelay(upstream.fetch, { getClientIp: undefined });
+    // Without resumable streams: with them the relay reads on after the visitor left (resume.test.ts).
+    const relay = makeRelay(upstream.fetch, { getClientIp: undefined, resume: false });
     const { token } = await openSession(relay);
     served = await serveRelay(relay);
 
@@ -78,7 +79,7 @@ describe('Node adapter over loopback HTTP', () => {
     release();
     let body = '';
     for await (const chunk of res) body += chunk.toString();
-    expect(body).toBe(startedEvent('conv_h'));
+    expect(withoutIds(body)).toBe(startedEvent('conv_h'));
   });
 
   it('raw request targets with dot segments, encodings, backslashes or NUL never reach the upstream', async () => {
