@@ -1,0 +1,149 @@
+// <agent-chat>'s long histories and its search (issue 15, item 5): every message of a 1,000-message
+// conversation is reached by scrolling and by the search the chat offers; the search is labelled, works
+// from the keyboard (Enter, Shift+Enter, Escape), announces "n of m matches" politely, marks the current
+// match and scrolls it into view; axe finds nothing wrong with it. A FakeSession drives the states.
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
+import '../../src/elements/agent-chat/define.js';
+import type { CachedEntry } from '../../src/client/contracts.js';
+import { FakeSession, reply, userMessage } from './helpers/fake-session.js';
+import { axeViolations } from './helpers/axe.js';
+
+const WAIT = { timeout: 10_000, interval: 20 };
+
+function history(pairs: number): CachedEntry[] {
+  const entries: CachedEntry[] = [];
+  for (let i = 0; i < pairs; i++) {
+    entries.push(userMessage(`u${i}`, `Question number ${i}: what about item ${i}?`));
+    entries.push(reply(`r${i}`, `Answer ${i}:\n\n- one point\n- another point with \`code\`\n\nA **closing** sentence for reply ${i}.`));
+  }
+  return entries;
+}
+
+async function chatWith(entries: CachedEntry[]) {
+  const session = new FakeSession();
+  const el = await fixture<AgentChat>(html`<agent-chat style="height: 480px" .session=${session}></agent-chat>`);
+  session.set({ conversationId: 'long', entries });
+  await el.updateComplete;
+  const root = el.shadowRoot!;
+  const q = <T extends HTMLElement = HTMLElement>(s: string) => root.querySelector<T>(s);
+  const messages = () => [...root.querySelectorAll<HTMLElement>('[part~="message"]')];
+  await waitUntil(() => messages().length === entries.length, 'every message in the transcript', WAIT);
+  return { el, session, root, q, messages, transcript: q('.transcript')! };
+}
+
+/** Whether `el` shows at least in part inside the transcript's view. */
+function inView(el: Element | null | undefined, transcript: HTMLElement): boolean {
+  if (!el) return false;
+  const a = el.getBoundingClientRect();
+  const b = transcript.getBoundingClientRect();
+  return a.height > 0 && a.bottom > b.top && a.top < b.bottom;
+}
+
+async function openSearch(c: Awaited<ReturnType<typeof chatWith>>): Promise<HTMLInputElement> {
+  c.q<HTMLButtonElement>('[part~="search-button"]')!.click();
+  await waitUntil(() => c.q('[part~="search-input"]'), 'the search field', WAIT);
+  return c.q<HTMLInputElement>('[part~="search-input"]')!;
+}
+
+function type(field: HTMLInputElement, text: string): void {
+  field.value = text;
+  field.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+}
+
+function press(field: HTMLInputElement, key: string, shiftKey = false): void {
+  field.dispatchEvent(new KeyboardEvent('keydown', { key, shiftKey, bubbles: true, composed: true, cancelable: true }));
+}
+
+describe('<agent-chat> long history and search', () => {
+  it('reaches the first message of a 1,000-message history by scrolling; the newest is in view when it opens', async () => {
+    const c = await chatWith(history(500));
+    await waitUntil(() => inView(c.messages().at(-1), c.transcript), 'the newest message in view', WAIT);
+    expect(c.q('[part~="show-earlier-button"]')).to.equal(null);
+    // A reader scrolling up: to the top, again while the messages on the way are laid out.
+    await waitUntil(() => {
+      c.transcript.scrollTop = 0;
+      return inView(c.messages()[0], c.transcript);
+    }, 'the first message in view', WAIT);
+    expect(c.messages()[0]!.textContent).to.contain('Question number 0:');
+    // Having scrolled up, new frames do not pull the reader back to the end.
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    expect(inView(c.messages()[0], c.transcript)).to.equal(true);
+  });
+
+  it('finds text in every message, counts the matches politely, goes next / previous with Enter and Shift+Enter and scrolls the match into view', async () => {
+    const c = await chatWith(history(500));
+    const button = c.q<HTMLButtonElement>('[part~="search-button"]')!;
+    expect(button.getAttribute('aria-expanded')).to.equal('false');
+    const field = await openSearch(c);
+    expect(button.getAttribute('aria-expanded')).to.equal('true');
+    await waitUntil(() => c.root.activeElement === field, 'focus in the search field', WAIT);
+    expect(field.getAttribute('aria-label')).to.equal('Search messages');
+    const status = c.q('[part~="search-status"]')!;
+    expect(status.getAttribute('role')).to.equal('status');
+    expect(status.getAttribute('aria-live')).to.equal('polite');
+
+    // The first message (the oldest, far above the view): found by its text.
+    type(field, 'question number 0:');
+    await waitUntil(() => status.textContent!.trim() === '1 of 1 match', `one match (${status.textContent})`, WAIT);
+    const current = () => c.q('.message.search-current');
+    await waitUntil(() => inView(current(), c.transcript), 'the match scrolled into view', WAIT);
+    expect(current()!.textContent).to.contain('Question number 0:');
+
+    // Rendered markdown is searched as the reader sees it (**closing** is "closing"): one match per reply.
+    type(field, 'closing sentence for reply 49');
+    await waitUntil(() => /^\d of 11 matches$/.test(status.textContent!.trim()), `eleven matches (${status.textContent})`, WAIT);
+    const position = () => Number(status.textContent!.trim().split(' ')[0]);
+    const start = position();
+    press(field, 'Enter');
+    await waitUntil(() => position() === (start % 11) + 1, 'Enter: the next match', WAIT);
+    press(field, 'Enter', true);
+    await waitUntil(() => position() === start, 'Shift+Enter: the previous match', WAIT);
+    // Around the end: the last match, then the first again.
+    for (let i = position(); i < 11; i++) press(field, 'Enter');
+    await waitUntil(() => position() === 11, 'the last match', WAIT);
+    await waitUntil(() => inView(current(), c.transcript) && current()!.textContent!.includes('reply 499.'), 'the last match in view', WAIT);
+    press(field, 'Enter');
+    await waitUntil(() => position() === 1, 'Enter wraps to the first match', WAIT);
+    await waitUntil(() => inView(current(), c.transcript) && current()!.textContent!.includes('reply 49.'), 'the first match in view', WAIT);
+    // The buttons do the same.
+    c.q<HTMLButtonElement>('[part~="search-previous-button"]')!.click();
+    await waitUntil(() => position() === 11, 'the previous button wraps to the last match', WAIT);
+    c.q<HTMLButtonElement>('[part~="search-next-button"]')!.click();
+    await waitUntil(() => position() === 1, 'the next button', WAIT);
+
+    type(field, 'no such words anywhere');
+    await waitUntil(() => status.textContent!.trim() === 'No matches', 'no matches', WAIT);
+    expect(current()).to.equal(null);
+    expect(c.q<HTMLButtonElement>('[part~="search-next-button"]')!.disabled).to.equal(true);
+  });
+
+  it('marks the matches with the Custom Highlight API, and removes the marks when closed with Escape (focus back on the button)', async () => {
+    const c = await chatWith(history(30));
+    const field = await openSearch(c);
+    type(field, 'another point');
+    const status = c.q('[part~="search-status"]')!;
+    await waitUntil(() => status.textContent!.trim().endsWith('of 30 matches'), `thirty matches (${status.textContent})`, WAIT);
+    const highlights = (CSS as unknown as { highlights?: Map<string, Set<Range>> }).highlights;
+    if (highlights) {
+      expect(highlights.get('parley-search')!.size, 'the other matches').to.equal(29);
+      expect(highlights.get('parley-search-current')!.size, 'the current match').to.equal(1);
+      const [range] = [...highlights.get('parley-search-current')!];
+      expect(range!.toString().toLowerCase()).to.equal('another point');
+    }
+    press(field, 'Escape');
+    await waitUntil(() => !c.q('[part~="search"]'), 'the search closed', WAIT);
+    expect(c.el.shadowRoot!.activeElement).to.equal(c.q('[part~="search-button"]'));
+    expect(c.q('.message.search-current')).to.equal(null);
+    if (highlights) expect(highlights.get('parley-search')!.size + highlights.get('parley-search-current')!.size).to.equal(0);
+  });
+
+  it('has no axe violations with the search open and matches shown', async () => {
+    const c = await chatWith(history(20));
+    const field = await openSearch(c);
+    type(field, 'answer 1');
+    const status = c.q('[part~="search-status"]')!;
+    await waitUntil(() => /of \d+ matches/.test(status.textContent!), 'matches', WAIT);
+    expect(await axeViolations(c.el)).to.deep.equal([]);
+  });
+});
