@@ -947,6 +947,7 @@ export class AgentChat extends ParleyElement {
       class="transcript"
       role="region"
       aria-label=${t.transcriptLabel}
+      aria-busy=${this.busy ? 'true' : 'false'}
       tabindex="0"
       @click=${this.onTranscriptClick}
       @scroll=${this.transcriptScroll.onScroll}
