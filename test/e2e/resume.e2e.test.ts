@@ -71,7 +71,8 @@ async function snapshot(page: Page): Promise<{ status: string | undefined; repli
   return page.evaluate(() => {
     const chat = document.querySelector('agent-chat') as (HTMLElement & { activeSession?: { state: { status: string } } | null }) | null;
     const root = chat?.shadowRoot;
-    const text = (el: Element) => (el as HTMLElement).innerText.replace(/\s+/g, ' ').trim();
+    // textContent, not innerText: messages scrolled out of view skip rendering (content-visibility) and innerText reads them as empty.
+    const text = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
     return {
       status: chat?.activeSession?.state.status,
       replies: [...root?.querySelectorAll('[part~="message-assistant"] [part="bubble"]') ?? []].map(text),
