@@ -34,8 +34,11 @@ export interface ParleyClientOptions {
    * time). Node 20 has none: pass the `ws` package's class (`import { WebSocket } from 'ws'`).
    */
   webSocket?: typeof WebSocket;
-  /** Resuming a relayed stream whose connection broke (issue 16): attempts in a row (default 6) and first delay (default 250 ms). */
-  resume?: { attempts?: number; baseDelayMs?: number };
+  /**
+   * Resuming a relayed stream whose connection broke (issue 16): attempts in a row (default 6), first delay
+   * (default 250 ms), and the silence after which a connection is taken for dead (default 45 s).
+   */
+  resume?: { attempts?: number; baseDelayMs?: number; idleTimeoutMs?: number };
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -53,7 +56,7 @@ export class ParleyClient implements ParleyClientApi {
   readonly #tokens: TokenSource | null;
   readonly #retry: RetryPolicy;
   readonly #webSocket: typeof WebSocket | undefined;
-  readonly #resume: { attempts?: number; baseDelayMs?: number };
+  readonly #resume: { attempts?: number; baseDelayMs?: number; idleTimeoutMs?: number };
 
   constructor(options: ParleyClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');

@@ -41,6 +41,11 @@ export interface StreamResumeOptions {
   attempts?: number;
   /** First delay before a reconnection; doubles each time, with jitter 50–100 % (default 250 ms). */
   baseDelayMs?: number;
+  /**
+   * A relayed stream silent this long (the relay pings every 15 s) is taken for a dead connection and
+   * resumed (default 45 000 ms; 0: never). Streams the relay did not name are never timed out.
+   */
+  idleTimeoutMs?: number;
 }
 
 const EVENT_TYPES: ReadonlySet<ConversationEventType> = new Set<ConversationEventType>([
@@ -76,6 +81,8 @@ export class ConversationEventStream implements ConversationStream {
   readonly #resumeBase: string | null;
   readonly #attempts: number;
   readonly #baseDelay: number;
+  readonly #idleTimeout: number;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
   #resolveId!: (id: string) => void;
   #rejectId!: (error: unknown) => void;
   #upstream: ReadableStreamDefaultReader<Uint8Array> | null = null;
@@ -100,6 +107,7 @@ export class ConversationEventStream implements ConversationStream {
     this.#resumeBase = options.resumeBase ? options.resumeBase.replace(/\/+$/, '') : null;
     this.#attempts = Math.max(0, options.attempts ?? 6);
     this.#baseDelay = Math.max(0, options.baseDelayMs ?? 250);
+    this.#idleTimeout = Math.max(0, options.idleTimeoutMs ?? 45_000);
     this.conversationId = new Promise<string>((resolve, reject) => {
       this.#resolveId = resolve;
       this.#rejectId = reject;
@@ -171,6 +179,7 @@ export class ConversationEventStream implements ConversationStream {
   #stop(): void {
     if (!this.#controller.signal.aborted) this.#controller.abort();
     clearTimeout(this.#timer);
+    clearTimeout(this.#idleTimer);
     this.#signalOff();
     this.#upstream?.cancel().catch(() => {});
     if (this.#finished) return;
@@ -232,10 +241,17 @@ export class ConversationEventStream implements ConversationStream {
     const reader = upstream.getReader();
     this.#upstream = reader;
     if (this.#controller.signal.aborted) reader.cancel().catch(() => {});
+    // A connection that went silent (no event, no ping) is dropped: the read then ends and the stream resumes.
+    const watchdog = () => {
+      clearTimeout(this.#idleTimer);
+      if (!this.#idleTimeout || !this.#resumable() || connection !== this.#connection || this.#finished) return;
+      this.#idleTimer = setTimeout(() => void reader.cancel().catch(() => {}), this.#idleTimeout);
+    };
     return new ReadableStream<Uint8Array>(
       {
         pull: async (controller) => {
           let result: ReadableStreamReadResult<Uint8Array>;
+          watchdog();
           try {
             result = await reader.read();
           } catch (error) {
@@ -321,6 +337,7 @@ export class ConversationEventStream implements ConversationStream {
   /** Waits (backoff with jitter) and resumes; after too many failures in a row, ends with `failure`. */
   #retryLater(failure: PlatformError): void {
     this.#connection += 1; // whatever the old connection still reports is ignored
+    clearTimeout(this.#idleTimer);
     this.#upstream?.cancel().catch(() => {});
     this.#upstream = null;
     if (isOffline()) {
@@ -359,6 +376,7 @@ export class ConversationEventStream implements ConversationStream {
     if (this.#finished) return;
     this.#finished = true;
     clearTimeout(this.#timer);
+    clearTimeout(this.#idleTimer);
     this.#signalOff();
     this.#unlink();
     // The server closes after the final event; let go of the connection either way.

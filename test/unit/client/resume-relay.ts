@@ -12,6 +12,8 @@ export interface ResumeRelay {
   fetch: typeof fetch;
   /** The page's next `n` connections to a stream are cut after `after` events (one number per connection). */
   cuts: number[];
+  /** The page's next connections go silent (no byte, no close) after this many events (one number per connection). */
+  stalls: number[];
   /** Every request the page made: `METHOD path [last-event-id]`. */
   log: string[];
   /** Streams cancelled by DELETE. */
@@ -29,6 +31,7 @@ export function resumeRelay(platform: Platform, base: string): ResumeRelay {
   let counter = 0;
   const relay: ResumeRelay = {
     cuts: [],
+    stalls: [],
     log: [],
     deleted: new Set(),
     streams,
@@ -74,11 +77,13 @@ export function resumeRelay(platform: Platform, base: string): ResumeRelay {
     let next = from;
     let sent = 0;
     const cut = relay.cuts.length ? relay.cuts.shift()! : Infinity;
+    const stall = relay.stalls.length ? relay.stalls.shift()! : Infinity;
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         for (;;) {
           if (signal.aborted) return controller.error(Object.assign(new Error('aborted'), { name: 'AbortError' }));
           if (sent >= cut) return controller.error(new TypeError('network error: connection cut'));
+          if (sent >= stall) return new Promise<void>(() => {}); // a dead connection: nothing, ever
           if (next < stream.events.length) {
             next += 1;
             sent += 1;

@@ -148,6 +148,18 @@ describe('resuming a relayed stream', () => {
     }
   });
 
+  test('a connection gone silent (no event, no ping) is taken for dead and resumed', async () => {
+    relay = resumeRelay(platform, BASE);
+    relay.stalls = [3];
+    const page = new ParleyClient({ baseUrl: BASE, getToken: async () => 'page-token', fetch: relay.fetch, retry: { retries: 0 }, resume: { baseDelayMs: 5, idleTimeoutMs: 150 } });
+    const stream = page.conversations.start({ model: 'parley-local', inputs: 'Tell me a long story about lamps' });
+    const { events, error } = await collect(stream);
+    expect(error).toBeNull();
+    const id = [...relay.streams.keys()][0];
+    expect(relay.log).toEqual(['POST /v1/conversations', `GET /streams/${id} ${id}:3`]);
+    expect(replyText(events)).toBe(await storedReply(await stream.conversationId));
+  });
+
   test('without a stream id (the platform itself) a cut connection fails as before', async () => {
     let cut = true;
     const direct: typeof fetch = async (input, init) => {
