@@ -295,7 +295,8 @@ function resolve(options: RelayOptions): RelayRuntime {
   let resume: RelayRuntime['resume'] = null;
   if (options.resume !== false) {
     const limits = resumeLimitsOf(options.resume);
-    const buffers = store.streamBuffers?.(limits, { liveExtraSeconds: Math.ceil(idleTimeoutMs / 1000) }) ?? createMemoryStreamBuffers(limits, now);
+    const liveExtraSeconds = Math.ceil(idleTimeoutMs / 1000);
+    const buffers = store.streamBuffers?.(limits, { liveExtraSeconds }) ?? createMemoryStreamBuffers(limits, now, liveExtraSeconds);
     const running: NonNullable<RelayRuntime['resume']>['running'] = new Map();
     // A user stop announced by any instance stops the stream where it runs (here, if it does).
     buffers.onStopped((streamId) => running.get(streamId)?.stop());

@@ -104,7 +104,10 @@ interface Kept {
   events: Uint8Array[];
   bytes: number;
   ended: boolean;
-  /** When an ended stream is forgotten (ms); live streams stay until they end. */
+  /**
+   * When it is forgotten (ms): `ttlSeconds` after the end; while live, `ttlSeconds` + the idle timeout after
+   * its last event (a stream whose writer died without ending it, say a Worker request cut off, goes too).
+   */
   expiresAt: number;
   waiters: Set<() => void>;
   gone: boolean;
@@ -117,7 +120,8 @@ export interface MemoryStreamBuffers extends StreamBuffers {
 }
 
 /** Stream buffers in this process (the default, and the fallback of stores that keep none). */
-export function createMemoryStreamBuffers(limits: ResumeLimits, now: () => number = Date.now): MemoryStreamBuffers {
+export function createMemoryStreamBuffers(limits: ResumeLimits, now: () => number = Date.now, liveExtraSeconds = 300): MemoryStreamBuffers {
+  const liveMs = (limits.ttlSeconds + liveExtraSeconds) * 1000;
   // Insertion order is age order: eviction walks from the oldest.
   const kept = new Map<string, Kept>();
   const listeners = new Set<(streamId: string) => void>();
@@ -138,7 +142,7 @@ export function createMemoryStreamBuffers(limits: ResumeLimits, now: () => numbe
   };
   const sweep = () => {
     const t = now();
-    for (const [id, entry] of kept) if (entry.ended && entry.expiresAt <= t) remove(id);
+    for (const [id, entry] of kept) if (entry.expiresAt <= t) remove(id);
   };
   /** Evicts the oldest ended streams until `bytes` more and `streams` more fit; whether they do. */
   const makeRoom = (bytes: number, streams: number) => {
@@ -159,7 +163,7 @@ export function createMemoryStreamBuffers(limits: ResumeLimits, now: () => numbe
     start(streamId, sessionId) {
       sweep();
       if (!makeRoom(0, 1)) return null;
-      const entry: Kept = { sessionId, events: [], bytes: 0, ended: false, expiresAt: Infinity, waiters: new Set(), gone: false };
+      const entry: Kept = { sessionId, events: [], bytes: 0, ended: false, expiresAt: now() + liveMs, waiters: new Set(), gone: false };
       kept.set(streamId, entry);
       return {
         get resumable() {
@@ -173,6 +177,7 @@ export function createMemoryStreamBuffers(limits: ResumeLimits, now: () => numbe
             return;
           }
           entry.events.push(bytes);
+          entry.expiresAt = now() + liveMs;
           entry.bytes += bytes.length;
           total += bytes.length;
           wake(entry);

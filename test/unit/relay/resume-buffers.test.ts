@@ -126,6 +126,19 @@ describe('memory buffers', () => {
     expect(buffers.usage).toEqual({ streams: 0, bytes: 0 });
   });
 
+  it('a live stream silent for ttlSeconds + the idle time is forgotten (its writer died without ending it)', async () => {
+    let now = 1_000_000;
+    const buffers = createMemoryStreamBuffers(limits({ ttlSeconds: 10 }), () => now, 5);
+    const w = buffers.start('rs_l', 's')!;
+    now += 14_000;
+    w.append(1, bytes(1)); // an event renews it
+    now += 14_999;
+    expect((await buffers.read('rs_l', 's', 0)).kind).toBe('events');
+    now += 1;
+    expect((await buffers.read('rs_l', 's', 0)).kind).toBe('gone');
+    expect(w.resumable).toBe(false);
+  });
+
   it('refuses limits that are not positive numbers', () => {
     expect(() => resumeLimitsOf({ ttlSeconds: 0 })).toThrow(/resume\.ttlSeconds/);
     expect(() => resumeLimitsOf({ maxBytesTotal: Number.NaN })).toThrow(/resume\.maxBytesTotal/);
