@@ -38,10 +38,16 @@ export function hasLocks(): boolean {
   return !!locks();
 }
 
+/** How often entry changes go out at most: a long reply is a few messages a second, not one per delta. */
+const ENTRY_INTERVAL_MS = 50;
+
 /** One page's end of the channel; see the module comment. */
 export class TabSync {
   readonly #channel: BroadcastChannel | null;
   readonly #listeners = new Set<(message: TabMessage) => void>();
+  /** Entry changes not sent yet, latest state per entry (sent in the order first changed). */
+  #entries = new Map<string, TabMessage & { kind: 'entry' }>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(storeName: string) {
     const Channel = (globalThis as { BroadcastChannel?: typeof BroadcastChannel }).BroadcastChannel;
@@ -55,7 +61,28 @@ export class TabSync {
     }
   }
 
+  /** Sends a message; entry changes are coalesced (see ENTRY_INTERVAL_MS), the others flush them first. */
   post(message: TabMessage): void {
+    if (!this.#channel) return;
+    if (message.kind === 'entry') {
+      const key = `${message.conversationId}\u0000${message.entry.id}`;
+      this.#entries.set(key, message); // an entry already pending keeps its place
+      this.#timer ??= setTimeout(() => this.#flush(), ENTRY_INTERVAL_MS);
+      return;
+    }
+    this.#flush();
+    this.#send(message);
+  }
+
+  #flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const pending = [...this.#entries.values()];
+    this.#entries = new Map();
+    for (const message of pending) this.#send(message);
+  }
+
+  #send(message: TabMessage): void {
     try {
       this.#channel?.postMessage(message);
     } catch {
@@ -71,6 +98,7 @@ export class TabSync {
   }
 
   close(): void {
+    this.#flush();
     this.#listeners.clear();
     this.#channel?.close();
   }
