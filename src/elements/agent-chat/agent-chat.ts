@@ -327,8 +327,11 @@ export class AgentChat extends ParleyElement {
     return this.renderRoot.querySelector('dialog.panel');
   }
 
+  /** The words as last resolved: once per update, not per use (finding the language walks up the page). */
+  #words: AgentChatStrings | null = null;
+
   private get text(): AgentChatStrings {
-    return resolveStrings(this.strings, this);
+    return (this.#words ??= resolveStrings(this.strings, this));
   }
 
   private get busy(): boolean {
@@ -360,6 +363,8 @@ export class AgentChat extends ParleyElement {
   }
 
   protected override willUpdate(changed: PropertyValues): void {
+    // A new language, catalogue or `strings` requests an update (locale.ts): the words are resolved again.
+    this.#words = null;
     if (changed.has('session')) this.chat.sessionPropertyChanged(!!changed.get('session'));
     if (SESSION_OPTIONS.some((k) => changed.has(k))) this.chat.optionsChanged();
     // Before rendering, so the toggle and the state line render once, together.
@@ -450,7 +455,7 @@ export class AgentChat extends ParleyElement {
   private replyFinished(reply: (TranscriptItem & { kind: 'assistant' }) | null): void {
     const text = reply?.text ?? '';
     if (text) {
-      const spoken = markdownPlainText(text);
+      const spoken = markdownPlainText(text, ANNOUNCE_LIMIT + 1);
       this.announce(this.text.replyAnnouncement(spoken.length > ANNOUNCE_LIMIT ? `${spoken.slice(0, ANNOUNCE_LIMIT)}…` : spoken));
     }
     this.emit('parley-reply-finished', { conversationId: this.chat.state.conversationId, entryId: reply?.entry.id ?? null, text });

@@ -40,9 +40,12 @@ export function markdownLoading(): Promise<unknown> | null {
   return !renderer && loading ? loading.catch(() => undefined) : null;
 }
 
-/** Markdown as a reader reads it, whitespace collapsed (the source text while the renderer is not loaded). */
-export function markdownPlainText(text: string): string {
-  return ((renderer ? renderer.renderMarkdownFragment(text).textContent : text) ?? '').replace(/\s+/g, ' ').trim();
+/**
+ * Markdown as a reader reads it, whitespace collapsed (the source text while the renderer is not loaded);
+ * with `limit`, at least its first `limit` characters (only the blocks needed are rendered).
+ */
+export function markdownPlainText(text: string, limit = Infinity): string {
+  return (renderer ? renderer.renderMarkdownText(text, limit) : text).replace(/\s+/g, ' ').trim();
 }
 
 export interface MarkdownDirectiveOptions extends MarkdownOptions {

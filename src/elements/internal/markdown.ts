@@ -268,6 +268,21 @@ export function renderMarkdownFragment(text: string, options: MarkdownOptions = 
   return renderTokens(lex(normalise(text), null), options);
 }
 
+/**
+ * The text a reader reads in finished markdown (the rendered blocks' text, a space between blocks), built
+ * block by block only until it is `limit` characters long: an announcement of the first words of a long
+ * reply does not build the nodes of all of it.
+ */
+export function renderMarkdownText(text: string, limit = Infinity): string {
+  let out = '';
+  for (const token of lex(normalise(text), null)) {
+    if (out.length >= limit) break;
+    if (token.type === 'space') continue;
+    out += `${renderTokens([token], {}).textContent ?? ''} `;
+  }
+  return out;
+}
+
 /** Renders finished markdown to HTML (the nodes of `renderMarkdownFragment`, serialised). */
 export function renderMarkdown(text: string, options: MarkdownOptions = {}): string {
   if (typeof document === 'undefined') return escapeHtml(text); // no DOM (server): show nothing that could be markup
@@ -290,8 +305,8 @@ export interface MarkdownUpdate {
   finished: DocumentFragment[];
   /** Earlier finished blocks rendered again because a reference definition they use arrived (`[r]: …`). */
   replaced: Array<{ index: number; nodes: DocumentFragment }>;
-  /** Nodes of the growing last block (empty once final). */
-  tail: DocumentFragment;
+  /** Nodes of the growing last block (empty once final), built when first read: an unchanged tail is not built again. */
+  readonly tail: DocumentFragment;
   /** Markdown source of the growing last block ('' once final): the same source renders the same nodes. */
   tailSource: string;
 }
@@ -372,9 +387,15 @@ export class StreamingMarkdown {
       this.stableEnd += finishedLength;
     }
     const tailTokens = tokens.slice(split);
-    const tail = renderTokens(tailTokens, this.options);
     this.lastTailSource = tailTokens.map((t) => t.raw).join('');
-    return { reset, finished, replaced, tail, tailSource: this.lastTailSource };
+    let tail: DocumentFragment | null = null;
+    const options = this.options;
+    return {
+      reset, finished, replaced, tailSource: this.lastTailSource,
+      get tail() {
+        return (tail ??= renderTokens(tailTokens, options));
+      },
+    };
   }
 
   /** Markdown source of the growing block as last rendered. */
