@@ -113,6 +113,27 @@ describe('ChatSession resuming replies', () => {
     await store.close();
   });
 
+  test('a connection lost for good shows the error; retry carries on from the stored point (no repeated text)', async () => {
+    const relay = resumeRelay(platform, BASE);
+    relay.cuts = [4, 0];
+    const store = await HistoryStore.open({ name: `resume-chat-${++n}` });
+    const page = new ParleyClient({ baseUrl: BASE, getToken: async () => 'page-token', fetch: relay.fetch, retry: { retries: 0 }, resume: { baseDelayMs: 5, attempts: 1 } });
+    const chat = new ChatSession({ client: page, store, model: 'parley-local' });
+    await chat.send('Tell me a long story about lamps');
+    expect(chat.state.status).toBe('error');
+    expect(chat.state.error).toMatchObject({ type: 'stream_error' });
+    const conversationId = chat.state.conversationId!;
+    expect(await store.getInflight(conversationId)).toBeDefined();
+    await chat.retry();
+    expect(chat.state.error).toBeNull();
+    expect(chat.state.status).toBe('ready');
+    const server = await serverEntries(conversationId);
+    expect(chat.state.entries.map((e) => (e as { content?: unknown }).content)).toEqual(server.map((e) => e.content));
+    expect(chat.state.entries.some((e) => e.interrupted)).toBe(false);
+    expect(await store.getInflight(conversationId)).toBeUndefined();
+    await store.close();
+  });
+
   test('a stop is not resumed: the relay drops the stream, the store keeps no point, a reload shows the reply cut', async () => {
     const relay = resumeRelay(platform, BASE);
     const store = await HistoryStore.open({ name: `resume-chat-${++n}` });
