@@ -171,6 +171,19 @@ describe('relay config: remote files', () => {
   });
 });
 
+describe('relay config: resumable replies', () => {
+  it('keep replies 300 s and 4 MiB by default; the flag, the environment and the file set them; nonsense is refused', () => {
+    expect(resolve().resume).toEqual({ ttlSeconds: 300, maxBytesPerStream: 4 * 1024 * 1024 });
+    expect(relayOptionsOf({ ...resolve({ 'resume-ttl': '60' }), platformApiKey: KEY }).resume).toEqual({ ttlSeconds: 60, maxBytesPerStream: 4 * 1024 * 1024 });
+    expect(resolve({}, { PARLEY_RESUME_MAX_BYTES: '65536' }).resume.maxBytesPerStream).toBe(65536);
+    expect(resolve({ config: 'r.json' }, {}, { 'r.json': '{"resume": {"ttlSeconds": 900}}' }).resume.ttlSeconds).toBe(900);
+    expect(refusal(() => resolve({ 'resume-ttl': '0' }))).toMatch(/--resume-ttl must be a whole number of seconds from 1 to 86400/);
+    expect(refusal(() => resolve({}, { PARLEY_RESUME_MAX_BYTES: 'lots' }))).toMatch(/PARLEY_RESUME_MAX_BYTES must be a whole number of bytes/);
+    expect(describeRelayConfig(resolve({ 'resume-ttl': '45' }), 'memory').join('\n')).toMatch(/resumption +replies kept 45 s after they end, up to 4096 KB each/);
+    expect(relayHelp()).toMatch(/--resume-ttl <n> +seconds a streamed reply is kept/);
+  });
+});
+
 describe('the README config example', () => {
   it('is a valid config file, as printed under "Production deployment"', () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
