@@ -213,7 +213,10 @@ export class ConversationEventStream implements ConversationStream {
         if (!current()) return never<void>();
         if (!res.ok) {
           const error = await PlatformError.fromResponse(res);
-          if (res.status === 410 && this.#resuming) {
+          if (this.#resuming && (res.status >= 500 || res.status === 429)) {
+            // A relay restarting or busy (after the transport's own retries): another attempt, later.
+            this.#retryLater(error);
+          } else if (res.status === 410 && this.#resuming) {
             this.#fail(new PlatformError({ ...error.toJSON(), code: STREAM_GONE }));
           } else {
             this.#fail(error);
@@ -336,6 +339,7 @@ export class ConversationEventStream implements ConversationStream {
 
   /** Waits (backoff with jitter) and resumes; after too many failures in a row, ends with `failure`. */
   #retryLater(failure: PlatformError): void {
+    if (this.#finished) return;
     this.#connection += 1; // whatever the old connection still reports is ignored
     clearTimeout(this.#idleTimer);
     this.#upstream?.cancel().catch(() => {});

@@ -78,6 +78,24 @@ describe('resuming a relayed stream', () => {
     expect((error as PlatformError).code).toBe('stream_gone');
   });
 
+  test('a relay answering a resume with 503 (restarting) is asked again', async () => {
+    relay = resumeRelay(platform, BASE);
+    relay.cuts = [3];
+    const original = relay.fetch;
+    let refused = 0;
+    const flaky: typeof fetch = async (input, init) => {
+      if (String(input).includes('/streams/') && refused++ === 0) {
+        return new Response(JSON.stringify({ object: 'error', type: 'unavailable', code: null, message: 'restarting' }), { status: 503, headers: { 'content-type': 'application/json' } });
+      }
+      return original(input, init);
+    };
+    const stream = client(flaky).conversations.start({ model: 'parley-local', inputs: 'Tell me a long story about lamps' });
+    const { events, error } = await collect(stream);
+    expect(error).toBeNull();
+    expect(refused).toBe(2);
+    expect(replyText(events)).toBe(await storedReply(await stream.conversationId));
+  });
+
   test('after too many failed reconnections in a row the stream fails with the lost connection', async () => {
     relay = resumeRelay(platform, BASE);
     relay.cuts = [2, 0, 0, 0];
