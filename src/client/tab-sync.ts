@@ -52,6 +52,8 @@ export class TabSync {
   constructor(storeName: string) {
     const Channel = (globalThis as { BroadcastChannel?: typeof BroadcastChannel }).BroadcastChannel;
     this.#channel = Channel ? new Channel(`parley:${storeName}`) : null;
+    // Under Node an open channel keeps the process alive: it must not, for a session nobody disposed.
+    (this.#channel as { unref?: () => void } | null)?.unref?.();
     if (this.#channel) {
       this.#channel.onmessage = (event: MessageEvent) => {
         const message = event.data as TabMessage;
