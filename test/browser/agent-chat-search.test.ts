@@ -71,6 +71,17 @@ describe('<agent-chat> long history and search', () => {
     expect(inView(c.messages()[0], c.transcript)).to.equal(true);
   });
 
+  it('back from the conversation list, a long conversation is shown newest first again, then all of it', async () => {
+    const c = await chatWith(history(500));
+    c.q<HTMLButtonElement>('[part~="history-button"]')!.click();
+    await waitUntil(() => c.q('[part~="conversation-list"]'), 'the conversation list', WAIT);
+    expect(c.messages().length).to.equal(0);
+    c.q<HTMLButtonElement>('[part~="history-button"]')!.click();
+    await waitUntil(() => c.messages().length > 0, 'the transcript again', WAIT);
+    expect(c.messages().length, 'the newest first').to.be.below(1000);
+    await waitUntil(() => c.messages().length === 1000, 'every message again', WAIT);
+  });
+
   it('finds text in every message, counts the matches politely, goes next / previous with Enter and Shift+Enter and scrolls the match into view', async () => {
     const c = await chatWith(history(500));
     const button = c.q<HTMLButtonElement>('[part~="search-button"]')!;

@@ -682,7 +682,7 @@ export class AgentChat extends ParleyElement {
   }
 
   private async toggleSearch(): Promise<void> {
-    if (this.searchOpen) {
+    if (this.searchOpen && !this.showList) {
       this.closeSearch(true);
       return;
     }
@@ -826,7 +826,7 @@ export class AgentChat extends ParleyElement {
           part="search-button"
           class="quiet search-toggle"
           type="button"
-          aria-expanded=${this.searchOpen ? 'true' : 'false'}
+          aria-expanded=${this.searchOpen && !this.showList ? 'true' : 'false'}
           aria-controls="search"
           @click=${this.toggleSearch}
         >
@@ -842,6 +842,7 @@ export class AgentChat extends ParleyElement {
 
   private renderConversationList(t: AgentChatStrings): TemplateResult {
     const list = this.chat.conversations ?? [];
+    this.#renderedCount = 0; // the transcript leaves the page: back to it, a long one is rendered newest first again
     return html`<div part="conversation-list" class="conversations">
       <h3 tabindex="-1">${t.conversations}</h3>
       ${list.length === 0
