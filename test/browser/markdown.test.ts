@@ -3,7 +3,7 @@
 import { expect, fixture, html, aTimeout } from '@open-wc/testing';
 import { render } from 'lit';
 import {
-  StreamingMarkdown, enforceAllowlist, renderMarkdown, renderMarkdownFragment, safeUrl, spoofedLinkHost, parseHostList,
+  StreamingMarkdown, enforceAllowlist, renderMarkdown, renderMarkdownFragment, renderMarkdownText, safeUrl, spoofedLinkHost, parseHostList,
 } from '../../src/elements/internal/markdown.js';
 import { loadMarkdown, markdown, markdownLoading } from '../../src/elements/internal/markdown-directive.js';
 import { probeHits, resetProbe, probeUrl } from './helpers/probe.js';
@@ -286,6 +286,12 @@ describe('markdown renderer: streaming', () => {
     put('Intro.\n\nSee [the docs][d].\n\nMore text.\n\n[d]: https://docs.test/x\n\n', false);
     expect(md.querySelector('p')).to.equal(intro);
     expect(md.querySelector('a')!.getAttribute('href')).to.equal('https://docs.test/x');
+  });
+
+  it('renderMarkdownText: the text a reader reads, a space between blocks, only the first blocks up to a limit', () => {
+    const text = 'Para **one**.\n\n- a\n- b\n\n<b>raw</b> and [link](javascript:alert(1))';
+    expect(renderMarkdownText(text).replace(/\s+/g, ' ').trim()).to.equal('Para one. a b <b>raw</b> and link');
+    expect(renderMarkdownText(text, 5).trim()).to.equal('Para one.');
   });
 
   it('StreamingMarkdown renders only the growing block per delta', () => {

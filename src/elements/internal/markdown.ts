@@ -278,7 +278,22 @@ export function renderMarkdownText(text: string, limit = Infinity): string {
   for (const token of lex(normalise(text), null)) {
     if (out.length >= limit) break;
     if (token.type === 'space') continue;
-    out += `${renderTokens([token], {}).textContent ?? ''} `;
+    out += `${readableText(renderTokens([token], {}))} `;
+  }
+  return out;
+}
+
+// Elements after whose text a reader pauses (`textContent` would run list items and cells together).
+const TEXT_BREAK = /^(?:P|LI|H[1-6]|PRE|BLOCKQUOTE|TR|TD|TH|BR|HR)$/;
+
+function readableText(node: Node): string {
+  let out = '';
+  for (const child of node.childNodes) {
+    if (child.nodeType === 3) out += (child as Text).data;
+    else {
+      out += readableText(child);
+      if (TEXT_BREAK.test(child.nodeName)) out += ' ';
+    }
   }
   return out;
 }
