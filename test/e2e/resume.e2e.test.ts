@@ -55,8 +55,15 @@ async function visitor(): Promise<{ context: BrowserContext; pageErrors: string[
 
 async function openChat(context: BrowserContext, query = ''): Promise<Page> {
   const page = await context.newPage();
+  const logs: string[] = [];
+  page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
   await page.goto(`${stack.origin}/${query}`);
-  await page.locator('agent-chat [part="input"]').waitFor(WAIT);
+  try {
+    await page.locator('agent-chat [part="input"]').waitFor(WAIT);
+  } catch (err) {
+    const html = await page.evaluate(() => document.querySelector('agent-chat')?.shadowRoot?.innerHTML ?? '(no shadow root)').catch(String);
+    throw new Error(`the chat did not show its message box: ${(err as Error).message}\nconsole: ${logs.join(' | ')}\nchat: ${html.slice(0, 2000)}`);
+  }
   return page;
 }
 
@@ -166,6 +173,27 @@ describe('a long reply survives reloads, cut sockets, relay switches and second 
     const resumes = resumesOf(streamIds[0]!, mark);
     expect(resumes.map((r) => r.status)).toContain(200);
     expect(resumes.find((r) => r.status === 200)?.lastEventId, 'resumed after the last event seen').toMatch(new RegExp(`^${streamIds[0]}:\\d+$`));
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+
+  it('the network pulled mid-reply for longer than the reconnection backoff: the reply ends complete once it is back', async () => {
+    const { context, pageErrors, streamIds } = await visitor();
+    const page = await openChat(context);
+    await send(page, LONG_PROMPT);
+    const partial = await partialReply(page);
+    expect(partial.length).toBeLessThan(expected.length);
+    // The cable is pulled: the browser is offline and every open connection dies. 18 s is more than six
+    // reconnections backing off from 250 ms take, so only waiting for the browser's `online` gets it through.
+    await context.setOffline(true);
+    stack.cut();
+    await page.waitForTimeout(18_000);
+    const mark = stack.log.length;
+    await context.setOffline(false);
+    const s = await finalReply(page, expected, 1);
+    expect(s.errors).toBe(0);
+    expect(s.interrupted).toBe(0);
+    expect(resumesOf(streamIds[0]!, mark).map((r) => r.status), 'resumed from the relay once back online').toContain(200);
     expect(pageErrors).toEqual([]);
     await context.close();
   });
