@@ -8,7 +8,7 @@
  * as its LAST line (so it is the id a parser keeps, even if the upstream sent one); nothing else of its
  * bytes changes. Comment blocks (`: ping`) pass unchanged and get no id.
  */
-import { concatBytes } from './bytes.js';
+import { joinBytes } from './bytes.js';
 
 const LF = 10;
 const CR = 13;
@@ -126,17 +126,9 @@ export function withEventId(block: Uint8Array, id: string): Uint8Array {
   return out;
 }
 
-/** One array of several. */
+/** One array of several (a single one is returned as it is). */
 export function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  if (parts.length === 2) return concatBytes(parts[0]!, parts[1]!);
   let size = 0;
   for (const p of parts) size += p.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return joinBytes(parts, size);
 }
