@@ -182,6 +182,51 @@ export interface Reconciled {
   renamed: Map<string, string>;
 }
 
+/** What {@link dropLocalTwins} and {@link reconcileEntries} know besides the entries. */
+export interface TwinOptions {
+  /** Temporary ids already matched to a server id (a session's earlier reconciliations). */
+  aliases?: ReadonlyMap<string, string>;
+  /** Temporary ids that may never have reached the server (unsent, waiting): never taken for twins. */
+  keep?: ReadonlySet<string>;
+}
+
+/**
+ * Removes page-made entries whose server copy is already in the list (issue 16, tabs): a tab streaming a
+ * turn stores and broadcasts its inputs under temporary ids once the server has them, so another tab (or
+ * the store, written by both) can hold the server's copy and the page's side by side. A temporary entry
+ * is a twin when an alias names an entry present, or when, looking back from it within its turn (over
+ * inputs and the reply still streaming, up to the last reply that ended or was cut), a server-named entry
+ * of the same kind and content is found that no other twin took. `renamed` maps the twins dropped.
+ */
+export function dropLocalTwins(entries: readonly CachedEntry[], options: TwinOptions = {}): Reconciled {
+  const { aliases, keep } = options;
+  if (!entries.some((e) => isLocalId(e.id) && !keep?.has(e.id))) return { entries: entries.slice(), renamed: new Map() };
+  const ids = new Set(entries.map((e) => e.id));
+  const renamed = new Map<string, string>();
+  const claimed = new Set<number>();
+  for (let j = 0; j < entries.length; j++) {
+    const entry = entries[j];
+    if (!isLocalId(entry.id) || keep?.has(entry.id)) continue;
+    const alias = aliases?.get(entry.id);
+    if (alias && ids.has(alias)) {
+      renamed.set(entry.id, alias);
+      continue;
+    }
+    const sig = signature(entry);
+    for (let k = j - 1; k >= 0; k--) {
+      const e = entries[k];
+      if (isLocalId(e.id)) continue;
+      if (!claimed.has(k) && signature(e) === sig) {
+        claimed.add(k);
+        renamed.set(entry.id, e.id);
+        break;
+      }
+      if (!isInputEntry(e) && (e.completed_at || e.interrupted)) break; // an earlier turn's reply: no twin beyond it
+    }
+  }
+  return { entries: entries.filter((e) => !renamed.has(e.id)), renamed };
+}
+
 /**
  * The server's history, as the chat should show it:
  * - the server's entries in the server's order (its content wins), keeping the page's `interrupted` marks by id
@@ -189,9 +234,10 @@ export interface Reconciled {
  * - the page's temporary-id entries are matched, in order, to server entries of the same kind and content
  *   (that is how a user message learns its server id);
  * - page entries the server does not have (a reply still being saved after a stop, a message that never
- *   reached the server) are kept after them, so nothing the user saw disappears.
+ *   reached the server) are kept after them, so nothing the user saw disappears;
+ * - a temporary entry next to its own server copy (see {@link dropLocalTwins}) is dropped, never shown twice.
  */
-export function reconcileEntries(local: readonly CachedEntry[], server: readonly ConversationEntry[]): Reconciled {
+export function reconcileEntries(local: readonly CachedEntry[], server: readonly ConversationEntry[], options: TwinOptions = {}): Reconciled {
   const localById = new Map(local.map((e) => [e.id, e]));
   const serverIds = new Set(server.map((e) => e.id));
   const renamed = new Map<string, string>();
@@ -210,6 +256,9 @@ export function reconcileEntries(local: readonly CachedEntry[], server: readonly
       }
     }
   }
+  // A temporary entry left unmatched beside its own server copy is that copy (see dropLocalTwins), not a message of its own.
+  const twins = dropLocalTwins(local, { aliases: options.aliases, keep: new Set([...options.keep ?? [], ...renamed.keys()]) });
+  local = twins.entries;
   const cut = new Map<string, CachedEntry>();
   for (const e of local) if (e.interrupted) cut.set(renamed.get(e.id) ?? e.id, e);
   // A reply cut here stays marked unless the server finished it after all (it kept going after a reload).
@@ -219,5 +268,6 @@ export function reconcileEntries(local: readonly CachedEntry[], server: readonly
     return seen && stillCut(e, seen) ? { ...e, interrupted: true } : e;
   });
   for (const e of local) if (!serverIds.has(e.id) && !renamed.has(e.id)) entries.push(e);
+  for (const [from, to] of twins.renamed) renamed.set(from, to);
   return { entries, renamed };
 }

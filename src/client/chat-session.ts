@@ -7,7 +7,8 @@ import type {
 } from './contracts.js';
 import type { ConversationEntry, ConversationEvent, ConversationInputs, FunctionCallEntry, InputEntry } from './types.js';
 import {
-  applyEvent, completeEntries, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, reconcileEntries, titleOf,
+  applyEvent, completeEntries, dropLocalTwins, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, reconcileEntries, titleOf,
+  type Reconciled,
 } from './chat-entries.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
 import { STREAM_GONE } from './conversation-stream.js';
@@ -101,6 +102,8 @@ export class ChatSession implements ChatSessionApi {
   #failed: FailedTurn | null = null;
   /** Ids of page-made input entries whose turn never reached the server. */
   #unsent: string[] = [];
+  /** Temporary ids of this conversation that reconciliations matched to server ids (a tab's copy arriving late is dropped). */
+  #aliases = new Map<string, string>();
   #failedLoad: string | null = null;
   #defaultAgentName: string | null = null;
   #disposed = false;
@@ -299,6 +302,7 @@ export class ChatSession implements ChatSessionApi {
     this.#failed = null;
     this.#failedLoad = null;
     this.#unsent = [];
+    this.#aliases = new Map();
     this.#record = null;
     this.#set({ ...initialState(this.#defaultAgentName), conversationId });
     let cached: CachedEntry[] = [];
@@ -311,7 +315,9 @@ export class ChatSession implements ChatSessionApi {
         ]);
         this.#record = record ?? null;
         inflight = point;
-        cached = inflight ? resumable(entries, inflight.entryId) : markCutReply(entries);
+        // Two tabs write the store: a page-made copy of a message may sit beside the server's.
+        const stored = this.#dedupe(entries);
+        cached = inflight ? resumable(stored, inflight.entryId) : markCutReply(stored);
       } catch {
         cached = []; // an unreadable cache is no cache: the server answers below
       }
@@ -328,7 +334,7 @@ export class ChatSession implements ChatSessionApi {
     try {
       const history = await this.#options.client.conversations.history(conversationId);
       if (!this.#current(epoch)) return;
-      const { entries } = reconcileEntries(this.#state.entries, history.entries);
+      const { entries } = this.#reconcile(history.entries);
       this.#set({ entries, agentName: agentNameIn(entries) ?? this.#state.agentName });
       if (!this.#record) this.#saveConversation(entries, entries.at(-1)?.created_at);
       this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
@@ -349,6 +355,7 @@ export class ChatSession implements ChatSessionApi {
     this.#failed = null;
     this.#failedLoad = null;
     this.#unsent = [];
+    this.#aliases = new Map();
     this.#record = null;
     this.#set(initialState(this.#defaultAgentName));
   }
@@ -558,7 +565,7 @@ export class ChatSession implements ChatSessionApi {
       // The stored entries are those of the stored point (one batch): resume from there.
       const entries = await this.#store!.getEntries(conversationId).catch(() => this.#state.entries);
       if (!this.#current(epoch)) return;
-      this.#set({ entries: resumable(entries, inflight.entryId), status: 'streaming', streamingEntryId: inflight.entryId, following: false });
+      this.#set({ entries: resumable(this.#dedupe(entries), inflight.entryId), status: 'streaming', streamingEntryId: inflight.entryId, following: false });
       await this.#perform(epoch, { kind: 'resume', conversationId, from: inflight, locked: true, inputIds: [] });
     });
     if (this.#follow === follow) this.#follow = null;
@@ -571,7 +578,7 @@ export class ChatSession implements ChatSessionApi {
     try {
       const history = await this.#options.client.conversations.history(conversationId);
       if (!this.#current(epoch) || this.#run || this.#state.conversationId !== conversationId) return;
-      const { entries } = reconcileEntries(this.#state.entries, history.entries);
+      const { entries } = this.#reconcile(history.entries);
       this.#set({ entries });
       this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
     } catch {
@@ -599,7 +606,7 @@ export class ChatSession implements ChatSessionApi {
     const reply = entryId ? history.find((e) => e.id === entryId) : last;
     const complete = !!last && !isInputEntry(last) && !!last.completed_at && (!reply || !!reply.completed_at);
     if (!complete) return false;
-    const { entries } = reconcileEntries(this.#state.entries, history);
+    const { entries } = this.#reconcile(history);
     this.#set({ entries, streamingEntryId: null });
     this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
     return true;
@@ -614,7 +621,9 @@ export class ChatSession implements ChatSessionApi {
         if (ours) return;
         const entry = message.entry;
         const index = this.#state.entries.findIndex((e) => e.id === entry.id);
-        const entries = index < 0 ? [...this.#state.entries, entry] : this.#state.entries.map((e, i) => (i === index ? entry : e));
+        let entries = index < 0 ? [...this.#state.entries, entry] : this.#state.entries.map((e, i) => (i === index ? entry : e));
+        // The streaming tab's copy of a message this tab already has under its server id (read from the history first).
+        if (index < 0 && isLocalId(entry.id)) entries = this.#dedupe(entries);
         const streaming = !isInputEntry(entry) && !entry.completed_at && !entry.interrupted;
         this.#set(streaming && this.#follow
           ? { entries, streamingEntryId: entry.id, status: 'streaming' }
@@ -747,11 +756,25 @@ export class ChatSession implements ChatSessionApi {
     }
     // A turn started meanwhile owns the entries now; its own reconciliation comes later.
     if (!this.#current(epoch) || this.#state.conversationId !== conversationId || this.#run) return null;
-    const { entries, renamed } = reconcileEntries(this.#state.entries, history);
+    const { entries, renamed } = this.#reconcile(history);
     this.#set({ entries });
     this.#saveConversation(entries);
     this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
     return renamed;
+  }
+
+  /** The server's history merged into the state's entries (see reconcileEntries); remembers the ids it learnt. */
+  #reconcile(history: readonly ConversationEntry[]): Reconciled {
+    const reconciled = reconcileEntries(this.#state.entries, history, { aliases: this.#aliases, keep: new Set(this.#unsent) });
+    for (const [from, to] of reconciled.renamed) this.#aliases.set(from, to);
+    return reconciled;
+  }
+
+  /** `entries` without the page-made copies of entries they also hold under server ids (see dropLocalTwins). */
+  #dedupe(entries: readonly CachedEntry[]): CachedEntry[] {
+    const twins = dropLocalTwins(entries, { aliases: this.#aliases, keep: new Set(this.#unsent) });
+    for (const [from, to] of twins.renamed) this.#aliases.set(from, to);
+    return twins.entries;
   }
 
   /** Writes the conversation's record, updated at `updatedAt` (default: now). */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { appendContent, applyEvent, isLocalId, localId, markCutReply, reconcileEntries, titleOf } from '../../../src/client/chat-entries.js';
+import { appendContent, applyEvent, dropLocalTwins, isLocalId, localId, markCutReply, reconcileEntries, titleOf } from '../../../src/client/chat-entries.js';
 import type { CachedEntry } from '../../../src/client/contracts.js';
 import type { ConversationEvent } from '../../../src/client/types.js';
 
@@ -84,6 +84,30 @@ describe('reconciling with the server', () => {
     expect(markCutReply([user('u', 'x'), out('r', 'Hel', null)])[1].interrupted).toBe(true);
     expect(markCutReply([user('u', 'x'), out('r', 'Hello')])[1].interrupted).toBeUndefined();
     expect(markCutReply([user('u', 'x')])).toHaveLength(1);
+  });
+
+  test('a temporary entry beside its own server copy (two tabs wrote them) is dropped, never shown twice', () => {
+    const copy = user(localId(), 'two');
+    const server = [user('msg_u1', 'one'), out('msg_r1', 'A'), user('msg_u2', 'two'), out('msg_r2', 'B')];
+    // The store as two tabs left it: the follower's reconciled copy, then the streaming tab's late write and its reply.
+    const { entries, renamed } = reconcileEntries([user('msg_u1', 'one'), out('msg_r1', 'A'), user('msg_u2', 'two'), copy, out('msg_r2', 'B', null)], server);
+    expect(entries.map((e) => e.id)).toEqual(['msg_u1', 'msg_r1', 'msg_u2', 'msg_r2']);
+    expect(renamed.get(copy.id)).toBe('msg_u2');
+    // Before the server's history comes: the reply still streaming between them does not hide the twin.
+    expect(dropLocalTwins([user('msg_u2', 'two'), out('msg_r2', 'B', null), copy]).entries.map((e) => e.id)).toEqual(['msg_u2', 'msg_r2']);
+    // An alias learnt earlier names the copy whatever the order.
+    expect(dropLocalTwins([user('msg_u2', 'two'), out('msg_r2', 'B'), copy], { aliases: new Map([[copy.id, 'msg_u2']]) }).entries).toHaveLength(2);
+  });
+
+  test('the same words sent again are a new message, not a twin; unsent messages are never taken for twins', () => {
+    const again = user(localId(), 'one');
+    // A history read before the server had the new message: it stays, after the earlier turn's reply.
+    const { entries } = reconcileEntries([user('msg_u1', 'one'), out('msg_r1', 'A'), again], [user('msg_u1', 'one'), out('msg_r1', 'A')]);
+    expect(entries.map((e) => e.id)).toEqual(['msg_u1', 'msg_r1', again.id]);
+    const cut = dropLocalTwins([user('msg_u1', 'one'), { ...out('msg_r1', 'A', null), interrupted: true }, again]);
+    expect(cut.entries).toHaveLength(3);
+    const waiting = dropLocalTwins([user('msg_u1', 'one'), again], { keep: new Set([again.id]) });
+    expect(waiting.entries).toHaveLength(2);
   });
 
   test('titles and local ids', () => {

@@ -174,3 +174,67 @@ describe('tabs in step', () => {
     await storeB.close();
   });
 });
+
+// Issue 16, two-tab race: the following tab reconciled with a history that already had the new message
+// (msg_…) before the streaming tab wrote and broadcast its page-made copy (local_…); the copy landed next to
+// its twin in the store and in the follower, and survived the takeover. Every step is gated here.
+describe('tabs in step: the new message is shown once', () => {
+  test('a history read between the server storing the message and the streaming tab telling the others', async () => {
+    const relay = resumeRelay(platform, BASE);
+    const name = `tabs-${++n}`;
+    const storeA = await HistoryStore.open({ name });
+    const storeB = await HistoryStore.open({ name });
+    const PROMPT = 'Tell me a long story about lamps';
+    let holdHistory: Promise<void> | null = null;
+    let holdAnswer: Promise<void> | null = null;
+    let answerHeld = false;
+    const gated = (own: typeof fetch): typeof fetch => async (input, init) => {
+      const request = new Request(input, init);
+      if (holdHistory && request.method === 'GET' && request.url.endsWith('/history')) await holdHistory;
+      const response = await own(request);
+      if (holdAnswer && request.method === 'POST' && /\/conversations\/[^/]+$/.test(request.url)) {
+        answerHeld = true;
+        await holdAnswer;
+      }
+      return response;
+    };
+    const make = (store: HistoryStore) => new ChatSession({
+      client: new ParleyClient({ baseUrl: BASE, getToken: async () => 'page-token', fetch: gated(relay.fetch), retry: { retries: 0 }, resume: { baseDelayMs: 5 } }),
+      store, model: 'parley-local',
+    });
+    const a = make(storeA);
+    const b = make(storeB);
+    await a.send('Hi');
+    const conversationId = a.state.conversationId!;
+    let openHistory!: () => void;
+    let openAnswer!: () => void;
+    holdHistory = new Promise((resolve) => { openHistory = resolve; });
+    holdAnswer = new Promise((resolve) => { openAnswer = resolve; });
+    // The second tab opens the conversation; its history read waits.
+    const loaded = b.load(conversationId);
+    // The first tab sends; the server stores the message, the tab has not seen the answer yet.
+    void a.send(PROMPT);
+    await expect.poll(async () => answerHeld && (await serverContents(conversationId)).includes(PROMPT), { timeout: 5000 }).toBe(true);
+    holdHistory = null;
+    openHistory();
+    await loaded;
+    expect(b.state.entries.filter((e) => e.type === 'message.input')).toHaveLength(2);
+    // Now the streaming tab learns its turn started: it stores and broadcasts its copy of the message.
+    holdAnswer = null;
+    openAnswer();
+    await until(b, (s) => !!s.following && lastText(s).length > 20, 'the second tab to follow the reply');
+    const users = (s: ChatState) => s.entries.filter((e) => e.type === 'message.input').map((e) => (e as { content?: unknown }).content);
+    expect(users(b.state)).toEqual(['Hi', PROMPT]);
+    a.dispose(); // the streaming tab closes mid-reply
+    await storeA.close();
+    await until(b, (s) => s.status === 'ready', 'the second tab to finish the reply', 15_000);
+    await until(b, (s) => s.entries.every((e) => !e.id.startsWith('local_')), 'the server ids');
+    expect(b.state.error).toBeNull();
+    expect(users(b.state)).toEqual(['Hi', PROMPT]);
+    expect(b.state.entries.map((e) => (e as { content?: unknown }).content)).toEqual(await serverContents(conversationId));
+    // The store ends with the conversation as shown (the follower's last reconciliation replaces what both tabs wrote).
+    await expect.poll(async () => (await storeB.getEntries(conversationId)).map((e) => e.id), { timeout: 5000 }).toEqual(b.state.entries.map((e) => e.id));
+    b.dispose();
+    await storeB.close();
+  });
+});
