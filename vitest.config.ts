@@ -11,7 +11,7 @@ export default defineConfig({
           name: 'kit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
-          testTimeout: 30_000,
+          testTimeout: 60_000,
           hookTimeout: 60_000,
         },
       },

@@ -5,7 +5,8 @@ export default defineConfig({
     name: 'platform',
     include: ['test/unit/**/*.test.ts'],
     environment: 'node',
-    testTimeout: 30_000,
+    // Generous: restart and engine tests take seconds on a quiet machine and several times that on a loaded one.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     // Each file opens its own in-memory database; two workers suit a 2-core machine.
     maxWorkers: 2,

@@ -9,7 +9,8 @@ export default defineConfig({
     environment: 'node',
     env: { PARLEY_TEST_DB: 'postgres' },
     globalSetup: ['test/postgres-setup.ts'],
-    testTimeout: 30_000,
+    // Generous: restart and engine tests take seconds on a quiet machine and several times that on a loaded one.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
   },
