@@ -334,10 +334,8 @@ export class ChatSession implements ChatSessionApi {
     try {
       const history = await this.#options.client.conversations.history(conversationId);
       if (!this.#current(epoch)) return;
-      const { entries } = this.#reconcile(history.entries);
-      this.#set({ entries, agentName: agentNameIn(entries) ?? this.#state.agentName });
+      const { entries } = this.#adoptHistory(conversationId, history.entries, (merged) => ({ agentName: agentNameIn(merged) ?? this.#state.agentName }));
       if (!this.#record) this.#saveConversation(entries, entries.at(-1)?.created_at);
-      this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
     } catch (error) {
       if (!this.#current(epoch)) return;
       // Offline (or gone from the server): the cached copy is still worth showing.
@@ -578,9 +576,7 @@ export class ChatSession implements ChatSessionApi {
     try {
       const history = await this.#options.client.conversations.history(conversationId);
       if (!this.#current(epoch) || this.#run || this.#state.conversationId !== conversationId) return;
-      const { entries } = this.#reconcile(history.entries);
-      this.#set({ entries });
-      this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
+      this.#adoptHistory(conversationId, history.entries);
     } catch {
       // Offline: what the store had stays shown.
       if (this.#current(epoch)) this.#set({ entries: markCutReply(this.#state.entries) });
@@ -606,9 +602,7 @@ export class ChatSession implements ChatSessionApi {
     const reply = entryId ? history.find((e) => e.id === entryId) : last;
     const complete = !!last && !isInputEntry(last) && !!last.completed_at && (!reply || !!reply.completed_at);
     if (!complete) return false;
-    const { entries } = this.#reconcile(history);
-    this.#set({ entries, streamingEntryId: null });
-    this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
+    this.#adoptHistory(conversationId, history, () => ({ streamingEntryId: null }));
     return true;
   }
 
@@ -756,10 +750,8 @@ export class ChatSession implements ChatSessionApi {
     }
     // A turn started meanwhile owns the entries now; its own reconciliation comes later.
     if (!this.#current(epoch) || this.#state.conversationId !== conversationId || this.#run) return null;
-    const { entries, renamed } = this.#reconcile(history);
-    this.#set({ entries });
+    const { entries, renamed } = this.#adoptHistory(conversationId, history);
     this.#saveConversation(entries);
-    this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
     return renamed;
   }
 
@@ -767,6 +759,15 @@ export class ChatSession implements ChatSessionApi {
   #reconcile(history: readonly ConversationEntry[]): Reconciled {
     const reconciled = reconcileEntries(this.#state.entries, history, { aliases: this.#aliases, keep: new Set(this.#unsent) });
     for (const [from, to] of reconciled.renamed) this.#aliases.set(from, to);
+    return reconciled;
+  }
+
+  /** Shows the server's history merged into the state (with `patch` of the merged entries) and stores it. */
+  #adoptHistory(conversationId: string, history: readonly ConversationEntry[], patch?: (entries: CachedEntry[]) => Partial<ChatState>): Reconciled {
+    const reconciled = this.#reconcile(history);
+    const { entries } = reconciled;
+    this.#set({ entries, ...patch?.(entries) });
+    this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
     return reconciled;
   }
 
