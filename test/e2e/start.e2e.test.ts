@@ -104,6 +104,10 @@ describe('a visitor on npm start', () => {
     await page.reload();
     await page.locator('agent-chat [part~="message-user"]', { hasText: 'Show me some markdown' }).waitFor({ timeout: 30_000 });
     await page.locator('agent-chat [part~="message-assistant"]', { hasText: 'shipped' }).waitFor({ timeout: 30_000 });
+    // The reload may have cut the reply while it streamed (the text shows before it ends): the page resumes
+    // it, and the box takes a new message once it has ended (the send button is back).
+    await page.locator('agent-chat [part="send-button"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('agent-chat [part~="message-assistant"]', { hasText: 'shipped' }).count(), 'the resumed reply once').toBe(1);
 
     // And the conversation goes on after the reload (same relay session, resumed).
     await send(page, 'Thanks!');
