@@ -149,6 +149,18 @@ describe('<agent-chat> long history and search', () => {
     if (highlights) expect(highlights.get('parley-search')!.size + highlights.get('parley-search-current')!.size).to.equal(0);
   });
 
+  it('a chat taken out of the page takes its marks with it (the highlight registry is the page\'s)', async () => {
+    const c = await chatWith(history(10));
+    const field = await openSearch(c);
+    type(field, 'another point');
+    const status = c.q('[part~="search-status"]')!;
+    await waitUntil(() => status.textContent!.trim().endsWith('of 10 matches'), `ten matches (${status.textContent})`, WAIT);
+    const highlights = (CSS as unknown as { highlights?: Map<string, Set<Range>> }).highlights;
+    if (highlights) expect(highlights.get('parley-search')!.size + highlights.get('parley-search-current')!.size).to.equal(10);
+    c.el.remove();
+    if (highlights) expect(highlights.get('parley-search')!.size + highlights.get('parley-search-current')!.size).to.equal(0);
+  });
+
   it('has no axe violations with the search open and matches shown', async () => {
     const c = await chatWith(history(20));
     const field = await openSearch(c);

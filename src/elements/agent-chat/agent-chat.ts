@@ -358,6 +358,8 @@ export class AgentChat extends ParleyElement {
     this.#renderFrom = 0;
     this.#historyDone?.();
     this.#historyDone = null;
+    // The page's highlight registry is shared: a chat taken out of the page takes its marks with it.
+    if (this.searchOpen) this.closeSearch(false);
     this.#smallScreen?.removeEventListener('change', this.#onScreenChange);
     this.#smallScreen = null;
   }

@@ -11,8 +11,10 @@
 
 const ALL = 'parley-search';
 const CURRENT = 'parley-search-current';
-/** Frames spent re-centring a match while the messages around it take their real sizes (content-visibility). */
-const SETTLE_FRAMES = 10;
+/** Frames spent at most re-centring a match while the messages around it take their real sizes (content-visibility). */
+const SETTLE_FRAMES = 60;
+/** Frames the match must stay centred (inside its message's box) before the reveal counts as done. */
+const STABLE_FRAMES = 2;
 
 interface Match {
   message: HTMLElement;
@@ -125,24 +127,34 @@ export class TranscriptSearch {
   }
 
   /**
-   * Scrolls the current match into the middle of the transcript, again over a few frames while the
-   * messages around it are laid out with their real sizes. Resolves once it is in place (or replaced by
-   * another scroll).
+   * Scrolls the current match into the middle of the transcript, again over frames while the messages
+   * around it are laid out with their real sizes. Resolves once it has stayed in place for a few frames
+   * (or another scroll replaced it, or the frames ran out).
+   *
+   * A message skipped by `content-visibility: auto` has a placeholder box, and the geometry of the text
+   * inside it may be stale (Chromium lays out the skipped contents on demand, not where the placeholder
+   * sits): until the match's rectangle lies inside its message's box, the message's box is what is centred.
    */
   async reveal(): Promise<void> {
     const match = this.#matches[this.#index];
     const transcript = this.transcript();
     if (!match || !transcript) return;
     const run = ++this.#scrolling;
+    let stable = 0;
     for (let i = 0; i < SETTLE_FRAMES && run === this.#scrolling; i++) {
       if (!match.message.isConnected) return;
       const box = transcript.getBoundingClientRect();
       const own = match.range.getBoundingClientRect();
-      // Off-screen contents are not laid out (content-visibility): the message's box until they are.
-      const rect = own.height ? own : match.message.getBoundingClientRect();
+      const outer = match.message.getBoundingClientRect();
+      const laidOut = own.height > 0 && own.top >= outer.top - 1 && own.bottom <= outer.bottom + 1;
+      const rect = laidOut ? own : outer;
       const offset = rect.top + rect.height / 2 - (box.top + box.height / 2);
-      if (Math.abs(offset) < 2 && own.height) return;
-      transcript.scrollTop += offset;
+      // Centred, or as near as the transcript's ends allow (a match in the first or last screenful).
+      const room = offset > 0 ? transcript.scrollHeight - transcript.clientHeight - transcript.scrollTop : transcript.scrollTop;
+      const settled = laidOut && (Math.abs(offset) < 2 || room < 1);
+      stable = settled ? stable + 1 : 0;
+      if (stable >= STABLE_FRAMES) return;
+      if (!settled) transcript.scrollTop += offset;
       await frame();
     }
   }
