@@ -241,7 +241,8 @@ async function measure({ deltas, historySize, runs }) {
     };
     const find = (text) => messages().find((m) => m.textContent.includes(text)) ?? null;
     const inPage = messages().length;
-    // The older messages follow the first frame, a chunk per frame (newest first): when all are in.
+    // Every message is in the page at the first frame (the old replies as placeholders); were any to follow
+    // later frames, this is when all are in: the history's headline figure.
     for (let i = 0; i < 200 && messages().length < historySize; i++) await framePainted();
     const allInMs = performance.now() - t0;
     const allIn = messages().length;
@@ -251,6 +252,7 @@ async function measure({ deltas, historySize, runs }) {
     // height), then back to the end.
     const scrollTo = async (end, text) => {
       for (let i = 0; i < 60 && !inView(find(text)); i++) {
+        transcript.dispatchEvent(new WheelEvent('wheel', { deltaY: end ? 400 : -400, bubbles: true, composed: true }));
         transcript.scrollTop = end ? transcript.scrollHeight - transcript.clientHeight : 0;
         await framePainted();
       }
@@ -362,11 +364,11 @@ export async function benchElement() {
       'last 500 / first 500 deltas: agent-chat (target ≤ 1.2)': a.lastOverFirst.toFixed(2),
       'last 500 / first 500 deltas: deep-chat': d.lastOverFirst.toFixed(2),
       'last 500 / first 500 deltas: plain-text element': p.lastOverFirst.toFixed(2),
-      'a 1,000-message history painted: agent-chat (ms, target ≤ 150)': ha.openMs.toFixed(1),
+      'a 1,000-message history, every message in the page: agent-chat (ms, target ≤ 150)': `${ha.allInMs.toFixed(1)} (${ha.allIn} messages)`,
+      'a 1,000-message history, first frame painted: agent-chat (ms)': ha.openMs.toFixed(1),
       'a 1,000-message history painted: deep-chat (ms)': h['deep-chat'].error ? h['deep-chat'].error : h['deep-chat'].openMs.toFixed(1),
       'a 1,000-message history painted: plain-text element (ms)': h['plain-chat'].openMs.toFixed(1),
-      'agent-chat history: messages in the page at that frame (newest first; of 1,000)': ha.inPage,
-      'agent-chat history: all messages in the page after (ms)': `${ha.allInMs.toFixed(1)} (${ha.allIn} messages)`,
+      'agent-chat history: messages in the page at the first frame (of 1,000)': ha.inPage,
       'agent-chat history: last message in view when opened': yes(ha.lastAtOpen),
       'agent-chat history: first / last message reached by scrolling': `${yes(ha.firstByScroll)} / ${yes(ha.lastByScroll)}`,
       'agent-chat history: first / last message reached by search': `${yes(ha.firstBySearch)} / ${yes(ha.lastBySearch)}`,

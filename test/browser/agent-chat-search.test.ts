@@ -60,8 +60,10 @@ describe('<agent-chat> long history and search', () => {
     const c = await chatWith(history(500));
     await waitUntil(() => inView(c.messages().at(-1), c.transcript), 'the newest message in view', WAIT);
     expect(c.q('[part~="show-earlier-button"]')).to.equal(null);
-    // A reader scrolling up: to the top, again while the messages on the way are laid out.
+    // A reader scrolling up (the wheel, then the scroll it makes): to the top, again while the messages on
+    // the way are laid out.
     await waitUntil(() => {
+      c.transcript.dispatchEvent(new WheelEvent('wheel', { deltaY: -400, bubbles: true, composed: true }));
       c.transcript.scrollTop = 0;
       return inView(c.messages()[0], c.transcript);
     }, 'the first message in view', WAIT);
@@ -71,15 +73,63 @@ describe('<agent-chat> long history and search', () => {
     expect(inView(c.messages()[0], c.transcript)).to.equal(true);
   });
 
-  it('back from the conversation list, a long conversation is shown newest first again, then all of it', async () => {
+  it('back from the conversation list, a long conversation is all there again, its old replies as placeholders', async () => {
     const c = await chatWith(history(500));
+    expect(c.messages().length, 'every message at once').to.equal(1000);
     c.q<HTMLButtonElement>('[part~="history-button"]')!.click();
     await waitUntil(() => c.q('[part~="conversation-list"]'), 'the conversation list', WAIT);
     expect(c.messages().length).to.equal(0);
     c.q<HTMLButtonElement>('[part~="history-button"]')!.click();
     await waitUntil(() => c.messages().length > 0, 'the transcript again', WAIT);
-    expect(c.messages().length, 'the newest first').to.be.below(1000);
-    await waitUntil(() => c.messages().length === 1000, 'every message again', WAIT);
+    expect(c.messages().length, 'every message again').to.equal(1000);
+    expect(c.messages()[1]!.querySelector('.bubble.placeholder'), 'the oldest reply a placeholder again').to.not.equal(null);
+    await waitUntil(() => inView(c.messages().at(-1), c.q('.transcript')!), 'the newest message in view', WAIT);
+  });
+
+  it('a reply streaming at the end of a long history: kept in view while it grows, until the reader scrolls up', async () => {
+    const entries = history(300);
+    const c = await chatWith(entries);
+    const growing = (n: number) => reply('streaming', Array.from({ length: n }, (_, i) => `Line ${i} of the reply.`).join('\n\n'));
+    c.session.set({ entries: [...entries, userMessage('uq', 'One more question'), growing(1)], status: 'streaming', streamingEntryId: 'streaming' });
+    const tail = () => c.messages().at(-1)!;
+    for (let n = 2; n <= 30; n += 4) {
+      c.session.set({ entries: [...entries, userMessage('uq', 'One more question'), growing(n)] });
+      await waitUntil(() => tail().textContent!.includes(`Line ${n - 1} of`) && inView(tail().querySelector('p:last-child'), c.transcript), `line ${n - 1} in view`, WAIT);
+    }
+    // The reader scrolls up a little: the growing reply no longer pulls the view down.
+    c.transcript.dispatchEvent(new WheelEvent('wheel', { deltaY: -300, bubbles: true, composed: true }));
+    c.transcript.scrollTop -= 300;
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    // What the reader looks at: the message across the middle of the view (older replies near it may be
+    // rendered in full meanwhile, and the browser's scroll anchoring keeps this one in place).
+    const box = c.transcript.getBoundingClientRect();
+    const middle = box.top + box.height / 2;
+    const seen = c.messages().find((m) => { const r = m.getBoundingClientRect(); return r.top <= middle && r.bottom >= middle; })!;
+    expect(seen, 'a message across the middle of the view').to.not.equal(undefined);
+    const top = seen.getBoundingClientRect().top;
+    for (let n = 34; n <= 60; n += 4) {
+      c.session.set({ entries: [...entries, userMessage('uq', 'One more question'), growing(n)] });
+      await waitUntil(() => tail().textContent!.includes(`Line ${n - 1} of`), `line ${n - 1} arrived`, WAIT);
+    }
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    expect(Math.abs(seen.getBoundingClientRect().top - top), 'the reader stays where they scrolled to').to.be.below(2);
+    expect(inView(tail().querySelector('p:last-child'), c.transcript), 'the end not pulled into view').to.equal(false);
+  });
+
+  it('a match in a placeholder reply is found as the reader will see it: the reply is rendered in full before it is marked', async () => {
+    const c = await chatWith(history(500));
+    const bubble = () => c.messages()[3]!.querySelector('.bubble')!;
+    expect(bubble().classList.contains('placeholder'), 'reply 1 starts as a placeholder').to.equal(true);
+    const field = await openSearch(c);
+    const status = c.q('[part~="search-status"]')!;
+    // "**closing** sentence" in the source: "closing sentence" once rendered.
+    type(field, 'closing sentence for reply 1.');
+    await waitUntil(() => status.textContent!.trim() === '1 of 1 match', `one match (${status.textContent})`, WAIT);
+    const current = c.q('.message.search-current')!;
+    expect(current).to.equal(c.messages()[3]);
+    expect(bubble().classList.contains('placeholder'), 'rendered in full').to.equal(false);
+    expect(bubble().querySelector('strong')?.textContent).to.equal('closing');
+    await waitUntil(() => inView(current, c.transcript), 'the match scrolled into view', WAIT);
   });
 
   it('finds text in every message, counts the matches politely, goes next / previous with Enter and Shift+Enter and scrolls the match into view', async () => {

@@ -160,7 +160,7 @@ describe('<agent-chat> view', () => {
     });
   }
 
-  it('opens a 1,000-message history newest first, then every older message over the next frames, each reply parsed once; reopens it from the render cache', async () => {
+  it('opens a 1,000-message history with every message in the page at once: the newest replies parsed, older ones as plain-text placeholders rendered in full near the view; reopens it from the render cache', async () => {
     const entries: CachedEntry[] = [];
     for (let i = 0; i < 500; i++) {
       entries.push(userMessage(`u${i}`, `Question number ${i}`));
@@ -175,13 +175,27 @@ describe('<agent-chat> view', () => {
       session.set({ conversationId: 'long', entries });
       await el.updateComplete;
       const v = view(el);
-      const first = v.all('[part~="message"]');
-      expect(first.length, 'the newest messages first').to.be.below(1000).and.above(0);
-      expect(first.at(-1)!.textContent).to.contain('Answer 499');
+      const messages = v.all('[part~="message"]');
+      expect(messages.length, 'every message at once').to.equal(1000);
+      expect(messages[0]!.textContent).to.contain('Question number 0');
+      expect(messages.at(-1)!.textContent).to.contain('Answer 499');
       expect(v.q('[part~="show-earlier-button"]'), 'nothing waits behind a button').to.equal(null);
-      await waitUntil(() => v.all('[part~="message"]').length === 1000, 'every message in the transcript', all);
-      expect(v.all('[part~="message"]')[0]!.textContent).to.contain('Question number 0');
-      expect(lexing.calls.length, 'the 500 replies parsed, once each').to.equal(500);
+      // The oldest reply: its text as it is (in the page, for search and assistive technology), not parsed.
+      const oldest = messages[1]!.querySelector('.bubble')!;
+      expect(oldest.classList.contains('placeholder'), 'an old reply is a placeholder').to.equal(true);
+      expect(oldest.textContent).to.contain('Answer **0** with a list');
+      expect(messages.at(-1)!.querySelector('.bubble.placeholder'), 'the newest reply rendered in full').to.equal(null);
+      expect(messages.at(-1)!.querySelector('.bubble li'), 'the newest reply as markdown').to.not.equal(null);
+      expect(lexing.calls.length, 'only the newest replies parsed').to.be.above(0).and.below(100);
+
+      // Scrolled to the top, the oldest reply is rendered in full.
+      const transcript = v.q<HTMLElement>('.transcript')!;
+      await waitUntil(() => {
+        transcript.scrollTop = 0;
+        return v.all('[part~="message"]')[1]!.querySelector('.bubble li');
+      }, 'the oldest reply rendered in full near the view', all);
+      expect(v.all('[part~="message"]')[1]!.querySelector('.bubble.placeholder')).to.equal(null);
+      expect(lexing.calls.length, 'each reply parsed at most once').to.be.at.most(500);
 
       // Opening it again (another conversation in between) hits the per-entry render cache.
       session.set({ conversationId: 'other', entries: [] });
@@ -190,7 +204,10 @@ describe('<agent-chat> view', () => {
       const beforeReopen = lexing.calls.length;
       session.set({ conversationId: 'long', entries });
       await el.updateComplete;
-      await waitUntil(() => v.all('[part~="message"]').length === 1000, 'every message in the transcript again', all);
+      expect(v.all('[part~="message"]').length, 'every message again').to.equal(1000);
+      // The newest replies were parsed when first opened: not again.
+      const newest = v.all('[part~="message"]').at(-1)!;
+      expect(newest.querySelector('.bubble li')).to.not.equal(null);
       expect(lexing.calls.length - beforeReopen, 'nothing parsed again when reopened').to.equal(0);
     } finally {
       lexing.restore();

@@ -181,6 +181,10 @@ export const agentChatStyles = css`
   .assistant .bubble {
     background: var(--_assistant);
   }
+  /* A reply far from the view before its markdown is rendered (agent-chat.ts, HISTORY_FULL): its text as it is. */
+  .bubble.placeholder {
+    white-space: pre-wrap;
+  }
   .message-actions {
     display: flex;
     gap: 0.25rem;

@@ -26,12 +26,15 @@ import type { TranscriptSearch } from './transcript-search.js';
 export type { ParleyHandsFreeChangedDetail, ParleyVoiceFinalDetail, ParleyVoiceStartDetail } from './voice-events.js';
 
 /**
- * A conversation opened with many messages is rendered newest first: these many at once (the first frame
- * shows the end of it), then the older ones, `HISTORY_CHUNK` more each frame, until all are in the
- * transcript. Nothing waits behind a button; search waits for the last chunk.
+ * Every message of a conversation is in the transcript from its first paint (reachable by scrolling, by the
+ * search and by assistive technology), but only the newest these many replies are rendered as markdown at
+ * once; the older ones are light placeholders (their text as it is, in the same `content-visibility: auto`
+ * box) that become the full render when they come within a screen of the view (an IntersectionObserver)
+ * or when the search finds a match in them.
  */
-const HISTORY_FIRST = 40;
-const HISTORY_CHUNK = 160;
+const HISTORY_FULL = 40;
+/** How near the view (beyond its top and bottom, as a share of its height) a placeholder is rendered in full. */
+const UPGRADE_MARGIN = '100% 0px';
 /** Longest text read out by the live region for one reply. */
 const ANNOUNCE_LIMIT = 600;
 /**
@@ -84,7 +87,9 @@ const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handof
  * @csspart search-next-button - Goes to the next match.
  * @csspart search-close-button - Closes the search.
  * @csspart message - A message (user or assistant); also `message-user` / `message-assistant`. Every message of
- *   the conversation is in the transcript; off-screen ones are not laid out (`content-visibility: auto`). The
+ *   the conversation is in the transcript; off-screen ones are not laid out (`content-visibility: auto`), and
+ *   replies older than the newest 40 messages show their text as it is (class `placeholder` on the bubble)
+ *   until they come within a screen of the view or the search opens. The
  *   current search match's message has the class `search-current`; the matches are styled with
  *   `::highlight(parley-search)` and `::highlight(parley-search-current)` (CSS Custom Highlight API).
  * @csspart message-user - A message of the user.
@@ -346,18 +351,18 @@ export class AgentChat extends ParleyElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
+    // Back in the page: the placeholders still there are watched again (disconnectedCallback let them go).
+    if (this.hasUpdated) this.updateComplete.then(() => this.watchPlaceholders(true));
     this.#smallScreen = typeof matchMedia === 'function' ? matchMedia(SMALL_SCREEN) : null;
     this.#smallScreen?.addEventListener('change', this.#onScreenChange);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    // A long history still being rendered: all of it at once if the element comes back.
-    cancelAnimationFrame(this.#historyFrame);
-    this.#historyFrame = 0;
-    this.#renderFrom = 0;
-    this.#historyDone?.();
-    this.#historyDone = null;
+    this.#nearObserver?.disconnect();
+    this.#nearObserver = null;
+    this.#nearRoot = null;
+    this.#near.clear();
     // The page's highlight registry is shared: a chat taken out of the page takes its marks with it.
     if (this.searchOpen) this.closeSearch(false);
     this.#smallScreen?.removeEventListener('change', this.#onScreenChange);
@@ -387,6 +392,7 @@ export class AgentChat extends ParleyElement {
   }
 
   protected override updated(changed: PropertyValues): void {
+    this.watchPlaceholders();
     if (changed.has('open') || changed.has('mode')) this.syncPanelDialog();
     if (changed.has('open') && this.mode === 'launcher' && changed.get('open') !== undefined) {
       this.emit('parley-open-changed', { open: this.open });
@@ -662,12 +668,15 @@ export class AgentChat extends ParleyElement {
   /** Search steps run one after another (typing, Enter, the module loading). */
   #searchQueue: Promise<unknown> = Promise.resolve();
 
-  private searchStep(step: (search: TranscriptSearch) => void, reveal = true): Promise<unknown> {
+  private searchStep(step: (search: TranscriptSearch) => void | Promise<void>, reveal = true): Promise<unknown> {
     this.#searchQueue = this.#searchQueue.then(async () => {
-      this.#search ??= new (await import('./transcript-search.js')).TranscriptSearch(() => this.renderRoot.querySelector('.transcript'));
-      await this.#historyComplete; // every message is in the transcript
+      this.#search ??= new (await import('./transcript-search.js')).TranscriptSearch(
+        () => this.renderRoot.querySelector('.transcript'),
+        (messages) => this.renderInFull(messages),
+      );
       if (!this.searchOpen) return;
-      step(this.#search);
+      await step(this.#search);
+      if (!this.searchOpen) return this.#search.clear(); // closed while placeholders were rendered in full
       this.searchStatus = this.searchStatusText(this.#search);
       if (reveal && this.#search.total) {
         this.transcriptScroll.stickToBottom = false;
@@ -844,7 +853,7 @@ export class AgentChat extends ParleyElement {
 
   private renderConversationList(t: AgentChatStrings): TemplateResult {
     const list = this.chat.conversations ?? [];
-    this.#renderedCount = 0; // the transcript leaves the page: back to it, a long one is rendered newest first again
+    this.#full.clear(); // the transcript leaves the page: back to it, only the newest replies are rendered in full again
     return html`<div part="conversation-list" class="conversations">
       <h3 tabindex="-1">${t.conversations}</h3>
       ${list.length === 0
@@ -897,59 +906,96 @@ export class AgentChat extends ParleyElement {
     </div>`;
   }
 
-  /** Index of the oldest transcript item rendered (see HISTORY_FIRST), and the number of items last rendered. */
-  #renderFrom = 0;
-  #renderedCount = 0;
-  #historyFrame = 0;
-  #historyDone: (() => void) | null = null;
-  #historyComplete: Promise<void> = Promise.resolve();
+  /** Keys of the replies rendered in full (markdown); the others older than the newest HISTORY_FULL are placeholders. */
+  #full = new Set<string>();
+  /** The conversation `#full` is about. */
+  #fullOf: string | null = null;
+  /** Watches the placeholders: one coming within UPGRADE_MARGIN of the transcript's view is rendered in full. */
+  #nearObserver: IntersectionObserver | null = null;
+  #nearRoot: Element | null = null;
 
-  /** The items to render: all of them, unless a long history has just arrived (then the newest, and the rest over the next frames). */
-  private renderedItems(items: readonly TranscriptItem[]): readonly TranscriptItem[] {
-    if (items.length - this.#renderedCount > HISTORY_FIRST && items.length > HISTORY_FIRST) {
-      this.#renderFrom = items.length - HISTORY_FIRST;
-      if (!this.#historyDone) this.#historyComplete = new Promise((resolve) => { this.#historyDone = resolve; });
-      this.#historyFrame ||= this.afterPaint(() => this.renderOlder());
-    } else if (!this.#historyFrame) {
-      this.#renderFrom = 0;
+  /**
+   * What the last render with placeholders showed (its transcript element, conversation and number of
+   * items), or null when it had none: when that changes (a new conversation, a new message, back from the
+   * list), the placeholders are watched again (`updated`); a streaming reply's deltas do not change it.
+   */
+  #placeholderView: string | null = null;
+  #watchedView: string | null = null;
+
+  private watchPlaceholders(force = false): void {
+    const root = this.renderRoot.querySelector('.transcript');
+    if (root !== this.#nearRoot) force = true;
+    if (!force && this.#placeholderView === this.#watchedView) return;
+    this.#watchedView = this.#placeholderView;
+    if (!this.#placeholderView || !root || typeof IntersectionObserver !== 'function') return;
+    if (root !== this.#nearRoot || !this.#nearObserver) {
+      // A new transcript (back from the conversation list): the old one's placeholders are gone.
+      this.#nearObserver?.disconnect();
+      this.#near.clear();
+      this.#nearRoot = root;
+      this.#nearObserver = new IntersectionObserver((entries) => {
+        for (const e of entries) {
+          if (e.isIntersecting) this.#near.add(e.target as HTMLElement);
+          else this.#near.delete(e.target as HTMLElement);
+        }
+        this.renderNear();
+      }, { root, rootMargin: UPGRADE_MARGIN });
     }
-    this.#renderFrom = Math.min(this.#renderFrom, Math.max(0, items.length - HISTORY_FIRST));
-    this.#renderedCount = items.length;
-    return this.#renderFrom ? items.slice(this.#renderFrom) : items;
+    // Observing an element again does nothing: the ones already watched stay as they are.
+    for (const bubble of root.querySelectorAll('.message > .bubble.placeholder')) this.#nearObserver.observe(bubble.parentElement!);
   }
 
-  /** Runs `run` in a task after the next frame is painted (not inside it, so each frame paints one step); returns the frame's id. */
-  private afterPaint(run: () => void): number {
-    const id = requestAnimationFrame(() => setTimeout(() => {
-      if (this.#historyFrame === id) run();
-    }));
-    return id;
+  /**
+   * Placeholders near the view. While the reader is kept at the end they stay placeholders: their sizes
+   * (estimated while off-screen) changing above the view would move it; scrolling up renders them.
+   */
+  #near = new Set<HTMLElement>();
+
+  private renderNear(): void {
+    if (!this.#near.size || this.transcriptScroll.stickToBottom) return;
+    const near = [...this.#near];
+    this.#near.clear();
+    void this.renderInFull(near);
   }
 
-  private renderOlder(): void {
-    this.#historyFrame = 0;
-    this.#renderFrom = Math.max(0, this.#renderFrom - HISTORY_CHUNK);
+  private onTranscriptScroll = (): void => {
+    this.transcriptScroll.onScroll();
+    this.renderNear();
+  };
+
+  /** Renders these placeholder replies (their `.message` elements) in full; resolves once they are. */
+  private async renderInFull(messages: readonly HTMLElement[]): Promise<void> {
+    let added = false;
+    for (const message of messages) {
+      this.#nearObserver?.unobserve(message);
+      this.#near.delete(message);
+      const key = message.dataset.key;
+      if (key && !this.#full.has(key)) {
+        this.#full.add(key);
+        added = true;
+      }
+    }
+    if (!added) return;
+    // Replies above the view change size: a reader at the end stays there.
+    const atEnd = this.transcriptScroll.stickToBottom;
     this.requestUpdate();
-    // Older messages go in above: a reader at the end stays there in the frame they are painted in.
-    if (this.transcriptScroll.stickToBottom) {
-      this.updateComplete.then(() => {
-        const transcript = this.renderRoot.querySelector('.transcript');
-        if (transcript && this.transcriptScroll.stickToBottom) transcript.scrollTop = transcript.scrollHeight;
-      });
-    }
-    if (this.#renderFrom) {
-      this.#historyFrame = this.afterPaint(() => this.renderOlder());
-    } else {
-      this.updateComplete.then(() => {
-        this.#historyDone?.();
-        this.#historyDone = null;
-      });
-    }
+    await this.updateComplete;
+    const transcript = this.renderRoot.querySelector('.transcript');
+    if (atEnd && transcript && this.transcriptScroll.stickToBottom) transcript.scrollTop = transcript.scrollHeight;
   }
 
   private renderTranscript(t: AgentChatStrings): TemplateResult {
     const items = this.chat.items;
     const lastReplyId = lastReply(items)?.entry.id ?? null;
+    const conversationId = this.chat.state.conversationId;
+    if (conversationId !== this.#fullOf) {
+      this.#full.clear();
+      this.#fullOf = conversationId;
+    }
+    const fullFrom = items.length - HISTORY_FULL;
+    this.#placeholderView = fullFrom > 0 && items.some((item, i) => i < fullFrom && item.kind === 'assistant' && !this.#full.has(item.key))
+      ? `${conversationId}\n${items.length}`
+      : null;
     return html`<div
       part="transcript"
       class="transcript"
@@ -958,22 +1004,24 @@ export class AgentChat extends ParleyElement {
       aria-busy=${this.busy ? 'true' : 'false'}
       tabindex="0"
       @click=${this.onTranscriptClick}
-      @scroll=${this.transcriptScroll.onScroll}
+      @scroll=${this.onTranscriptScroll}
     >
       ${items.length === 0 && this.chat.state.status !== 'submitted'
         ? html`<slot name="empty"><p part="empty" class="empty">${t.emptyState}</p></slot>`
         : nothing}
-      ${repeat(this.renderedItems(items), (item) => item.key, (item) => this.renderItem(item, t, lastReplyId))}
+      ${repeat(items, (item) => item.key, (item, i) => this.renderItem(item, t, lastReplyId, i < fullFrom))}
       ${this.chat.state.status === 'submitted' ? html`<p part="thinking" class="thinking">${t.thinking}</p>` : nothing}
     </div>`;
   }
 
-  private renderItem(item: TranscriptItem, t: AgentChatStrings, lastReplyId: string | null): TemplateResult {
+  /** `old`: the item is older than the newest HISTORY_FULL (a reply is then a placeholder until rendered in full). */
+  private renderItem(item: TranscriptItem, t: AgentChatStrings, lastReplyId: string | null, old: boolean): TemplateResult {
     switch (item.kind) {
       case 'user':
         return this.renderUserMessage(item.key, item.entry, item.text, t);
       case 'assistant':
-        return this.renderReply(item.entry, item.text, t, item.entry.id === lastReplyId);
+        if (!old) this.#full.add(item.key);
+        return this.renderReply(item, t, item.entry.id === lastReplyId, old && !this.#full.has(item.key));
       case 'call':
         return this.renderCall(item, t);
       case 'result':
@@ -1016,17 +1064,19 @@ export class AgentChat extends ParleyElement {
     </div>`;
   }
 
-  private renderReply(entry: CachedEntry, text: string, t: AgentChatStrings, isLast: boolean): TemplateResult {
+  private renderReply({ key, entry, text }: TranscriptItem & { kind: 'assistant' }, t: AgentChatStrings, isLast: boolean, placeholder: boolean): TemplateResult {
     const streaming = entry.id === this.chat.state.streamingEntryId && this.busy;
     const interrupted = !streaming && (entry.interrupted === true || this.chat.stoppedIds.has(entry.id));
-    return html`<div part="message message-assistant" class="message assistant" data-entry-id=${entry.id}>
+    return html`<div part="message message-assistant" class="message assistant" data-entry-id=${entry.id} data-key=${key}>
       <span class="visually-hidden">${this.chat.state.agentName || t.assistant}:</span>
-      <div part="bubble" class="bubble markdown" dir="auto" ${markdown(text, {
-        streaming,
-        cacheKey: entry.id,
-        allowImageHosts: this.hostList,
-        imageBlocked: t.imageBlocked,
-      })}></div>
+      ${placeholder
+        ? html`<div part="bubble" class="bubble markdown placeholder" dir="auto">${text}</div>`
+        : html`<div part="bubble" class="bubble markdown" dir="auto" ${markdown(text, {
+            streaming,
+            cacheKey: entry.id,
+            allowImageHosts: this.hostList,
+            imageBlocked: t.imageBlocked,
+          })}></div>`}
       ${interrupted ? html`<p part="interrupted" class="interrupted">${t.interrupted}</p>` : nothing}
       ${!streaming && entry.type === 'message.output' && (this.relayUrl || (isLast && !this.busy))
         ? html`<div part="message-actions" class="message-actions">

@@ -3,7 +3,10 @@
  * (it is not part of the chat's first load). It finds every occurrence of the query, ignoring case, in the
  * messages' text as the reader sees it (the bubbles' DOM text: markdown as rendered, not its source). Every
  * message of the conversation is in the transcript (`content-visibility: auto` keeps the off-screen ones
- * cheap), so the search reaches all of them. The matches are marked with the CSS Custom Highlight API
+ * cheap), so the search reaches all of them. Replies far from the view may still be placeholders (their
+ * markdown source as plain text, `.bubble.placeholder`): they are rendered in full first (the chat's
+ * `renderInFull`, once), so every reply is searched as the reader will see it. The matches are marked with
+ * the CSS Custom Highlight API
  * where the browser has it (`::highlight(parley-search)`, the current one `parley-search-current`), the
  * current match's message carries the class `search-current`, and it is scrolled into the middle of the
  * transcript (the transcript only, never the page around the chat).
@@ -82,7 +85,14 @@ export class TranscriptSearch {
   #marked: HTMLElement | null = null;
   #scrolling = 0;
 
-  constructor(private readonly transcript: () => HTMLElement | null) {}
+  /**
+   * `transcript` gives the chat's scrolling list of messages when it is shown; `renderInFull` renders
+   * placeholder replies (their `.message` elements) in full and resolves once they are.
+   */
+  constructor(
+    private readonly transcript: () => HTMLElement | null,
+    private readonly renderInFull: (messages: HTMLElement[]) => Promise<void> = async () => {},
+  ) {}
 
   /** Number of matches of the last query. */
   get total(): number {
@@ -96,15 +106,19 @@ export class TranscriptSearch {
 
   /**
    * Finds `query` in every message. The current match becomes the first one in or below the top of the
-   * transcript's view (as a browser's find does), else the first one.
+   * transcript's view (as a browser's find does), else the first one. Placeholders are rendered in full before.
    */
-  find(query: string): void {
+  async find(query: string): Promise<void> {
     this.#unmark();
     this.#matches = [];
     this.#index = -1;
-    const transcript = this.transcript();
     const needle = query.trim();
-    if (!transcript || !needle) return;
+    if (!this.transcript() || !needle) return;
+    // A placeholder's source is not what the reader sees (`**bold**`, `&amp;`, a link's address): render first.
+    const placeholders = [...this.transcript()?.querySelectorAll<HTMLElement>('.message > .bubble.placeholder') ?? []];
+    if (placeholders.length) await this.renderInFull(placeholders.map((bubble) => bubble.parentElement!));
+    const transcript = this.transcript();
+    if (!transcript) return;
     const pattern = new RegExp(literal(needle), 'giu');
     for (const message of transcript.querySelectorAll<HTMLElement>('.message')) {
       const bubble = message.querySelector('.bubble');
@@ -131,8 +145,8 @@ export class TranscriptSearch {
    * around it are laid out with their real sizes. Resolves once it has stayed in place for a few frames
    * (or another scroll replaced it, or the frames ran out).
    *
-   * A message skipped by `content-visibility: auto` has a placeholder box, and the geometry of the text
-   * inside it may be stale (Chromium lays out the skipped contents on demand, not where the placeholder
+   * A message skipped by `content-visibility: auto` has a box of its intrinsic size, and the geometry of
+   * the text inside it may be stale (Chromium lays out the skipped contents on demand, not where that box
    * sits): until the match's rectangle lies inside its message's box, the message's box is what is centred.
    */
   async reveal(): Promise<void> {

@@ -3,6 +3,13 @@
  * scrolling up lets go, sending or switching conversation sticks again. Layout that changes without an
  * update (messages sized once they are rendered, an error box or a notice taking room, the panel resized)
  * keeps it at the bottom too: only the reader scrolling up lets go.
+ *
+ * Telling the reader's scrolling from the layout's: messages off screen are not laid out
+ * (`content-visibility: auto`) and take their real sizes as they come into view, and the browser's scroll
+ * anchoring then moves `scrollTop` by itself, often upwards. So a wheel or key scrolling up, or a scroll
+ * up while a pointer or finger is down on the transcript, is the reader's at once; any other scroll up
+ * (assistive technology, script) counts only when the content kept its height since the last look, and
+ * one that came with a change of height, while sticking, is answered by scrolling to the end again.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 
@@ -10,6 +17,14 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 const STICKY_DISTANCE = 48;
 /** Frames a scroll to the end is checked again, while late layout (content-visibility sizing) moves the end. */
 const SETTLE_FRAMES = 3;
+
+/** Keys that scroll the transcript up. */
+const UP_KEYS = new Set(['ArrowUp', 'PageUp', 'Home']);
+
+/** Whether `target` takes typing (its keys are not the transcript's). */
+function isTextField(target: EventTarget | undefined): boolean {
+  return target instanceof HTMLElement && (target.isContentEditable || target.matches('input, textarea, select'));
+}
 
 /** See the module comment. */
 export class TranscriptScrollController implements ReactiveController {
@@ -20,6 +35,10 @@ export class TranscriptScrollController implements ReactiveController {
   #frame = 0;
   /** scrollTop the controller last set: a scroll event above it is the reader's. */
   #setTop = 0;
+  /** The transcript's scrollHeight at the last scroll event or scroll to the end. */
+  #height = 0;
+  /** A pointer or finger is down on the transcript (dragging its scrollbar, swiping). */
+  #held = false;
   #observed: HTMLElement | null = null;
   #resize: ResizeObserver | null = null;
 
@@ -29,13 +48,32 @@ export class TranscriptScrollController implements ReactiveController {
     host.addController(this);
   }
 
-  /** The transcript's `scroll` listener: at the bottom it sticks; the reader scrolling up lets go. */
+  /** The transcript's `scroll` listener: at the bottom it sticks; the reader scrolling up lets go (see the module comment). */
   readonly onScroll = (): void => {
     const el = this.#transcript();
     if (!el) return;
-    if (el.scrollHeight - el.scrollTop - el.clientHeight < STICKY_DISTANCE) this.stickToBottom = true;
-    else if (el.scrollTop < this.#setTop - 1) this.stickToBottom = false;
+    const height = el.scrollHeight;
+    const resized = height !== this.#height;
+    this.#height = height;
+    if (height - el.scrollTop - el.clientHeight < STICKY_DISTANCE) this.stickToBottom = true;
+    else if (el.scrollTop < this.#setTop - 1 && (this.#held || !resized)) this.stickToBottom = false;
+    else if (this.stickToBottom && resized) this.#scrollToEnd(SETTLE_FRAMES);
     this.#setTop = Math.min(this.#setTop, el.scrollTop);
+  };
+
+  /** The reader asks to scroll up (wheel, keys) where there is room to: let go before the scroll happens. */
+  readonly #onIntent = (event: Event): void => {
+    const el = this.#transcript();
+    if (!el || el.scrollTop <= 0) return;
+    const up = event instanceof WheelEvent
+      ? event.deltaY < 0
+      : event instanceof KeyboardEvent && !event.defaultPrevented && !isTextField(event.composedPath()[0])
+        && (UP_KEYS.has(event.key) || (event.key === ' ' && event.shiftKey));
+    if (up) this.stickToBottom = false;
+  };
+
+  readonly #onHold = (event: Event): void => {
+    this.#held = event.type === 'pointerdown' || event.type === 'touchstart';
   };
 
   hostUpdated(): void {
@@ -48,6 +86,7 @@ export class TranscriptScrollController implements ReactiveController {
     this.#frame = 0;
     this.#resize?.disconnect();
     this.#resize = null;
+    this.#listen(this.#observed, false);
     this.#observed = null;
   }
 
@@ -61,6 +100,7 @@ export class TranscriptScrollController implements ReactiveController {
       const height = el.scrollHeight;
       el.scrollTop = height;
       this.#setTop = el.scrollTop;
+      this.#height = height;
       if (settleFrames > 0) {
         requestAnimationFrame(() => {
           if (el.scrollHeight !== height || el.scrollHeight - el.scrollTop - el.clientHeight > 1) this.#scrollToEnd(settleFrames - 1);
@@ -71,10 +111,24 @@ export class TranscriptScrollController implements ReactiveController {
 
   /** The transcript's box resizing (an error box, a notice, the panel) keeps the end in view. */
   #observe(el: HTMLElement | null): void {
-    if (el === this.#observed || typeof ResizeObserver === 'undefined') return;
-    this.#resize ??= new ResizeObserver(() => this.#scrollToEnd(SETTLE_FRAMES));
-    if (this.#observed) this.#resize.unobserve(this.#observed);
+    if (el === this.#observed) return;
+    this.#listen(this.#observed, false);
+    this.#listen(el, true);
+    if (typeof ResizeObserver !== 'undefined') {
+      this.#resize ??= new ResizeObserver(() => this.#scrollToEnd(SETTLE_FRAMES));
+      if (this.#observed) this.#resize.unobserve(this.#observed);
+      if (el) this.#resize.observe(el);
+    }
     this.#observed = el;
-    if (el) this.#resize.observe(el);
+    this.#held = false;
+  }
+
+  #listen(el: HTMLElement | null, on: boolean): void {
+    if (!el) return;
+    const method = on ? 'addEventListener' : 'removeEventListener';
+    const passive = { passive: true } as const;
+    el[method]('wheel', this.#onIntent, passive);
+    el[method]('keydown', this.#onIntent);
+    for (const type of ['pointerdown', 'pointerup', 'pointercancel', 'touchstart', 'touchend', 'touchcancel']) el[method](type, this.#onHold, passive);
   }
 }
