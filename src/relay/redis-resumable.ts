@@ -5,7 +5,10 @@
  * Keys, under the store's prefix:
  *   rs:<id>    a Redis Stream: one entry per event, entry id `<seq>-1`, field `e` = the event's bytes
  *   rsm:<id>   hash {sid, state (live | ended | stopped | gone), last, bytes}
- * Every write is ONE Lua script (owner, state, order and the byte cap checked where the data is); both
+ * Every write is ONE Lua script (owner, state, order and the byte cap checked where the data is). A
+ * stream has one write in flight at a time: the events that come meanwhile go together in the next one,
+ * so a fast reply costs a script run per round trip, not per event, and a slow one still writes each
+ * event at once. Both
  * keys expire: `ttlSeconds` after the end, and while live `ttlSeconds + idle` after the last event, so
  * the streams of a crashed instance go away by themselves. A user stop (`stop`) marks the stream
  * `stopped`, deletes its events and PUBLISHes its id on `<prefix>stream-stops`; the instance running
@@ -25,28 +28,38 @@ import type { BufferRead, ResumeLimits, StreamBuffers, StreamWriter } from './re
 export const POLL_MS = 150;
 /** Entries read per XRANGE. */
 const READ_BATCH = 256;
-/** Writes of one stream waiting for Redis at once; beyond it the stream stops being resumable. */
-const MAX_IN_FLIGHT = 512;
+/** Events of one stream waiting for Redis at once; beyond it the stream stops being resumable. */
+const MAX_PENDING = 4096;
 
 /** KEYS meta; ARGV sid, live ttl s. */
 const START = `redis.call('HSET', KEYS[1], 'sid', ARGV[1], 'state', 'live', 'last', '0', 'bytes', '0')
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1`;
 
-/** KEYS meta, stream; ARGV seq, bytes, max bytes, live ttl s → 1 kept, 0 stopped, 2 gone (overflow, gap, expired). */
+/**
+ * KEYS meta, stream; ARGV max bytes, live ttl s, then seq, bytes for each event (in order) → 1 kept,
+ * 0 stopped, 2 gone (overflow, gap, expired).
+ */
 const APPEND = `local m = redis.call('HMGET', KEYS[1], 'state', 'last', 'bytes')
 if m[1] == 'stopped' then return 0 end
 if m[1] ~= 'live' then return 2 end
-local size = tonumber(m[3]) + string.len(ARGV[2])
-if tonumber(ARGV[1]) ~= tonumber(m[2]) + 1 or size > tonumber(ARGV[3]) then
-  redis.call('HSET', KEYS[1], 'state', 'gone')
-  redis.call('DEL', KEYS[2])
-  return 2
+local last = tonumber(m[2])
+local size = tonumber(m[3])
+local max = tonumber(ARGV[1])
+for i = 3, #ARGV, 2 do
+  local seq = tonumber(ARGV[i])
+  size = size + string.len(ARGV[i + 1])
+  if seq ~= last + 1 or size > max then
+    redis.call('HSET', KEYS[1], 'state', 'gone')
+    redis.call('DEL', KEYS[2])
+    return 2
+  end
+  redis.call('XADD', KEYS[2], ARGV[i] .. '-1', 'e', ARGV[i + 1])
+  last = seq
 end
-redis.call('XADD', KEYS[2], ARGV[1] .. '-1', 'e', ARGV[2])
-redis.call('HSET', KEYS[1], 'last', ARGV[1], 'bytes', tostring(size))
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-redis.call('EXPIRE', KEYS[2], ARGV[4])
+redis.call('HSET', KEYS[1], 'last', tostring(last), 'bytes', tostring(size))
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
 return 1`;
 
 /** KEYS meta, stream; ARGV ttl s, final state (ended | gone). */
@@ -119,17 +132,52 @@ export function createRedisStreamBuffers(limits: ResumeLimits, deps: RedisStream
   return {
     start(streamId, sessionId): StreamWriter {
       let resumable = true;
-      let inFlight = 0;
       let finished = false;
+      /** Events not sent yet (one write is in flight), and whether the end waits for them. */
+      let pending: Array<string | Uint8Array> = [];
+      let pendingBytes = 0;
+      let writing = false;
+      let endAfterWrites = false;
       const keys = [meta(streamId), events(streamId)];
       /** The stream is no longer resumable: its buffer is dropped (best effort; it expires anyway). */
       const lose = () => {
         if (!resumable) return;
         resumable = false;
+        pending = [];
+        pendingBytes = 0;
         deps.run('FINISH', keys, [ttl, 'gone']).catch(() => {});
         wake(streamId);
       };
-      // Commands on one connection run in the order sent: START before the first APPEND, each APPEND in seq order.
+      const finish = () => {
+        deps.run('FINISH', keys, [ttl, 'ended']).then(() => wake(streamId), lose);
+      };
+      /** Sends what is pending as one script run; when it is answered, what came meanwhile (then the end). */
+      const flush = () => {
+        if (!resumable) return;
+        if (!pending.length) {
+          if (endAfterWrites) finish();
+          return;
+        }
+        const batch = pending;
+        pending = [];
+        pendingBytes = 0;
+        writing = true;
+        deps.run('APPEND', keys, [String(limits.maxBytesPerStream), liveTtl, ...batch]).then((result) => {
+          writing = false;
+          if (result === 1) {
+            wake(streamId);
+            return flush();
+          }
+          resumable = false;
+          pending = [];
+          if (result === 0) stopped(streamId);
+          else wake(streamId);
+        }, () => {
+          writing = false;
+          lose();
+        });
+      };
+      // Commands on one connection run in the order sent: START before the first APPEND.
       deps.run('START', [meta(streamId)], [sessionId, liveTtl]).catch(lose);
       return {
         get resumable() {
@@ -137,24 +185,18 @@ export function createRedisStreamBuffers(limits: ResumeLimits, deps: RedisStream
         },
         append(seq, bytes) {
           if (!resumable || finished) return;
-          if (inFlight >= MAX_IN_FLIGHT) return lose();
-          inFlight++;
-          deps.run('APPEND', keys, [String(seq), bytes, String(limits.maxBytesPerStream), liveTtl]).then((result) => {
-            inFlight--;
-            if (result === 1) return wake(streamId);
-            resumable = false;
-            if (result === 0) stopped(streamId);
-            else wake(streamId);
-          }, () => {
-            inFlight--;
-            lose();
-          });
+          // Redis checks the byte cap on what it holds; what waits here is bounded too.
+          pendingBytes += bytes.byteLength;
+          if (pending.length / 2 >= MAX_PENDING || pendingBytes > limits.maxBytesPerStream) return lose();
+          pending.push(String(seq), bytes);
+          if (!writing) flush();
         },
         end() {
           if (finished) return;
           finished = true;
           if (!resumable) return;
-          deps.run('FINISH', keys, [ttl, 'ended']).then(() => wake(streamId), lose);
+          if (writing || pending.length) endAfterWrites = true;
+          else finish();
         },
         drop() {
           finished = true;
