@@ -211,6 +211,15 @@ describe('<agent-chat> long history and search', () => {
     if (highlights) expect(highlights.get('parley-search')!.size + highlights.get('parley-search-current')!.size).to.equal(0);
   });
 
+  it('has no axe violations with old replies shown as placeholders, and once they are rendered in full', async () => {
+    const c = await chatWith(history(60));
+    expect(c.q('.bubble.placeholder'), 'an old reply as a placeholder').to.not.equal(null);
+    expect(await axeViolations(c.el)).to.deep.equal([]);
+    await openSearch(c).then((field) => type(field, 'reply 0.'));
+    await waitUntil(() => !c.q('.bubble.placeholder'), 'every reply rendered in full for the search', WAIT);
+    expect(await axeViolations(c.el)).to.deep.equal([]);
+  });
+
   it('has no axe violations with the search open and matches shown', async () => {
     const c = await chatWith(history(20));
     const field = await openSearch(c);
