@@ -12,6 +12,19 @@ export function parleyEvent<K extends ParleyEventName>(name: K, detail: ParleyEv
   return new CustomEvent(name, { detail, bubbles: true, composed: true, cancelable });
 }
 
+/** The dark theme's tokens: theme="dark", or the visitor's system theme when theme is "auto" (the default). */
+const DARK_TOKENS = css`
+  --_text: var(--parley-color-text, #ececf1);
+  --_muted: var(--parley-color-muted, #b4b4bd);
+  --_bg: var(--parley-color-background, #1c1c1f);
+  --_surface: var(--parley-color-surface, #2c2c31);
+  --_border: var(--parley-color-border, #4a4a52);
+  --_accent: var(--parley-color-accent, #8ab4f8);
+  --_on-accent: var(--parley-color-on-accent, #0b1a33);
+  --_error: var(--parley-color-error, #f2b8b5);
+  color-scheme: dark;
+`;
+
 /** Base class of the kit's elements. */
 export class ParleyElement extends LitElement {
   /** Host styles, the theme tokens every element reads (light, dark by `theme` or the system, forced colours) (`--parley-*` custom properties → private `--_*`) and `.visually-hidden` for screen-reader-only text. */
@@ -43,27 +56,11 @@ export class ParleyElement extends LitElement {
     /* Dark: theme="dark", or the visitor's system theme when theme is "auto" (the default). The same
        --parley-color-* properties override either. */
     :host([theme='dark']) {
-      --_text: var(--parley-color-text, #ececf1);
-      --_muted: var(--parley-color-muted, #b4b4bd);
-      --_bg: var(--parley-color-background, #1c1c1f);
-      --_surface: var(--parley-color-surface, #2c2c31);
-      --_border: var(--parley-color-border, #4a4a52);
-      --_accent: var(--parley-color-accent, #8ab4f8);
-      --_on-accent: var(--parley-color-on-accent, #0b1a33);
-      --_error: var(--parley-color-error, #f2b8b5);
-      color-scheme: dark;
+      ${DARK_TOKENS}
     }
     @media (prefers-color-scheme: dark) {
       :host(:not([theme='light'])) {
-        --_text: var(--parley-color-text, #ececf1);
-        --_muted: var(--parley-color-muted, #b4b4bd);
-        --_bg: var(--parley-color-background, #1c1c1f);
-        --_surface: var(--parley-color-surface, #2c2c31);
-        --_border: var(--parley-color-border, #4a4a52);
-        --_accent: var(--parley-color-accent, #8ab4f8);
-        --_on-accent: var(--parley-color-on-accent, #0b1a33);
-        --_error: var(--parley-color-error, #f2b8b5);
-        color-scheme: dark;
+        ${DARK_TOKENS}
       }
     }
     /* Forced colours (Windows high contrast): system colours, and borders where backgrounds carried meaning. */
