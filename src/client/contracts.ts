@@ -60,6 +60,20 @@ export interface InflightReply extends ResumePoint {
   entryId: string | null;
 }
 
+/**
+ * Messages written while offline, kept in the history store until sent or cancelled so a reload (or a
+ * closed tab) does not lose them: the page-made input entries and what is needed to send them again.
+ */
+export interface WaitingTurn {
+  /** The conversation id (an append), or `new:agent:<id>` / `new:model:<name>` (a first message: no conversation yet). */
+  key: string;
+  /** The conversation the entries are appended to; null for a first message. */
+  conversationId: string | null;
+  /** The user's entries (page-made ids), in order. */
+  entries: CachedEntry[];
+  savedAt: string;
+}
+
 export interface RequestOptions { signal?: AbortSignal }
 
 export interface ParleyClientApi {
@@ -321,6 +335,17 @@ export interface HistoryStoreApi {
   putInflight?(record: InflightReply): Promise<void>;
   /** The reply ended (finished, stopped, gone): nothing to resume. Coalesced like `putInflight`. */
   deleteInflight?(conversationId: string): Promise<void>;
+  /** The messages waiting for the connection under `key` (see {@link WaitingTurn}). */
+  getWaiting?(key: string): Promise<WaitingTurn | undefined>;
+  /** Keeps the messages waiting under `record.key`, merged by entry id with those already kept there. */
+  putWaiting?(record: WaitingTurn): Promise<void>;
+  /**
+   * Reads and deletes the waiting messages of `key` in one transaction (tabs cannot interleave): only the
+   * caller that gets the record may send it; undefined when there was none (another tab took it).
+   */
+  takeWaiting?(key: string): Promise<WaitingTurn | undefined>;
+  /** Forgets the messages waiting under `key` (cancelled): those of `ids`, or all. */
+  deleteWaiting?(key: string, ids?: readonly string[]): Promise<void>;
   /** The store's name (tabs of one site showing the same store talk on a channel named after it). */
   readonly name?: string;
   /** Called when old conversations were evicted to make room (quota). */
@@ -378,6 +403,11 @@ export interface ChatSessionApi {
   stop(): void;
   /** Drops the messages waiting for the connection (`state.waiting`) instead of sending them. */
   cancelWaiting?(): void;
+  /**
+   * On a new, empty chat: shows the first message written offline for this agent/model (kept in the store
+   * across reloads) as waiting again, and sends it when online. Resolves true when there was one.
+   */
+  restoreWaiting?(): Promise<boolean>;
   /** Sends the failed turn again. */
   retry(): Promise<void>;
   /** Restart from the user message before `entryId` (default: the last reply) to get a new reply. */

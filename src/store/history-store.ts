@@ -1,10 +1,11 @@
 /**
  * The history cache in IndexedDB: conversations and their entries as last seen, so a reload shows
  * a conversation at once (the server stays the source of truth), plus the relay's resume tokens and
- * the replies streaming when the page last saw them (to resume after a reload).
+ * the replies streaming when the page last saw them (to resume after a reload), and the messages
+ * written offline that wait for the connection (so a reload while offline does not lose them).
  */
 import { openDB, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
-import type { CachedConversation, CachedEntry, HistoryStoreApi, InflightReply } from '../client/contracts.js';
+import type { CachedConversation, CachedEntry, HistoryStoreApi, InflightReply, WaitingTurn } from '../client/contracts.js';
 import type { ConversationEntry } from '../client/types.js';
 import { SCHEMA_VERSION, upgrade, type EntryRecord, type HistorySchema } from './schema.js';
 
@@ -129,7 +130,62 @@ export class HistoryStore implements HistoryStoreApi {
     return this.#db.get('inflight', conversationId);
   }
 
+  /** The messages written offline waiting under `key` (a conversation id, or `new:…` for a first message). */
+  async getWaiting(key: string): Promise<WaitingTurn | undefined> {
+    await this.#settled();
+    return this.#db.get('waiting', key);
+  }
+
   // ------------------------------------------------------------ writes
+
+  /**
+   * Keeps the messages waiting for the connection under `record.key`, merged by entry id with those already
+   * there (two tabs may each have written some for the same conversation: neither write loses the other's).
+   */
+  putWaiting(record: WaitingTurn): Promise<void> {
+    return this.#serial(() => this.#withRoom([], async () => {
+      const tx = this.#db.transaction('waiting', 'readwrite');
+      await settle(tx, async () => {
+        const old = await tx.store.get(record.key);
+        const ids = new Set(record.entries.map((e) => e.id));
+        const kept = (old?.entries ?? []).filter((e) => !ids.has(e.id));
+        const entries = [...kept, ...record.entries.map((e) => ({ ...e }))]
+          .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+        await tx.store.put({ ...record, entries });
+      });
+    }));
+  }
+
+  /**
+   * Reads and deletes the waiting messages of `key` in one readwrite transaction. IndexedDB runs readwrite
+   * transactions on the same store one at a time, across tabs too: of two tabs taking the same record, one
+   * gets it and the other undefined, so a message is sent once.
+   */
+  takeWaiting(key: string): Promise<WaitingTurn | undefined> {
+    return this.#serial(async () => {
+      const tx = this.#db.transaction('waiting', 'readwrite');
+      let record: WaitingTurn | undefined;
+      await settle(tx, async () => {
+        record = await tx.store.get(key);
+        if (record) await tx.store.delete(key);
+      });
+      return record;
+    });
+  }
+
+  /** Forgets the messages waiting under `key`: those of `ids` (the record goes when none is left), or all. */
+  deleteWaiting(key: string, ids?: readonly string[]): Promise<void> {
+    return this.#serial(async () => {
+      const tx = this.#db.transaction('waiting', 'readwrite');
+      await settle(tx, async () => {
+        const old = ids ? await tx.store.get(key) : undefined;
+        const drop = new Set(ids);
+        const left = old?.entries.filter((e) => !drop.has(e.id)) ?? [];
+        if (left.length) await tx.store.put({ ...old!, entries: left });
+        else await tx.store.delete(key);
+      });
+    });
+  }
 
   /**
    * Keeps where a streaming reply is. Coalesced with {@link putEntry}: the entries and the point are
@@ -207,11 +263,20 @@ export class HistoryStore implements HistoryStoreApi {
     }));
   }
 
-  /** Removes a conversation and its entries from the cache. */
+  /**
+   * Removes a conversation, its entries and its messages waiting for the connection from the cache
+   * (eviction keeps waiting messages: they are what the user wrote, not a copy of the server's).
+   */
   deleteConversation(id: string): Promise<void> {
     for (const [key, item] of this.#pending) if (item.conversationId === id) this.#pending.delete(key);
     this.#pendingInflight.delete(id);
-    return this.#serial(() => this.#deleteNow([id]));
+    return this.#serial(async () => {
+      await this.#deleteNow([id]);
+      const tx = this.#db.transaction('waiting', 'readwrite');
+      await settle(tx, async () => {
+        await tx.store.delete(id);
+      });
+    });
   }
 
   /** Keeps the relay session's resume token for `relayUrl`. */

@@ -7,12 +7,14 @@
  * `updatedAt` index that eviction walks, and a `meta` store for resume tokens.
  * v3 adds `inflight`: per conversation, the relayed stream that was replying when the page last saw
  * it (stream id, last event id, entry id), so a reload or another tab resumes it (issue 16).
+ * v4 adds `waiting`: messages written offline, not sent yet (by conversation id, or `new:agent:<id>` /
+ * `new:model:<name>` for a first message), so a reload while offline does not lose them.
  */
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
-import type { CachedConversation, CachedEntry, InflightReply } from '../client/contracts.js';
+import type { CachedConversation, CachedEntry, InflightReply, WaitingTurn } from '../client/contracts.js';
 
 /** The version {@link upgrade} brings a database to. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** One cached entry in v2: its place in the conversation and the entry itself. */
 export interface EntryRecord {
@@ -27,12 +29,13 @@ export interface MetaRecord {
   value: string;
 }
 
-/** The current (v3) schema. */
+/** The current (v4) schema. */
 export interface HistorySchema extends DBSchema {
   conversations: { key: string; value: CachedConversation; indexes: { updatedAt: string } };
   entries: { key: [string, string]; value: EntryRecord; indexes: { order: [string, number]; conversationId: string } };
   meta: { key: string; value: MetaRecord };
   inflight: { key: string; value: InflightReply };
+  waiting: { key: string; value: WaitingTurn };
 }
 
 /** A v1 entry record: the entry's fields with its conversation and position beside them. */
@@ -67,6 +70,11 @@ export function migrateV2toV3(db: AnyDatabase): void {
   db.createObjectStore('inflight', { keyPath: 'conversationId' });
 }
 
+/** Version 4: the `waiting` store (messages written offline), keyed by conversation id or `new:…`. Nothing to copy. */
+export function migrateV3toV4(db: AnyDatabase): void {
+  db.createObjectStore('waiting', { keyPath: 'key' });
+}
+
 /**
  * Brings a database from `oldVersion` to {@link SCHEMA_VERSION}, step by step (a new database
  * runs every step). Runs inside the versionchange transaction, so it only awaits IndexedDB requests.
@@ -75,4 +83,5 @@ export async function upgrade(db: AnyDatabase, oldVersion: number, tx: AnyTransa
   if (oldVersion < 1) createV1(db);
   if (oldVersion < 2) await migrateV1toV2(db, tx);
   if (oldVersion < 3) migrateV2toV3(db);
+  if (oldVersion < 4) migrateV3toV4(db);
 }

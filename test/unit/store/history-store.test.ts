@@ -212,7 +212,7 @@ describe('HistoryStore', () => {
 
     const raw = await openDB(name);
     expect(raw.version).toBe(SCHEMA_VERSION);
-    expect([...raw.objectStoreNames].sort()).toEqual(['conversations', 'entries', 'inflight', 'meta']);
+    expect([...raw.objectStoreNames].sort()).toEqual(['conversations', 'entries', 'inflight', 'meta', 'waiting']);
     expect(raw.transaction('entries').store.keyPath).toEqual(['conversationId', 'id']);
     raw.close();
   });
