@@ -3,7 +3,7 @@
  * renders `state`; all I/O goes through the client and the history store.
  */
 import type {
-  CachedConversation, CachedEntry, ChatSessionApi, ChatSessionOptions, ChatState, ConversationStream, HistoryStoreApi, InflightReply,
+  CachedConversation, CachedEntry, ChatSessionApi, ChatSessionOptions, ChatState, ConversationStream, HistoryStoreApi, InflightReply, WaitingTurn,
 } from './contracts.js';
 import type { ConversationEntry, ConversationEvent, ConversationInputs, FunctionCallEntry, InputEntry } from './types.js';
 import {
@@ -90,6 +90,14 @@ interface Run {
  *   streaming tab goes away. A stop in a following tab stops the reply in the streaming one.
  * - Offline: a message sent while `navigator.onLine` is false, or whose turn got no answer at all, stays in
  *   the transcript (`state.waiting`) and is sent when the browser says it is online again; `cancelWaiting()` drops it.
+ * - Offline across reloads: a waiting turn is also kept in the store (its user entries, under the conversation id,
+ *   or `new:agent:<id>` / `new:model:<name>` for a first message). `load` shows a conversation's waiting messages
+ *   again after its history, waiting (sent on `online`, or at once when online); `restoreWaiting()` does the same
+ *   for a first message on a new chat. The record goes when the messages are cancelled, their conversation
+ *   deleted, or just before they are sent: the sending tab takes it (read and deleted in one IndexedDB
+ *   transaction, which tabs cannot interleave) and only a tab whose take found it sends; a tab whose take found
+ *   nothing drops its copy (another tab sent it). A send that then gets no answer keeps it again; a send that
+ *   fails otherwise leaves it to `retry()` in this page only.
  */
 export class ChatSession implements ChatSessionApi {
   readonly #options: ChatSessionOptions;
@@ -116,6 +124,8 @@ export class ChatSession implements ChatSessionApi {
   #queued: Turn | null = null;
   readonly #onOnline = () => void this.#sendQueued();
   #waitTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The queued turn's messages are in the store (so a take that finds nothing means another tab took them). */
+  #waitStored = false;
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
@@ -151,6 +161,8 @@ export class ChatSession implements ChatSessionApi {
     const epoch = ++this.#epoch;
     this.#failed = null;
     this.#failedLoad = null;
+    const queued = this.#queued;
+    const stored = this.#waitStored;
     if (this.#queued) {
       // Still waiting: the waiting messages go with this one (see below).
       this.#unsent = [...this.#unsent, ...this.#queued.inputIds.filter((id) => !this.#unsent.includes(id))];
@@ -164,14 +176,22 @@ export class ChatSession implements ChatSessionApi {
     this.#set({ entries: [...this.#state.entries, user], status: 'submitted', error: null, notice: null, streamingEntryId: null, waiting: [] });
     void this.#resolveAgentName(epoch);
     const conversationId = this.#state.conversationId;
-    const turn: Turn = conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds };
+    let turn: Turn = conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds };
     if (isOffline()) return this.#wait(turn);
+    if (queued && stored) {
+      // The waiting messages leave the store as they go out (another tab may have sent them already).
+      const claimed = await this.#claim(epoch, turn, queued.inputIds);
+      if (!claimed) return;
+      turn = claimed;
+    }
     await this.#perform(epoch, turn);
   }
 
   cancelWaiting(): void {
     const waiting = new Set(this.#state.waiting ?? []);
     if (!waiting.size && !this.#queued) return;
+    const key = this.#queued ? this.#waitKey(this.#queued) : null;
+    if (key) this.#store?.deleteWaiting?.(key, [...waiting]).catch(() => this.#notSaved());
     this.#dropQueued();
     this.#unsent = this.#unsent.filter((id) => !waiting.has(id));
     this.#set({ entries: this.#state.entries.filter((e) => !waiting.has(e.id)), waiting: [] });
@@ -307,14 +327,17 @@ export class ChatSession implements ChatSessionApi {
     this.#set({ ...initialState(this.#defaultAgentName), conversationId });
     let cached: CachedEntry[] = [];
     let inflight: InflightReply | undefined;
+    let waiting: WaitingTurn | undefined;
     if (this.#store) {
       try {
-        const [record, entries, point] = await Promise.all([
+        const [record, entries, point, queued] = await Promise.all([
           this.#store.getConversation(conversationId), this.#store.getEntries(conversationId),
           this.#options.client.conversations.resume ? this.#store.getInflight?.(conversationId) : undefined,
+          this.#store.getWaiting?.(conversationId).catch(() => undefined),
         ]);
         this.#record = record ?? null;
         inflight = point;
+        waiting = queued;
         // Two tabs write the store: a page-made copy of a message may sit beside the server's.
         const stored = this.#dedupe(entries);
         cached = inflight ? resumable(stored, inflight.entryId) : markCutReply(stored);
@@ -339,11 +362,23 @@ export class ChatSession implements ChatSessionApi {
     } catch (error) {
       if (!this.#current(epoch)) return;
       // Offline (or gone from the server): the cached copy is still worth showing.
-      if (!cached.length) {
+      if (!cached.length && !waiting) {
         this.#failedLoad = conversationId;
         this.#set({ status: 'error', error: PlatformError.from(error) });
       }
     }
+    // Messages written offline in an earlier page: shown after the history, waiting again.
+    if (waiting && this.#current(epoch) && !this.#run) this.#restore(waiting);
+  }
+
+  async restoreWaiting(): Promise<boolean> {
+    const store = this.#store;
+    const fresh = () => !this.#disposed && !this.#state.conversationId && !this.#state.entries.length && !this.#queued && !this.#isBusy();
+    if (!store?.getWaiting || !fresh()) return false;
+    const epoch = this.#epoch;
+    const record = await store.getWaiting(this.#newKey()).catch(() => undefined);
+    if (!record || !this.#current(epoch) || !fresh()) return false;
+    return this.#restore(record);
   }
 
   reset(): void {
@@ -644,8 +679,13 @@ export class ChatSession implements ChatSessionApi {
     }
   }
 
-  /** Keeps `turn` until the browser is online again (see the class comment). */
-  #wait(turn: Turn): void {
+  /**
+   * Keeps `turn` until the browser is online again (see the class comment), in the store too unless `stored`
+   * says whether it is there already.
+   */
+  #wait(turn: Turn, stored?: boolean): void {
+    if (stored === undefined) this.#keepWaiting(turn);
+    else this.#waitStored = stored;
     this.#queued = turn;
     this.#unsent = turn.inputIds;
     this.#set({ status: 'ready', error: null, streamingEntryId: null, waiting: [...turn.inputIds] });
@@ -656,9 +696,10 @@ export class ChatSession implements ChatSessionApi {
     if (!isOffline()) this.#waitTimer = setTimeout(this.#onOnline, WAIT_RETRY_MS);
   }
 
-  /** Forgets the waiting turn (another conversation is shown). */
+  /** Forgets the waiting turn (another conversation is shown; its messages stay in the store). */
   #dropQueued(): void {
     this.#queued = null;
+    this.#waitStored = false;
     clearTimeout(this.#waitTimer);
     globalThis.removeEventListener?.('online', this.#onOnline);
   }
@@ -667,11 +708,92 @@ export class ChatSession implements ChatSessionApi {
   async #sendQueued(): Promise<void> {
     const turn = this.#queued;
     if (!turn || this.#disposed || this.#isBusy()) return;
-    if (isOffline()) return this.#wait(turn);
+    if (isOffline()) return this.#wait(turn, this.#waitStored);
+    const stored = this.#waitStored;
     this.#dropQueued();
     const epoch = ++this.#epoch;
     this.#set({ status: 'submitted', error: null, waiting: [] });
-    await this.#perform(epoch, turn);
+    const claimed = stored ? await this.#claim(epoch, turn, turn.inputIds) : turn;
+    if (!claimed) return;
+    await this.#perform(epoch, claimed);
+  }
+
+  /** The store key of a turn's waiting messages: its conversation, or this session's agent/model for a first message. */
+  #waitKey(turn: Turn): string | null {
+    if (turn.kind === 'append') return turn.conversationId;
+    return turn.kind === 'start' ? this.#newKey() : null;
+  }
+
+  #newKey(): string {
+    return this.#options.agentId ? `new:agent:${this.#options.agentId}` : `new:model:${this.#options.model ?? ''}`;
+  }
+
+  /** Writes the waiting turn's entries to the store (merged with what is there under its key). */
+  #keepWaiting(turn: Turn): void {
+    const key = this.#waitKey(turn);
+    const store = this.#store;
+    this.#waitStored = false;
+    if (!key || !store?.putWaiting) return;
+    const ids = new Set(turn.inputIds);
+    const entries = this.#state.entries.filter((e) => ids.has(e.id));
+    if (!entries.length) return;
+    this.#waitStored = true;
+    store.putWaiting({ key, conversationId: turn.kind === 'append' ? turn.conversationId : null, entries, savedAt: nowIso() }).catch(() => {
+      if (this.#queued === turn) this.#waitStored = false;
+      this.#notSaved();
+    });
+  }
+
+  /**
+   * Takes the turn's waiting messages (`waitingIds`) out of the store before they are sent. Those another tab
+   * took meanwhile leave this transcript (that tab sends them); those another tab kept under the same key
+   * join the turn. Null when nothing is left to send (the state is ready again) or the session moved on.
+   */
+  async #claim(epoch: number, turn: Turn, waitingIds: readonly string[]): Promise<Turn | null> {
+    const key = this.#waitKey(turn);
+    const store = this.#store;
+    if (!key || !store?.takeWaiting || (turn.kind !== 'start' && turn.kind !== 'append')) return turn;
+    let record: WaitingTurn | undefined;
+    try {
+      record = await store.takeWaiting(key);
+    } catch {
+      return this.#current(epoch) ? turn : null; // an unreadable store: send what this page has
+    }
+    if (!this.#current(epoch)) {
+      // Another conversation is shown (or the page is going): the messages go back to wait.
+      if (record) store.putWaiting?.(record).catch(() => {});
+      return null;
+    }
+    const gone = new Set(record ? [] : waitingIds);
+    const known = new Set(turn.inputIds);
+    const extra = (record?.entries ?? []).filter((e) => !known.has(e.id) && !this.#state.entries.some((x) => x.id === e.id));
+    if (!gone.size && !extra.length) return turn;
+    const ids = new Set([...turn.inputIds.filter((id) => !gone.has(id)), ...extra.map((e) => e.id)]);
+    const rest = this.#state.entries.filter((e) => !ids.has(e.id) && !gone.has(e.id));
+    const mine = [...this.#state.entries.filter((e) => ids.has(e.id)), ...extra]
+      .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+    this.#unsent = this.#unsent.filter((id) => !gone.has(id));
+    this.#set({ entries: [...rest, ...mine] });
+    if (!mine.length) {
+      this.#set({ status: 'ready' });
+      return null;
+    }
+    const inputs = mine.map(toInput);
+    const inputIds = mine.map((e) => e.id);
+    return turn.kind === 'append' ? { kind: 'append', conversationId: turn.conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds };
+  }
+
+  /** Shows messages kept waiting in the store (an earlier page) after the transcript, and waits to send them again. */
+  #restore(record: WaitingTurn): boolean {
+    if (!record.entries.length) return false;
+    const have = new Set(this.#state.entries.map((e) => e.id));
+    this.#set({ entries: [...this.#state.entries, ...record.entries.filter((e) => !have.has(e.id))] });
+    const inputs = record.entries.map(toInput);
+    const inputIds = record.entries.map((e) => e.id);
+    const conversationId = record.conversationId;
+    this.#wait(conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds }, true);
+    if (!isOffline()) void this.#sendQueued();
+    return true;
   }
 
   /** `conversation.response.started`: the server stored the inputs; a start or restart names a new conversation. */

@@ -1,0 +1,238 @@
+import 'fake-indexeddb/auto';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import type { Platform } from '@parley-kit/platform';
+import { ChatSession } from '../../../src/client/chat-session.js';
+import { ParleyClient } from '../../../src/client/client.js';
+import type { ChatState } from '../../../src/client/contracts.js';
+import { HistoryStore } from '../../../src/store/history-store.js';
+import { callPlatform, startPlatform } from './helpers.js';
+import { resumeRelay, type ResumeRelay } from './resume-relay.js';
+
+// Messages written offline survive a reload (issue 16's known limit): the waiting turn is kept in the
+// history store, a new page over the same store shows it waiting again and sends it, once, when online.
+const BASE = 'http://relay.test/api';
+const MODEL_KEY = 'new:model:parley-local';
+let platform: Platform;
+let n = 0;
+
+beforeAll(async () => {
+  platform = await startPlatform({ tokenDelayMs: 1 });
+});
+afterAll(() => platform.close());
+
+/** The browser's view of the network: `navigator.onLine` and `online` events on the global. */
+const events = new EventTarget();
+const navigator = { onLine: true };
+const g = globalThis as Record<string, unknown>;
+beforeEach(() => {
+  navigator.onLine = true;
+  g.navigator = navigator;
+  g.addEventListener = events.addEventListener.bind(events);
+  g.removeEventListener = events.removeEventListener.bind(events);
+});
+afterEach(() => {
+  delete g.navigator;
+  delete g.addEventListener;
+  delete g.removeEventListener;
+});
+const offline = () => {
+  navigator.onLine = false;
+};
+const online = () => {
+  navigator.onLine = true;
+  events.dispatchEvent(new Event('online'));
+};
+
+/** A page's client: every request fails like a network error while the browser is offline. */
+function client(relay: ResumeRelay): ParleyClient {
+  const fetch: typeof globalThis.fetch = (input, init) => (navigator.onLine ? relay.fetch(input, init) : Promise.reject(new TypeError('Failed to fetch')));
+  return new ParleyClient({ baseUrl: BASE, getToken: async () => 'page-token', fetch, retry: { retries: 0 } });
+}
+
+/** Resolves when `session`'s state passes `check` (bounded). */
+function until(session: ChatSession, check: (s: ChatState) => boolean, what: string, ms = 10_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (check(session.state)) return resolve();
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, ms);
+    const off = session.subscribe((s) => {
+      if (!check(s)) return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
+}
+
+const texts = (s: ChatState) => s.entries.map((e) => (e as { content?: unknown }).content);
+const posts = (relay: ResumeRelay) => relay.log.filter((l) => l.startsWith('POST '));
+async function serverTexts(conversationId: string) {
+  return ((await callPlatform(platform, `/v1/conversations/${conversationId}/history`)).json.entries as Array<{ content?: unknown }>).map((e) => e.content);
+}
+
+describe('ChatSession: messages written offline survive a reload', () => {
+  test('offline send → reload → shown waiting after the history → online → sent once, the conversation continues', async () => {
+    const relay = resumeRelay(platform, BASE);
+    const name = `offline-reload-${++n}`;
+    const store = await HistoryStore.open({ name });
+    const first = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    await first.send('Hello');
+    const conversationId = first.state.conversationId!;
+    expect(first.state.entries).toHaveLength(2);
+
+    offline();
+    await first.send('Written on the train');
+    expect(first.state.waiting).toHaveLength(1);
+    first.dispose(); // the page is reloaded while offline
+    await store.close();
+
+    const reopened = await HistoryStore.open({ name });
+    const page = new ChatSession({ client: client(relay), store: reopened, model: 'parley-local' });
+    await page.load(conversationId);
+    expect(texts(page.state)).toEqual([...(await serverTexts(conversationId)), 'Written on the train']);
+    expect(page.state.waiting).toEqual([page.state.entries[2].id]);
+    expect(page.state.status).toBe('ready');
+    expect(page.state.error).toBeNull();
+    const before = posts(relay).length;
+
+    online();
+    await until(page, (s) => s.status === 'ready' && s.entries.length === 4 && !s.waiting?.length, 'the reply');
+    expect(page.state.error).toBeNull();
+    expect(page.state.conversationId).toBe(conversationId);
+    expect(posts(relay).slice(before)).toEqual([`POST /v1/conversations/${conversationId}`]);
+    const server = await serverTexts(conversationId);
+    expect(server.filter((t) => t === 'Written on the train')).toHaveLength(1);
+    expect(texts(page.state)).toEqual(server);
+    expect(await reopened.getWaiting(conversationId)).toBeUndefined();
+
+    // Another reload: nothing waits any more.
+    page.dispose();
+    const again = new ChatSession({ client: client(relay), store: reopened, model: 'parley-local' });
+    await again.load(conversationId);
+    expect(again.state.waiting ?? []).toEqual([]);
+    expect(texts(again.state)).toEqual(server);
+    again.dispose();
+    await reopened.close();
+  });
+
+  test('a first message (no conversation yet) is restored on a new chat and starts the conversation once', async () => {
+    const relay = resumeRelay(platform, BASE);
+    const name = `offline-first-${++n}`;
+    const store = await HistoryStore.open({ name });
+    offline();
+    const first = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    await first.send('Hello from the tunnel');
+    expect(first.state.waiting).toHaveLength(1);
+    first.dispose();
+    expect(relay.log).toEqual([]);
+
+    const page = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    // Another agent's (or model's) new chat does not pick it up.
+    const other = new ChatSession({ client: client(relay), store, agentId: 'ag_other' });
+    expect(await other.restoreWaiting()).toBe(false);
+    other.dispose();
+    expect(await page.restoreWaiting()).toBe(true);
+    expect(texts(page.state)).toEqual(['Hello from the tunnel']);
+    expect(page.state.waiting).toEqual([page.state.entries[0].id]);
+    expect(page.state.conversationId).toBeNull();
+
+    online();
+    await until(page, (s) => s.status === 'ready' && s.entries.length === 2 && !s.waiting?.length, 'the reply');
+    expect(page.state.error).toBeNull();
+    expect(posts(relay)).toEqual(['POST /v1/conversations']);
+    expect(await serverTexts(page.state.conversationId!)).toEqual(texts(page.state));
+    expect(await store.getWaiting(MODEL_KEY)).toBeUndefined();
+
+    // The conversation continues as any other.
+    await page.send('And another thing');
+    expect(page.state.entries).toHaveLength(4);
+    expect(await serverTexts(page.state.conversationId!)).toEqual(texts(page.state));
+    page.dispose();
+    await store.close();
+  });
+
+  test('a restored message goes out at once when the new page is online', async () => {
+    const relay = resumeRelay(platform, BASE);
+    const store = await HistoryStore.open({ name: `offline-online-${++n}` });
+    offline();
+    const first = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    await first.send('Sent later');
+    first.dispose();
+    navigator.onLine = true; // the reload happens once the connection is back (no `online` event)
+
+    const page = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    expect(await page.restoreWaiting()).toBe(true);
+    await until(page, (s) => s.status === 'ready' && s.entries.length === 2 && !s.waiting?.length, 'the reply');
+    expect(posts(relay)).toEqual(['POST /v1/conversations']);
+    page.dispose();
+    await store.close();
+  });
+
+  test('cancelled: gone after a reload', async () => {
+    const relay = resumeRelay(platform, BASE);
+    const store = await HistoryStore.open({ name: `offline-cancel-${++n}` });
+    const first = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    await first.send('Hello');
+    const conversationId = first.state.conversationId!;
+    offline();
+    await first.send('Never mind');
+    first.cancelWaiting();
+    expect(texts(first.state)).toHaveLength(2);
+    first.reset();
+    await first.send('A new chat, offline');
+    first.cancelWaiting();
+    first.dispose();
+
+    const page = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    await page.load(conversationId);
+    expect(page.state.waiting ?? []).toEqual([]);
+    expect(texts(page.state)).not.toContain('Never mind');
+    page.reset();
+    expect(await page.restoreWaiting()).toBe(false);
+    expect(page.state.entries).toEqual([]);
+    expect(await store.getWaiting(conversationId)).toBeUndefined();
+    expect(await store.getWaiting(MODEL_KEY)).toBeUndefined();
+    online();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(posts(relay)).toEqual(['POST /v1/conversations']);
+    page.dispose();
+    await store.close();
+  });
+
+  test('two pages restore the same waiting message: only one sends it; the other drops its copy', async () => {
+    const relay = resumeRelay(platform, BASE);
+    const name = `offline-tabs-${++n}`;
+    const store = await HistoryStore.open({ name });
+    const first = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    await first.send('Hello');
+    const conversationId = first.state.conversationId!;
+    offline();
+    await first.send('Only once, please');
+    first.dispose();
+    await store.close();
+
+    const storeA = await HistoryStore.open({ name });
+    const storeB = await HistoryStore.open({ name });
+    const a = new ChatSession({ client: client(relay), store: storeA, model: 'parley-local' });
+    const b = new ChatSession({ client: client(relay), store: storeB, model: 'parley-local' });
+    await a.load(conversationId);
+    await b.load(conversationId);
+    expect(a.state.waiting).toHaveLength(1);
+    expect(b.state.waiting).toHaveLength(1);
+    const before = posts(relay).length;
+
+    online();
+    await until(a, (s) => s.status === 'ready' && !s.waiting?.length, 'page A to settle');
+    await until(b, (s) => s.status === 'ready' && !s.waiting?.length, 'page B to settle');
+    await expect.poll(async () => (await serverTexts(conversationId)).length, { timeout: 10_000 }).toBe(4);
+    expect(posts(relay).slice(before)).toEqual([`POST /v1/conversations/${conversationId}`]);
+    const server = await serverTexts(conversationId);
+    expect(server.filter((t) => t === 'Only once, please')).toHaveLength(1);
+    a.dispose();
+    b.dispose();
+    await storeA.close();
+    await storeB.close();
+  });
+});
