@@ -284,8 +284,12 @@ export class ChatSessionController implements ReactiveController {
       });
       this.#owned = session;
       this.#attach(session);
-      const resume = this.#resumeConversationId ?? (host.resume === 'none' ? null : await this.#latestConversationId(session));
+      const kept = this.#resumeConversationId;
       this.#resumeConversationId = null;
+      // A first message written offline for this agent/model (kept in the store across reloads) is what the
+      // visitor did last: it is shown waiting, and sent when online, instead of resuming an older conversation.
+      if (!kept && await session.restoreWaiting().catch(() => false)) return;
+      const resume = kept ?? (host.resume === 'none' ? null : await this.#latestConversationId(session));
       if (resume && generation === this.#generation && !session.state.conversationId) await this.#run(() => session.load(resume));
     } catch (error) {
       this.#setLocalError(asErrorShape(error));
