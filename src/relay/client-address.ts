@@ -37,6 +37,13 @@ export interface RelayEnv {
    * `request.signal`, whose abort controller the host makes on first use. Without it, `request.signal` is used.
    */
   onClientGone?: (listener: () => void) => () => void;
+  /**
+   * Keeps the host running this request's work until `promise` settles, after the answer is sent or the
+   * client left: a Worker's `ctx.waitUntil` (Cloudflare Workers, workerd, Vercel Edge). A host that tears a
+   * request's I/O down with its client needs it for a resumable reply to be read to its end after the
+   * visitor's connection drops (so a resume gets all of it). Node keeps running without it.
+   */
+  waitUntil?: (promise: Promise<unknown>) => void;
   /** `@hono/node-server` passes the Node request as `incoming`; its socket address and raw URL are used. */
   incoming?: { url?: string; socket?: { remoteAddress?: string } };
 }

@@ -10,12 +10,13 @@
  * import { createRelay, type Relay } from 'parley-kit/relay';
  * let relay: Relay | undefined;
  * export default {
- *   fetch(request: Request, env: { PLATFORM_API_KEY: string; RELAY_SECRET: string }) {
+ *   fetch(request: Request, env: { PLATFORM_API_KEY: string; RELAY_SECRET: string }, ctx: { waitUntil(p: Promise<unknown>): void }) {
  *     relay ??= createRelay({
  *       upstream: { baseUrl: 'https://api.mistral.ai', apiKey: env.PLATFORM_API_KEY },
  *       secret: env.RELAY_SECRET, allowedOrigins: ['https://shop.example'], policy: { agents: ['ag_…'] },
  *     });
- *     return relay.fetch(request, { clientIp: request.headers.get('cf-connecting-ip') ?? undefined });
+ *     // waitUntil: a resumable reply whose visitor left is read to its end (workerd would cut it).
+ *     return relay.fetch(request, { clientIp: request.headers.get('cf-connecting-ip') ?? undefined, waitUntil: (p) => ctx.waitUntil(p) });
  *   },
  * };
  * ```

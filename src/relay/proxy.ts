@@ -321,6 +321,10 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
     let ended!: (reason: RelayError) => void;
     void new Promise<RelayError>((resolve) => { ended = resolve; }).then((reason) => stop.abort(reason));
     let unlinkClient = () => {};
+    // On a host that ends a request's I/O with its client (workerd), the reply is read on only while the
+    // host is told to wait for it.
+    let settle = () => {};
+    if (buffer && job.state.env?.waitUntil) job.state.env.waitUntil(new Promise<void>((resolve) => { settle = resolve; }));
     const unregister = runtime.openStreams.add({
       sessionId: claims.sid, subject: claims.sub, issuedAt: claims.iat,
       end: () => ended(unauthorized('The session was revoked')),
@@ -339,6 +343,7 @@ async function answer(job: ForwardJob, response: Response, { controller, detach 
       streamId,
       buffer,
       onEnd: () => {
+        settle();
         unlinkClient();
         unregister();
         if (streamId) resume!.running.delete(streamId);
