@@ -3,7 +3,8 @@
 // (harness/resume-stack.ts). A long reply is reloaded, cut, moved to the other relay, watched from a
 // second tab and abandoned by the tab streaming it: every time it must end with exactly the text of the
 // same prompt answered without interruption, with no action from the visitor. Another session cannot
-// read the stream, and a visitor offline keeps the history and gets the message sent once back online.
+// read the stream, and a visitor offline keeps the history and gets the message sent once back online (the
+// message kept in the store when the chat is opened again offline).
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -342,6 +343,20 @@ describe('offline', () => {
     let s = await snapshot(page);
     expect(s.users).toEqual(['Hello from the shop', 'Are you there?']);
     expect(s.replies).toHaveLength(1);
+
+    // The chat is opened again while still offline (a new element and session: what the page held in memory is
+    // gone, as on a reload, which Chromium cannot do offline): the message is read back from the store, waiting.
+    await page.evaluate(() => {
+      const old = document.querySelector('agent-chat')!;
+      const fresh = document.createElement('agent-chat');
+      for (const { name, value } of old.attributes) fresh.setAttribute(name, value);
+      old.replaceWith(fresh);
+    });
+    await expect.poll(async () => {
+      const now = await snapshot(page);
+      return { users: now.users, replies: now.replies.length, waiting: await page.locator('agent-chat [part="waiting"]').count() };
+    }, WAIT).toEqual({ users: ['Hello from the shop', 'Are you there?'], replies: 1, waiting: 1 });
+    await note.waitFor(WAIT);
 
     // Back online: it goes out by itself and is answered, once.
     await context.setOffline(false);
