@@ -372,4 +372,42 @@ describe('offline', () => {
     expect(pageErrors).toEqual([]);
     await context.close();
   });
+
+  it('a first message written offline in a new chat is kept when the chat is opened again offline, then starts its conversation once', async () => {
+    const { context, pageErrors } = await visitor();
+    const page = await openChat(context);
+    await send(page, 'Hello from the shop'); // an older conversation, which the chat would otherwise resume
+    await expect.poll(async () => {
+      const s = await snapshot(page);
+      return s.status === 'ready' && s.replies.length === 1 && s.replies[0]!.length > 0;
+    }, REPLY_WAIT).toBe(true);
+    await page.locator('agent-chat [part="new-button"]').click();
+    await expect.poll(async () => (await snapshot(page)).users, WAIT).toEqual([]);
+
+    await context.setOffline(true);
+    await send(page, 'A new question, asked offline');
+    await page.locator('agent-chat [part="waiting"]').waitFor(WAIT);
+    await page.evaluate(() => {
+      const old = document.querySelector('agent-chat')!;
+      const fresh = document.createElement('agent-chat');
+      for (const { name, value } of old.attributes) fresh.setAttribute(name, value);
+      old.replaceWith(fresh);
+    });
+    await expect.poll(async () => {
+      const now = await snapshot(page);
+      return { users: now.users, replies: now.replies.length, waiting: await page.locator('agent-chat [part="waiting"]').count() };
+    }, WAIT).toEqual({ users: ['A new question, asked offline'], replies: 0, waiting: 1 });
+
+    await context.setOffline(false);
+    await expect.poll(async () => {
+      const now = await snapshot(page);
+      return now.status === 'ready' && now.replies.length === 1 && now.replies[0]!.includes('A new question, asked offline');
+    }, REPLY_WAIT).toBe(true);
+    const s = await snapshot(page);
+    expect(s.users).toEqual(['A new question, asked offline']);
+    expect(s.errors).toBe(0);
+    expect(await page.locator('agent-chat [part="waiting"]').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
 });
