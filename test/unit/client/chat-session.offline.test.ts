@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import type { Platform } from '@parley-kit/platform';
 import { ChatSession } from '../../../src/client/chat-session.js';
 import { ParleyClient } from '../../../src/client/client.js';
-import type { ChatState } from '../../../src/client/contracts.js';
+import type { ChatState, HistoryStoreApi } from '../../../src/client/contracts.js';
 import { HistoryStore } from '../../../src/store/history-store.js';
 import { callPlatform, startPlatform } from './helpers.js';
 import { resumeRelay, type ResumeRelay } from './resume-relay.js';
@@ -234,5 +234,30 @@ describe('ChatSession: messages written offline survive a reload', () => {
     b.dispose();
     await storeA.close();
     await storeB.close();
+  });
+
+  test('a store of the site\'s own without the waiting methods (they are optional) still opens a conversation from its cache offline', async () => {
+    const relay = resumeRelay(platform, BASE);
+    const name = `offline-plain-store-${++n}`;
+    const store = await HistoryStore.open({ name });
+    const first = new ChatSession({ client: client(relay), store, model: 'parley-local' });
+    await first.send('Hello');
+    const conversationId = first.state.conversationId!;
+    first.dispose();
+    await store.flush();
+    const plain: HistoryStoreApi = {
+      getConversation: (id) => store.getConversation(id), getEntries: (id) => store.getEntries(id),
+      listConversations: () => store.listConversations(), putConversation: (c) => store.putConversation(c),
+      putEntry: (id, e) => store.putEntry(id, e), replaceEntries: (id, e) => store.replaceEntries(id, e),
+      deleteConversation: (id) => store.deleteConversation(id),
+      getResumeToken: (url) => store.getResumeToken(url), setResumeToken: (url, token) => store.setResumeToken(url, token),
+    };
+    offline();
+    const page = new ChatSession({ client: client(relay), store: plain, model: 'parley-local' });
+    await page.load(conversationId);
+    expect(page.state.entries).toHaveLength(2);
+    expect(page.state.error).toBeNull();
+    page.dispose();
+    await store.close();
   });
 });
