@@ -5,7 +5,7 @@ import { ChatSession } from '../../../src/client/chat-session.js';
 import { ParleyClient } from '../../../src/client/client.js';
 import type { ChatState, HistoryStoreApi } from '../../../src/client/contracts.js';
 import { HistoryStore } from '../../../src/store/history-store.js';
-import { callPlatform, startPlatform } from './helpers.js';
+import { callPlatform, startPlatform, untilState as until } from './helpers.js';
 import { resumeRelay, type ResumeRelay } from './resume-relay.js';
 
 // Messages written offline survive a reload (issue 16's known limit): the waiting turn is kept in the
@@ -49,22 +49,6 @@ function client(relay: ResumeRelay): ParleyClient {
   return new ParleyClient({ baseUrl: BASE, getToken: async () => 'page-token', fetch, retry: { retries: 0 } });
 }
 
-/** Resolves when `session`'s state passes `check` (bounded). */
-function until(session: ChatSession, check: (s: ChatState) => boolean, what: string, ms = 10_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (check(session.state)) return resolve();
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`timed out waiting for ${what}`));
-    }, ms);
-    const off = session.subscribe((s) => {
-      if (!check(s)) return;
-      clearTimeout(timer);
-      off();
-      resolve();
-    });
-  });
-}
 
 const texts = (s: ChatState) => s.entries.map((e) => (e as { content?: unknown }).content);
 const posts = (relay: ResumeRelay) => relay.log.filter((l) => l.startsWith('POST '));

@@ -5,7 +5,7 @@ import { ChatSession } from '../../../src/client/chat-session.js';
 import { ParleyClient } from '../../../src/client/client.js';
 import type { ChatState } from '../../../src/client/contracts.js';
 import { HistoryStore } from '../../../src/store/history-store.js';
-import { callPlatform, startPlatform } from './helpers.js';
+import { callPlatform, startPlatform, untilState as until } from './helpers.js';
 import { resumeRelay, type ResumeRelay } from './resume-relay.js';
 
 // A chat whose reply survives a cut connection, a reload (the stream's point in the store) and a
@@ -27,22 +27,6 @@ async function serverEntries(conversationId: string) {
   return (await callPlatform(platform, `/v1/conversations/${conversationId}/history`)).json.entries as Array<{ id: string; type: string; content?: unknown }>;
 }
 
-/** Resolves when `session`'s state passes `check` (bounded). */
-function until(session: ChatSession, check: (s: ChatState) => boolean, what: string, ms = 10_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (check(session.state)) return resolve();
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`timed out waiting for ${what}`));
-    }, ms);
-    const off = session.subscribe((s) => {
-      if (!check(s)) return;
-      clearTimeout(timer);
-      off();
-      resolve();
-    });
-  });
-}
 
 const replyLength = (s: ChatState) => {
   const e = s.entries.find((x) => x.id === s.streamingEntryId);

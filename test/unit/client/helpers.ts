@@ -1,5 +1,7 @@
 import { createPlatform, type Platform, type PlatformOptions } from '@parley-kit/platform';
 import { ParleyClient, type ParleyClientOptions } from '../../../src/client/client.js';
+import type { ChatSession } from '../../../src/client/chat-session.js';
+import type { ChatState } from '../../../src/client/contracts.js';
 
 export const API_KEY = 'k';
 export const BASE = 'http://platform.test';
@@ -118,4 +120,24 @@ export async function collect<T>(iterable: AsyncIterable<T>): Promise<{ events: 
   } catch (error) {
     return { events, error };
   }
+}
+
+/**
+ * Resolves when `session`'s state passes `check`; rejects after `ms` (a bound on a hang, not a timing
+ * claim) naming `what` and where the state was.
+ */
+export function untilState(session: ChatSession, check: (s: ChatState) => boolean, what: string, ms = 15_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (check(session.state)) return resolve();
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`timed out waiting for ${what}: ${JSON.stringify({ status: session.state.status, following: session.state.following, waiting: session.state.waiting })}`));
+    }, ms);
+    const off = session.subscribe((s) => {
+      if (!check(s)) return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
 }

@@ -5,9 +5,9 @@ import { createRelay, type Relay } from '../../../src/relay/index.js';
 import { OPEN_POLICY } from '../relay/helpers.js';
 import { ChatSession } from '../../../src/client/chat-session.js';
 import { ParleyClient } from '../../../src/client/client.js';
-import type { ChatState } from '../../../src/client/contracts.js';
 import { RelaySession } from '../../../src/client/session.js';
 import { HistoryStore } from '../../../src/store/history-store.js';
+import { untilState as until } from './helpers.js';
 
 // The client's resuming against the real relay in front of the real local platform (issue 16): a proxy
 // this test controls cuts the page's connection after a few chunks; the relay keeps reading the
@@ -74,21 +74,6 @@ async function history(client: ParleyClient, conversationId: string): Promise<un
   return (await client.conversations.history(conversationId)).entries.map((e) => (e as { content?: unknown }).content);
 }
 
-function until(session: ChatSession, check: (s: ChatState) => boolean, what: string, ms = 15_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (check(session.state)) return resolve();
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`timed out waiting for ${what}`));
-    }, ms);
-    const off = session.subscribe((s) => {
-      if (!check(s)) return;
-      clearTimeout(timer);
-      off();
-      resolve();
-    });
-  });
-}
 
 describe('resuming through the relay', () => {
   test('connections cut twice mid-reply: the reply ends complete and identical to the stored one, no error', async () => {

@@ -5,7 +5,7 @@ import { ChatSession } from '../../../src/client/chat-session.js';
 import { ParleyClient } from '../../../src/client/client.js';
 import type { ChatState } from '../../../src/client/contracts.js';
 import { HistoryStore } from '../../../src/store/history-store.js';
-import { callPlatform, startPlatform } from './helpers.js';
+import { callPlatform, startPlatform, untilState as until } from './helpers.js';
 import { resumeRelay, type ResumeRelay } from './resume-relay.js';
 
 // Two tabs of one site on one conversation (issue 16, item 3): Node has BroadcastChannel; Web Locks
@@ -60,21 +60,6 @@ function tab(relay: ResumeRelay, store: HistoryStore): ChatSession {
   return new ChatSession({ client, store, model: 'parley-local' });
 }
 
-function until(session: ChatSession, check: (s: ChatState) => boolean, what: string, ms = 10_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (check(session.state)) return resolve();
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`timed out waiting for ${what}: ${JSON.stringify({ status: session.state.status, following: session.state.following })}`));
-    }, ms);
-    const off = session.subscribe((s) => {
-      if (!check(s)) return;
-      clearTimeout(timer);
-      off();
-      resolve();
-    });
-  });
-}
 
 const lastText = (s: ChatState) => {
   const e = s.entries.at(-1);
