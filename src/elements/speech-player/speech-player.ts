@@ -4,7 +4,9 @@ import { property, state } from 'lit/decorators.js';
 import { PlatformError, isOriginRefusal } from '../../client/index.js';
 import { sharedClient } from '../internal/shared-client.js';
 import type { PlatformErrorShape, SpeechAudioStream, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
-import { SpeechPlayback } from '../../audio/speech-playback.js';
+import type { SpeechPlayback } from '../../audio/speech-playback.js';
+import type { IAudioContext } from '../../vendor/audio-context.js';
+import { unlockedContext } from '../../audio/gesture-context.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
@@ -28,6 +30,10 @@ export type SpeechPlayerStatus = 'idle' | 'loading' | 'playing' | 'paused' | 'en
  * The text comes from the `text` attribute, else the argument of `speak(text)`, else the element's
  * own text content (the default slot). Audio is streamed from `POST /v1/audio/speech` and scheduled
  * gaplessly on Web Audio (`src/audio`); `format="pcm"` (default) starts fastest.
+ *
+ * The audio code (SpeechPlayback and standardized-audio-context) is loaded on the first press of play
+ * (or the first `speak()`), not with the element: the press unlocks the browser's own AudioContext
+ * inside the gesture (iOS) and the player plays into it once its code has arrived.
  *
  * Speed is applied with `AudioBufferSourceNode.playbackRate` (the platform has no speed parameter), so
  * the pitch moves with it; a new speed applies to audio that arrives after the change.
@@ -111,14 +117,15 @@ export class SpeechPlayer extends ParleyElement {
   @state() private error: PlatformErrorShape | null = null;
   @state() private announcement = '';
 
-  /** The audio layer of this player (created on first use). */
-  readonly playback = new SpeechPlayback({
-    onFirstAudio: (detail) => {
-      if (this.status === 'loading') this.playerStatus = this.playback.paused ? 'paused' : 'playing';
-      this.emit('parley-speech-first-audio', { latencyMs: detail.chunk.scheduledAt - this.requestedAt });
-    },
-    onUnderrun: ({ underruns }) => this.emit('parley-speech-underrun', { underruns }),
-  });
+  #playback: SpeechPlayback | null = null;
+  #playbackLoad: Promise<SpeechPlayback> | null = null;
+  /** The browser's AudioContext unlocked by a press before the audio code arrived (see the class comment). */
+  #gestureContext: AudioContext | null = null;
+
+  /** The audio layer of this player: null until the first play (or `speak()`) loads the audio code. */
+  get playback(): SpeechPlayback | null {
+    return this.#playback;
+  }
 
   private generation = 0;
   private requestedAt = 0;
@@ -147,8 +154,38 @@ export class SpeechPlayer extends ParleyElement {
   }
 
   protected override willUpdate(changed: PropertyValues): void {
-    if (changed.has('rate')) this.playback.rate = this.rate;
-    if (changed.has('volume')) this.playback.volume = this.volume;
+    if (changed.has('rate') && this.#playback) this.#playback.rate = this.rate;
+    if (changed.has('volume') && this.#playback) this.#playback.volume = this.volume;
+  }
+
+  /** Unlocks audio inside the caller's gesture: the player's own context once loaded, else the browser's, for it to take. */
+  #unlock(): void {
+    if (this.#playback) this.#playback.unlock();
+    else this.#gestureContext = unlockedContext(this.#gestureContext);
+  }
+
+  /** The audio layer, its code loaded on first use (playing into the context a press unlocked, if any). */
+  #loadPlayback(): Promise<SpeechPlayback> {
+    this.#playbackLoad ??= import('../../audio/speech-playback.js').then(({ SpeechPlayback }) => {
+      const gesture = this.#gestureContext;
+      const playback = new SpeechPlayback({
+        // The DOM's AudioContext has all SpeechPlayback uses of standardized-audio-context's.
+        ...(gesture ? { createContext: () => gesture as unknown as IAudioContext } : {}),
+        onFirstAudio: (detail) => {
+          if (this.status === 'loading') this.playerStatus = playback.paused ? 'paused' : 'playing';
+          this.emit('parley-speech-first-audio', { latencyMs: detail.chunk.scheduledAt - this.requestedAt });
+        },
+        onUnderrun: ({ underruns }) => this.emit('parley-speech-underrun', { underruns }),
+      });
+      playback.rate = this.rate;
+      playback.volume = this.volume;
+      this.#playback = playback;
+      return playback;
+    }, (error: unknown) => {
+      this.#playbackLoad = null; // a failed chunk load (offline): the next press tries again
+      throw error;
+    });
+    return this.#playbackLoad;
   }
 
   protected override updated(changed: PropertyValues): void {
@@ -162,7 +199,7 @@ export class SpeechPlayer extends ParleyElement {
    * Call it from a user gesture the first time (iOS Safari only starts audio from one).
    */
   async speak(text?: string): Promise<void> {
-    this.playback.unlock(); // first, while still inside the caller's gesture
+    this.#unlock(); // first, while still inside the caller's gesture
     this.stopPlayback(false);
     const input = (text ?? (this.text || this.slottedText())).trim();
     const generation = ++this.generation;
@@ -182,7 +219,14 @@ export class SpeechPlayer extends ParleyElement {
     this.announce(this.t.loading);
     this.emit('parley-speech-start', { text: input });
     this.requestedAt = performance.now();
-    const client = await this.client();
+    let playback: SpeechPlayback;
+    let client: Awaited<ReturnType<SpeechPlayer['client']>>;
+    try {
+      [playback, client] = await Promise.all([this.#loadPlayback(), this.client()]);
+    } catch (error) {
+      if (generation === this.generation) this.fail(PlatformError.from(error));
+      return;
+    }
     if (generation !== this.generation) return;
     const stream = client.speech.stream({
       input,
@@ -193,14 +237,14 @@ export class SpeechPlayer extends ParleyElement {
     this.stream = stream;
     this.startTicker();
     try {
-      const fed = await this.playback.feed(stream, format, { startedAt: this.requestedAt });
+      const fed = await playback.feed(stream, format, { startedAt: this.requestedAt });
       if (fed.stopped || generation !== this.generation) return;
-      await this.playback.finish();
+      await playback.finish();
       if (generation !== this.generation) return;
       this.finishPlayback('ended');
     } catch (error) {
       if (generation !== this.generation) return;
-      this.playback.stop();
+      playback.stop();
       this.fail(PlatformError.from(error));
     }
   }
@@ -210,15 +254,15 @@ export class SpeechPlayer extends ParleyElement {
     if (this.status !== 'playing' && this.status !== 'loading') return;
     this.playerStatus = 'paused';
     this.announce(this.t.paused);
-    await this.playback.pause();
+    await this.#playback?.pause();
   }
 
   /** Resumes after `pause()`. */
   async resume(): Promise<void> {
     if (this.status !== 'paused') return;
-    this.playerStatus = this.playback.received > 0 ? 'playing' : 'loading';
+    this.playerStatus = (this.#playback?.received ?? 0) > 0 ? 'playing' : 'loading';
     this.announce(this.t.playing);
-    await this.playback.resume();
+    await this.#playback?.resume();
   }
 
   /** Stops at once: the audio is silenced and the request is cancelled. */
@@ -232,7 +276,7 @@ export class SpeechPlayer extends ParleyElement {
     this.stream?.abort();
     this.stream = null;
     const { played, received, underruns } = this.figures();
-    this.playback.stop();
+    this.#playback?.stop();
     this.stopTicker();
     if (active) {
       this.playerStatus = 'stopped';
@@ -266,7 +310,8 @@ export class SpeechPlayer extends ParleyElement {
   }
 
   private figures() {
-    return { played: this.playback.played, received: this.playback.received, underruns: this.playback.underruns };
+    const playback = this.#playback;
+    return { played: playback?.played ?? 0, received: playback?.received ?? 0, underruns: playback?.underruns ?? 0 };
   }
 
   private client() {
@@ -305,9 +350,10 @@ export class SpeechPlayer extends ParleyElement {
   private startTicker(): void {
     this.stopTicker();
     const tick = () => {
-      this.played = this.playback.played;
-      this.received = this.playback.received;
-      this.level = this.status === 'playing' ? this.playback.level() : 0;
+      const playback = this.#playback;
+      this.played = playback?.played ?? 0;
+      this.received = playback?.received ?? 0;
+      this.level = this.status === 'playing' && playback ? playback.level() : 0;
     };
     this.ticker = window.setInterval(tick, 100);
   }
@@ -321,7 +367,7 @@ export class SpeechPlayer extends ParleyElement {
   private onPlayClick(): void {
     if (this.status === 'playing' || this.status === 'loading') void this.pause();
     else if (this.status === 'paused') {
-      this.playback.unlock();
+      this.#unlock();
       void this.resume();
     } else void this.speak();
   }

@@ -40,6 +40,11 @@ describe('the browser bundles’ weight (min+gzip)', () => {
     expect(sizes.chatAudio.files.some((f) => f.startsWith('audio-context-')), 'standardized-audio-context is among the audio code').toBe(true);
   });
 
+  it('<speech-player> loads its audio code (standardized-audio-context, SpeechPlayback) on the first play, not with the element', () => {
+    const player = sizes.firstLoad['speech-player'];
+    expect(player.files.some((f) => f.startsWith('audio-context-') || f.startsWith('speech-playback-'))).toBe(false);
+  });
+
   it(`a page with all four elements loads at most ${BUDGETS.allFourKB} KB before any is used (pdf.js aside)`, () => {
     expect(pageWithAll.files.some((f) => /^vendor\/pdf/.test(f))).toBe(false);
     expect(pageWithAll.bytes).toBeLessThanOrEqual(BUDGETS.allFourKB * KB);

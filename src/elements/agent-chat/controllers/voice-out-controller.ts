@@ -11,9 +11,7 @@ import type { ReactiveController } from 'lit';
 import type { ParleyElement } from '../../internal/parley-element.js';
 import type { ReplySpeaker } from '../../internal/reply-speaker.js';
 import { sharedClient } from '../../internal/shared-client.js';
-
-/** The platform's speech rate (Hz), the rate `SpeechPlayback` runs its own context at. */
-const SPEECH_SAMPLE_RATE = 24_000;
+import { unlockedContext } from '../../../audio/gesture-context.js';
 
 /** What the controller reads of `<agent-chat>`. */
 export interface VoiceOutHost extends ParleyElement {
@@ -108,23 +106,8 @@ export class VoiceOutController implements ReactiveController {
       return;
     }
     if (!(needed || this.speaksReplies) || !this.#host.relayUrl) return;
-    const Context = globalThis.AudioContext as typeof AudioContext | undefined;
-    if (!Context) return; // a browser without it unlocks once the speaker is loaded (standardized-audio-context)
-    try {
-      if (!this.#gestureContext || this.#gestureContext.state === 'closed') {
-        this.#gestureContext = new Context({ sampleRate: SPEECH_SAMPLE_RATE, latencyHint: 'interactive' });
-      }
-      const context = this.#gestureContext;
-      if (context.state !== 'running') void context.resume().catch(() => {});
-      // One silent sample, started inside the gesture: what iOS needs to let this context play later.
-      const source = context.createBufferSource();
-      source.buffer = context.createBuffer(1, 1, context.sampleRate);
-      source.connect(context.destination);
-      source.onended = () => source.disconnect();
-      source.start();
-    } catch {
-      // No audio here (too many contexts, a sandbox): the speaker tries again with its own.
-    }
+    // Without one (no AudioContext, or refused), the speaker makes its own once loaded.
+    this.#gestureContext = unlockedContext(this.#gestureContext);
   }
 
   /** Reads the reply `entryId` as it grows (`done`: `text` is all of it); nothing when `text` is empty. */
