@@ -121,6 +121,25 @@ function resumesOf(streamId: string, from = 0) {
   return stack.log.slice(from).filter((r) => r.method === 'GET' && r.path === `/streams/${streamId}`);
 }
 
+
+/**
+ * Opens the chat again while offline: a new element and session (what the page held in memory is gone, as
+ * on a reload, which Chromium cannot do offline).
+ */
+async function reopenChat(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const old = document.querySelector('agent-chat')!;
+    const fresh = document.createElement('agent-chat');
+    for (const { name, value } of old.attributes) fresh.setAttribute(name, value);
+    old.replaceWith(fresh);
+  });
+}
+
+/** The user messages, the number of replies and of messages marked waiting. */
+async function waitingView(page: Page) {
+  const now = await snapshot(page);
+  return { users: now.users, replies: now.replies.length, waiting: await page.locator('agent-chat [part="waiting"]').count() };
+}
 describe('a long reply survives reloads, cut sockets, relay switches and second tabs', () => {
   it('reference: the long reply uninterrupted', async () => {
     const { context, pageErrors } = await visitor();
@@ -346,16 +365,8 @@ describe('offline', () => {
 
     // The chat is opened again while still offline (a new element and session: what the page held in memory is
     // gone, as on a reload, which Chromium cannot do offline): the message is read back from the store, waiting.
-    await page.evaluate(() => {
-      const old = document.querySelector('agent-chat')!;
-      const fresh = document.createElement('agent-chat');
-      for (const { name, value } of old.attributes) fresh.setAttribute(name, value);
-      old.replaceWith(fresh);
-    });
-    await expect.poll(async () => {
-      const now = await snapshot(page);
-      return { users: now.users, replies: now.replies.length, waiting: await page.locator('agent-chat [part="waiting"]').count() };
-    }, WAIT).toEqual({ users: ['Hello from the shop', 'Are you there?'], replies: 1, waiting: 1 });
+    await reopenChat(page);
+    await expect.poll(async () => waitingView(page), WAIT).toEqual({ users: ['Hello from the shop', 'Are you there?'], replies: 1, waiting: 1 });
     await note.waitFor(WAIT);
 
     // Back online: it goes out by itself and is answered, once.
@@ -387,16 +398,8 @@ describe('offline', () => {
     await context.setOffline(true);
     await send(page, 'A new question, asked offline');
     await page.locator('agent-chat [part="waiting"]').waitFor(WAIT);
-    await page.evaluate(() => {
-      const old = document.querySelector('agent-chat')!;
-      const fresh = document.createElement('agent-chat');
-      for (const { name, value } of old.attributes) fresh.setAttribute(name, value);
-      old.replaceWith(fresh);
-    });
-    await expect.poll(async () => {
-      const now = await snapshot(page);
-      return { users: now.users, replies: now.replies.length, waiting: await page.locator('agent-chat [part="waiting"]').count() };
-    }, WAIT).toEqual({ users: ['A new question, asked offline'], replies: 0, waiting: 1 });
+    await reopenChat(page);
+    await expect.poll(async () => waitingView(page), WAIT).toEqual({ users: ['A new question, asked offline'], replies: 0, waiting: 1 });
 
     await context.setOffline(false);
     await expect.poll(async () => {
