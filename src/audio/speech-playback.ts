@@ -223,7 +223,10 @@ export class SpeechPlayback {
   /** Suspends the context: the audio and the timeline stand still; streams keep being read. */
   async pause(): Promise<void> {
     this.#paused = true;
-    if (this.#context && this.#context.state === 'running') await this.#context.suspend();
+    // Suspended whatever its state: a context still resuming (unlocked by the press that started this) would
+    // otherwise run once its resume settles.
+    const context = this.context;
+    if (context.state !== 'closed') await context.suspend();
   }
 
   /** Resumes after `pause()` (call inside a gesture on iOS). */

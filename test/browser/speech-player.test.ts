@@ -76,6 +76,21 @@ describe('<speech-player> through the relay', () => {
     expect((await end).detail.received).to.be.greaterThan(0.3);
   });
 
+  it('paused at once, before its audio code has loaded: the audio that arrives waits, silent, until resumed', async () => {
+    const el = await fixture<SpeechPlayer>(html`<speech-player relay-url=${RELAY} .text=${LONG}></speech-player>`);
+    parts(el).play().click();
+    parts(el).play().click(); // pause, in the same task: the audio code is not there yet
+    expect(el.status).to.equal('paused');
+    await waitUntil(() => el.playback !== null && el.playback.received > 0, 'audio received while paused', { timeout: 20_000 });
+    expect(el.status).to.equal('paused');
+    expect(el.playback!.context.state).to.equal('suspended');
+    expect(el.playback!.played).to.equal(0);
+    parts(el).play().click(); // resume
+    await waitUntil(() => el.playback!.played > 0, 'playing once resumed', { timeout: 20_000 });
+    expect(el.status).to.equal('playing');
+    el.stop();
+  });
+
   it('pauses, resumes and stops mid-stream; the request is cancelled', async () => {
     const el = await fixture<SpeechPlayer>(html`<speech-player relay-url=${RELAY} .text=${LONG}></speech-player>`);
     const first = oneEvent(el, 'parley-speech-first-audio');

@@ -228,6 +228,9 @@ export class SpeechPlayer extends ParleyElement {
       return;
     }
     if (generation !== this.generation) return;
+    // Paused while the audio code was still loading: the audio waits as it would have.
+    if (this.status === 'paused') await playback.pause();
+    if (generation !== this.generation) return;
     const stream = client.speech.stream({
       input,
       response_format: format,
