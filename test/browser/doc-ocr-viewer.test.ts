@@ -519,6 +519,9 @@ describe('<doc-ocr-viewer> thumbnails and the original beside the text', () => {
     try {
       el.shadowRoot!.querySelector<HTMLButtonElement>('[part~="original-button"]')!.click();
       await el.updateComplete;
+      // The request waits for the document's pictures (a loaded pdf.js document), which a busy machine may still be opening.
+      await waitUntil(() => originalsAsked > 0, 'the original asked for', { timeout: 20_000 });
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
       expect(originalsAsked, 'showing the original asks for one').to.equal(1);
       // 10 switches at once (each original requested and dropped while it waits), then 10 more, each made while
       // pdf.js is drawing the original of the page shown, so that drawing must be cancelled mid-page.
