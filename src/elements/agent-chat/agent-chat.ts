@@ -976,12 +976,10 @@ export class AgentChat extends ParleyElement {
       }
     }
     if (!added) return;
-    // Replies above the view change size: a reader at the end stays there.
-    const atEnd = this.transcriptScroll.stickToBottom;
+    // Replies above the view change size: a reader at the end is kept there by TranscriptScrollController
+    // (after the update, and again as the sizes settle).
     this.requestUpdate();
     await this.updateComplete;
-    const transcript = this.renderRoot.querySelector('.transcript');
-    if (atEnd && transcript && this.transcriptScroll.stickToBottom) transcript.scrollTop = transcript.scrollHeight;
   }
 
   private renderTranscript(t: AgentChatStrings): TemplateResult {
