@@ -5,22 +5,10 @@
 import { aTimeout, expect, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import { RELAY, chat, handsFreeButton, input, internals, q } from './helpers/voice-chat.js';
+import { watchAudioContexts } from './helpers/audio-contexts.js';
 
 const AUDIO_MODULES = /reply-speaker|\/voice-in\.|speech-playback|mic-capture|standardized-audio-context|vendor\/audio-context/;
 const audioRequests = () => performance.getEntriesByType('resource').map((e) => e.name).filter((name) => AUDIO_MODULES.test(name));
-
-/** Records the AudioContexts the page makes from now on (the browser's own constructor, wrapped). */
-function watchAudioContexts() {
-  const Native = window.AudioContext;
-  const made: AudioContext[] = [];
-  window.AudioContext = class extends Native {
-    constructor(options?: AudioContextOptions) {
-      super(options);
-      made.push(this);
-    }
-  };
-  return { made, restore: () => { window.AudioContext = Native; } };
-}
 
 let model = '';
 before(async () => {

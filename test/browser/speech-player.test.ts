@@ -5,6 +5,7 @@ import type { SpeechPlayer } from '../../src/elements/speech-player/speech-playe
 import { ParleyClient, RelaySession } from '../../src/client/index.js';
 import { SpeechPlayback } from '../../src/audio/speech-playback.js';
 import { axeViolations } from './helpers/axe.js';
+import { watchAudioContexts } from './helpers/audio-contexts.js';
 
 const RELAY = '/api';
 const LONG = 'This is a long text for the speech player test, long enough to keep the stream open while the test pauses, resumes and stops it. '.repeat(3);
@@ -25,14 +26,7 @@ describe('<speech-player> through the relay', () => {
   it('has no audio code until the first play; the press makes and starts an AudioContext inside the click, and the player plays into it', async () => {
     const el = await fixture<SpeechPlayer>(html`<speech-player relay-url=${RELAY} text="Hello from a lazy player."></speech-player>`);
     expect(el.playback, 'no audio layer before a press').to.equal(null);
-    const Native = window.AudioContext;
-    const made: AudioContext[] = [];
-    window.AudioContext = class extends Native {
-      constructor(options?: AudioContextOptions) {
-        super(options);
-        made.push(this);
-      }
-    };
+    const { made, restore } = watchAudioContexts();
     try {
       const first = oneEvent(el, 'parley-speech-first-audio');
       const end = oneEvent(el, 'parley-speech-end');
@@ -43,7 +37,7 @@ describe('<speech-player> through the relay', () => {
       expect(made[0]!.state).to.equal('running');
       expect((await end).detail.received).to.be.greaterThan(0);
     } finally {
-      window.AudioContext = Native;
+      restore();
     }
   });
 
