@@ -24,6 +24,7 @@ import type { ConversationEvent, ConversationEventType } from './types.js';
 import { EventQueue } from './event-queue.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
 import { abortError } from './retry.js';
+import { never } from './event-stream-reader.js';
 
 /** Sends the request (with auth and retries before any answer); rejects with PlatformError or AbortError. */
 export type StreamTransport = (url: string, init: RequestInit & { signal: AbortSignal }) => Promise<Response>;
@@ -55,8 +56,6 @@ const EVENT_TYPES: ReadonlySet<ConversationEventType> = new Set<ConversationEven
   'conversation.response.done', 'conversation.response.error',
 ]);
 
-/** A promise that never settles: what the library gets instead of an ending it cannot handle without a DOM. */
-const never = <T>() => new Promise<T>(() => {});
 
 interface Queued { event: ConversationEvent; id: string | null }
 

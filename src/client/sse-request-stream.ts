@@ -1,11 +1,11 @@
 /**
- * One request answered with server-sent events, read with eventsource-parser into an
+ * One request answered with server-sent events, read with fetch-event-source (event-stream-reader.ts) into an
  * {@link EventQueue}: the request, the error answer, the content-type check, the read loop, abort and
  * the ending, shared by the client's streamed operations. A subclass says what each event means.
  * Isomorphic: no DOM, no Node built-ins.
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { EventQueue } from './event-queue.js';
+import { readEventStream, type EventSourceMessage } from './event-stream-reader.js';
 import { PlatformError, isAbortError } from './errors.js';
 import type { StreamTransport } from './conversation-stream.js';
 
@@ -114,16 +114,10 @@ export abstract class SseRequestStream<T> implements AsyncIterable<T> {
     const reader = res.body.getReader();
     this.#reader = reader;
     if (signal.aborted) return void reader.cancel().catch(() => {});
-    const decoder = new TextDecoder();
-    const parser = createParser({ onEvent: (message) => this.#onMessage(message) });
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parser.feed(decoder.decode(value, { stream: true }));
-        if (this.#finished) return;
-      }
+      await readEventStream(reader, (message) => this.#onMessage(message));
     } catch (error) {
+      if (this.#finished) return;
       if (signal.aborted || isAbortError(error)) return this.abort();
       return this.finish(PlatformError.stream(this.lostMessage, error));
     }
@@ -139,7 +133,7 @@ export abstract class SseRequestStream<T> implements AsyncIterable<T> {
       return this.finish(PlatformError.stream(this.unreadableMessage, error));
     }
     if (!data || typeof data !== 'object') return this.finish(PlatformError.stream(this.unreadableMessage));
-    this.onEvent(typeof data.type === 'string' ? data.type : message.event, data);
+    this.onEvent(typeof data.type === 'string' ? data.type : message.event || undefined, data);
   }
 
   #fail(error: unknown): void {
