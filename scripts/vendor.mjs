@@ -24,9 +24,13 @@ export declare const WorkerMessageHandler: unknown;
 `,
   'audio-context': `// standardized-audio-context (MIT), bundled in dist/browser/vendor/audio-context-<hash>.js. Declared with the
 // DOM's Web Audio types, which its classes implement.
-export declare const AudioContext: typeof globalThis.AudioContext;
+export declare const MinimalAudioContext: typeof globalThis.AudioContext;
 export declare const AudioWorkletNode: typeof globalThis.AudioWorkletNode;
+export declare const MediaStreamAudioSourceNode: typeof globalThis.MediaStreamAudioSourceNode;
+/** Undefined outside a secure context. */
+export declare const addAudioWorkletModule: undefined | ((context: globalThis.AudioContext, moduleURL: string, options?: WorkletOptions) => Promise<void>);
 export type IAudioContext = globalThis.AudioContext;
+export type IMinimalAudioContext = globalThis.AudioContext;
 export type IOfflineAudioContext = globalThis.OfflineAudioContext;
 export type IAudioNode<T = unknown> = globalThis.AudioNode;
 export type IAudioBufferSourceNode<T = unknown> = globalThis.AudioBufferSourceNode;

@@ -4,7 +4,7 @@
  * {@link AudioDeltaScheduler} that plays decoded stream chunks gaplessly. Feed it the byte streams of
  * `client.speech.stream()` one after another; `stop()` flushes everything and cancels the stream being read.
  */
-import { AudioContext, type IAnalyserNode, type IAudioContext, type IGainNode } from '../vendor/audio-context.js';
+import type { IAnalyserNode, IAudioContext, IGainNode } from '../vendor/audio-context.js';
 import type { SpeechFormat } from '../client/contracts.js';
 import { AudioDeltaScheduler, type ScheduledChunk } from './audio-delta-scheduler.js';
 import { PCM_SAMPLE_RATE } from './pcm-decoder.js';
@@ -12,7 +12,7 @@ import type { ScheduleOptions } from './schedule.js';
 import { createSpeechDecoder } from './speech-decoder.js';
 
 export interface SpeechPlaybackOptions {
-  /** Makes the context (default: a standardized-audio-context `AudioContext` at 24 kHz, `interactive` latency). */
+  /** Makes the context (default: the browser's `AudioContext` at 24 kHz, `interactive` latency). */
   createContext?: () => IAudioContext;
   /** Jitter buffer: lead before the first chunk, lead after an underrun… (see `ScheduleOptions`). */
   schedule?: Partial<ScheduleOptions>;
@@ -48,6 +48,14 @@ export interface FeedResult {
 /** `idle` (nothing to play), `playing`, `paused` (context suspended). */
 export type SpeechPlaybackState = 'idle' | 'playing' | 'paused';
 
+/**
+ * The browser's own AudioContext at the speech rate. Playback has always run on it in the elements (the
+ * press that plays unlocks one before this code has loaded, for iOS), and it has all SpeechPlayback uses
+ * of standardized-audio-context's, whose full AudioContext costs 27 KB gzip; that library's
+ * MinimalAudioContext stays the microphone's (capture/mic-capture.ts).
+ */
+const defaultContext = () => new globalThis.AudioContext({ sampleRate: PCM_SAMPLE_RATE, latencyHint: 'interactive' }) as unknown as IAudioContext;
+
 /** Plays streamed speech; one instance per player (each has its own context, so pausing one pauses only it). */
 export class SpeechPlayback {
   readonly #options: SpeechPlaybackOptions;
@@ -72,7 +80,7 @@ export class SpeechPlayback {
   /** The context, created on first use. */
   get context(): IAudioContext {
     if (!this.#context) {
-      const context = this.#options.createContext?.() ?? new AudioContext({ sampleRate: PCM_SAMPLE_RATE, latencyHint: 'interactive' });
+      const context = this.#options.createContext?.() ?? defaultContext();
       const gain = context.createGain();
       gain.gain.value = this.#volume;
       const analyser = context.createAnalyser();

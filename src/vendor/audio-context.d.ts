@@ -1,5 +1,5 @@
-export { AudioContext, AudioWorkletNode } from 'standardized-audio-context';
+export { AudioWorkletNode, MediaStreamAudioSourceNode, MinimalAudioContext, addAudioWorkletModule } from 'standardized-audio-context';
 export type {
   IAnalyserNode, IAudioBufferSourceNode, IAudioContext, IAudioNode, IAudioWorkletNode, IGainNode,
-  IMediaStreamAudioSourceNode, IOfflineAudioContext,
+  IMediaStreamAudioSourceNode, IMinimalAudioContext, IOfflineAudioContext,
 } from 'standardized-audio-context';

@@ -4,4 +4,4 @@
  * package (3,000 files, 3.8 MB installed with its helpers); scripts/vendor.mjs points dist/vendor/ at
  * the bundle and declares it with the DOM's Web Audio types.
  */
-export { AudioContext, AudioWorkletNode } from 'standardized-audio-context';
+export { MinimalAudioContext, AudioWorkletNode, MediaStreamAudioSourceNode, addAudioWorkletModule } from 'standardized-audio-context';

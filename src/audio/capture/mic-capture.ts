@@ -1,10 +1,10 @@
 /**
- * Microphone capture: `getUserMedia` → a standardized-audio-context AudioContext at the device's own
+ * Microphone capture: `getUserMedia` → a standardized-audio-context MinimalAudioContext at the device's own
  * rate → the capture worklet (downmix, band-limited resampling to 16 kHz) → s16 mono chunks of 50 ms on
  * the main thread. `stop()` hands over the last partial chunk, stops the tracks (the browser's recording
  * indicator goes off) and closes the context. Failures are {@link VoiceInputFailure}s with a kind.
  */
-import { AudioContext, AudioWorkletNode, type IAudioContext, type IAudioWorkletNode, type IMediaStreamAudioSourceNode } from '../../vendor/audio-context.js';
+import { AudioWorkletNode, MediaStreamAudioSourceNode, addAudioWorkletModule, MinimalAudioContext, type IAudioWorkletNode, type IMediaStreamAudioSourceNode, type IMinimalAudioContext } from '../../vendor/audio-context.js';
 import { CAPTURE_PROCESSOR_NAME, captureWorkletSource, type CaptureChunkMessage, type CaptureProcessorOptions } from './capture-worklet.js';
 import { VoiceInputFailure, microphoneFailure } from './voice-input-error.js';
 
@@ -42,13 +42,13 @@ export class MicCapture {
   /** Label of the microphone track (empty until permission is granted in some browsers). */
   readonly label: string;
   readonly #stream: MediaStream;
-  readonly #context: IAudioContext;
-  readonly #source: IMediaStreamAudioSourceNode<IAudioContext>;
-  readonly #node: IAudioWorkletNode<IAudioContext>;
+  readonly #context: IMinimalAudioContext;
+  readonly #source: IMediaStreamAudioSourceNode<IMinimalAudioContext>;
+  readonly #node: IAudioWorkletNode<IMinimalAudioContext>;
   #flushed: (() => void) | null = null;
   #stopping: Promise<void> | null = null;
 
-  private constructor(stream: MediaStream, context: IAudioContext, source: IMediaStreamAudioSourceNode<IAudioContext>, node: IAudioWorkletNode<IAudioContext>, sampleRate: number, options: MicCaptureOptions) {
+  private constructor(stream: MediaStream, context: IMinimalAudioContext, source: IMediaStreamAudioSourceNode<IMinimalAudioContext>, node: IAudioWorkletNode<IMinimalAudioContext>, sampleRate: number, options: MicCaptureOptions) {
     this.#stream = stream;
     this.#context = context;
     this.#source = source;
@@ -85,18 +85,14 @@ export class MicCapture {
     if (typeof navigator === 'undefined' || !navigator.mediaDevices?.getUserMedia) {
       throw new VoiceInputFailure('unsupported', 'This browser cannot use a microphone here (it needs a secure page: HTTPS or localhost).');
     }
-    if (AudioWorkletNode === undefined) {
+    if (AudioWorkletNode === undefined || addAudioWorkletModule === undefined) {
       throw new VoiceInputFailure('unsupported', 'This browser cannot process microphone audio (no AudioWorklet).');
     }
-    let context: IAudioContext;
+    let context: IMinimalAudioContext;
     try {
-      context = new AudioContext({ latencyHint: 'interactive' });
+      context = new MinimalAudioContext({ latencyHint: 'interactive' });
     } catch (error) {
       throw new VoiceInputFailure('unsupported', 'This browser cannot process audio (no Web Audio).', error);
-    }
-    if (!context.audioWorklet) {
-      void context.close();
-      throw new VoiceInputFailure('unsupported', 'This browser cannot process microphone audio (no AudioWorklet).');
     }
     void context.resume().catch(() => {}); // allowed in the gesture; never awaited (it waits for one otherwise)
     let stream: MediaStream | null = null;
@@ -111,7 +107,7 @@ export class MicCapture {
       });
       const url = URL.createObjectURL(new Blob([captureWorkletSource()], { type: 'text/javascript' }));
       try {
-        await context.audioWorklet.addModule(url);
+        await addAudioWorkletModule(context, url);
       } catch (error) {
         throw new VoiceInputFailure('unsupported', 'The microphone processor could not be loaded (a Content Security Policy must allow blob: in script-src and connect-src).', error);
       } finally {
@@ -126,7 +122,7 @@ export class MicCapture {
         channelInterpretation: 'speakers',
         processorOptions,
       });
-      const source = context.createMediaStreamSource(stream);
+      const source = new MediaStreamAudioSourceNode(context, { mediaStream: stream });
       const capture = new MicCapture(stream, context, source, node, sampleRate, options);
       source.connect(node);
       return capture;
