@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { minifyHTMLLiterals } from 'minify-literals';
 
 /**
  * Browser build: one ES module per element (registering its tag) plus shared chunks, into dist/browser/.
@@ -9,8 +11,37 @@ import { defineConfig } from 'vite';
  * standardized-audio-context): dist/vendor/ (the npm ESM build, compiled by tsc) re-exports these same
  * files, so the package holds one copy of each (scripts/vendor.mjs). Server code is compiled by tsc only.
  */
+const pureFactories = {
+  name: 'standardized-audio-context-pure',
+  transform(code: string, id: string) {
+    if (!/standardized-audio-context[\\/]build[\\/]es2019[\\/]module\.js$/.test(id)) return null;
+    return { code: code.replace(/^(\s*(?:export )?const [\w$]+ = )(?=[\w$]+\()/gm, '$1/*#__PURE__*/ '), map: null };
+  },
+};
+
+/**
+ * Lit's `css` and `html` templates minified (minify-literals: Lightning CSS, html-minifier-next), as Lit's
+ * docs advise for production. HTML is only collapsed (runs of whitespace to one space, never removed)
+ * and stripped of comments: entities, attributes and bindings stay as written.
+ */
+const minifyLiterals = {
+  name: 'minify-literals',
+  enforce: 'pre' as const,
+  transform(code: string, id: string) {
+    if (!/[\\/]src[\\/].*\.ts$/.test(id) || !/\b(?:css|html|svg)`/.test(code)) return null;
+    return minifyHTMLLiterals(code, {
+      fileName: id,
+      html: { collapseWhitespace: true, conservativeCollapse: true, removeComments: true, decodeEntities: false, removeEmptyAttributes: false, minifyJS: false, caseSensitive: true },
+    });
+  },
+};
+
 export default defineConfig({
   publicDir: false,
+  resolve: {
+    alias: [{ find: /^automation-events$/, replacement: fileURLToPath(new URL('node_modules/automation-events/build/es2019/module.js', import.meta.url)) }],
+  },
+  plugins: [minifyLiterals, pureFactories],
   build: {
     outDir: 'dist/browser',
     emptyOutDir: true,
@@ -26,6 +57,16 @@ export default defineConfig({
         // so they can be cached for good (`immutable`) and a new release never serves a stale one.
         entryFileNames: (chunk) => (chunk.name.startsWith('vendor/') ? '[name]-[hash].js' : '[name].js'),
         chunkFileNames: '[name]-[hash].js',
+        codeSplitting: {
+          groups: [
+            { name: 'kit', priority: 3, minShareCount: 2, test: /node_modules[\\/](?:lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]|[\\/]src[\\/](?:elements[\\/]internal[\\/](?:parley-element|locale|locale-format|define-once|links|error-kinds|focus-rescue|controls\.styles|shared-client|origin-refusal|announce)|client[\\/]errors|audio[\\/]gesture-context)\.ts$/ },
+            { name: 'audio-in', priority: 2, test: /[\\/]src[\\/](?:audio[\\/]capture[\\/]|elements[\\/]agent-chat[\\/](?:voice-in|voice-composer)\.ts|vendor[\\/]audio-context)/ },
+            { name: 'client-media', priority: 1, test: /node_modules[\\/]eventsource-parser[\\/]|[\\/]src[\\/]client[\\/](?:sse-request-stream|realtime|ocr|transcription|speech|base64)\.ts$/ },
+            { name: 'markdown', priority: 1, test: /node_modules[\\/]marked[\\/]|[\\/]src[\\/]elements[\\/](?:internal[\\/]markdown|agent-chat[\\/]transcript-search)\.ts$/ },
+            { name: 'original-pages', priority: 1, test: /[\\/]src[\\/]elements[\\/]doc-ocr-viewer[\\/](?:original-pages|pdf-preview)\.ts$/ },
+            { name: 'audio-out', priority: 1, test: /[\\/]src[\\/](?:audio[\\/](?!capture|gesture)[\w-]+\.ts|elements[\\/]internal[\\/](?:reply-speaker|spoken-text)\.ts|audio[\\/]spoken-text)/ },
+          ],
+        },
       },
     },
     lib: {

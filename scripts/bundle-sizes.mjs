@@ -57,7 +57,7 @@ export function bundleSizes(dist) {
   // The audio code <agent-chat> loads on first use: the reply speaker and the microphone, with what they import.
   const chat = new Set(firstLoad['agent-chat'].files);
   const chatDynamic = imports(dist, 'agent-chat.js').dynamic;
-  const audioEntries = chatDynamic.filter((f) => /^(?:reply-speaker|voice-in)-/.test(f));
+  const audioEntries = chatDynamic.filter((f) => /^audio-(?:in|out)-/.test(f));
   const audio = new Set();
   for (const entry of audioEntries) for (const f of graph(dist, entry)) if (!chat.has(f)) audio.add(f);
   const markdownFiles = chatDynamic.filter((f) => /^markdown-/.test(f)).flatMap((f) => [...graph(dist, f)]).filter((f) => !chat.has(f));
@@ -68,6 +68,13 @@ export function bundleSizes(dist) {
     chatAudio: { files: [...audio].sort(), bytes: gzipBytes(dist, audio) },
     chatMarkdown: { files: [...new Set(markdownFiles)], bytes: gzipBytes(dist, new Set(markdownFiles)) },
   };
+}
+
+/** The npm packages and source files a built chunk holds (from its source map; none for the bundler's runtime helper). */
+export function chunkSources(dist, file) {
+  if (!existsSync(join(dist, `${file}.map`))) return [];
+  const map = JSON.parse(readFileSync(join(dist, `${file}.map`), 'utf8'));
+  return map.sources.map((s) => s.replace(/^(?:\.\.\/)+/, ''));
 }
 
 /** The budgets (issue 15): KB = 1,024 bytes, min+gzip. */

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -188,6 +189,44 @@ describe('a visitor on npm start', () => {
     await page.locator('doc-ocr-viewer [part="page"]', { hasText: /parley/i }).waitFor({ timeout: 60_000 });
     await page.close();
   }, 90_000);
+
+  // The browser suites test the elements from source; the bundle's Lit templates are minified at build
+  // (vite.config.ts: CSS by Lightning CSS, HTML collapsed). axe on the built elements, in the states where
+  // styles matter most, catches a minification that broke a rule, a contrast or a name.
+  it('the built (minified) elements pass axe: chat with a reply, dark theme, phone-sized open launcher, a read document', async () => {
+    const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+    const audit = async (page: Page, tags: string[]) => {
+      await page.addScriptTag({ path: axePath });
+      return page.evaluate(async (include) => {
+        const axe = (window as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }).axe;
+        const { violations } = await axe.run({ include: include.map((tag) => [tag]) }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] } });
+        return violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+      }, tags);
+    };
+    const home = await browser.newPage();
+    await home.goto(url + '/');
+    await send(home, 'Write **bold** text, a list and `code`');
+    await home.locator('agent-chat [part="send-button"]').waitFor({ timeout: 30_000 });
+    expect(await assistantReplies(home).count()).toBeGreaterThan(0);
+    expect(await audit(home, ['agent-chat', 'speech-player', 'audio-transcriber'])).toEqual([]);
+    await home.evaluate(() => document.querySelectorAll('agent-chat, speech-player, audio-transcriber').forEach((el) => el.setAttribute('theme', 'dark')));
+    expect(await audit(home, ['agent-chat', 'speech-player', 'audio-transcriber'])).toEqual([]);
+    await home.close();
+
+    const phone = await browser.newPage({ viewport: { width: 375, height: 740 } });
+    await phone.goto(url + '/shop.html');
+    await phone.locator('agent-chat [part="launcher"]').click();
+    await phone.locator('agent-chat [part="input"]').waitFor({ timeout: 10_000 });
+    expect(await audit(phone, ['agent-chat'])).toEqual([]);
+    await phone.close();
+
+    const docs = await browser.newPage();
+    await docs.goto(url + '/documents.html');
+    await docs.locator('doc-ocr-viewer input[type="file"]').setInputFiles(join(ROOT, 'test/fixtures/ocr/hello.png'));
+    await docs.locator('doc-ocr-viewer [part="page"]', { hasText: /parley/i }).waitFor({ timeout: 60_000 });
+    expect(await audit(docs, ['doc-ocr-viewer'])).toEqual([]);
+    await docs.close();
+  }, 120_000);
 
   it('tracks an order with a tool the platform runs over MCP (the demo connector)', async () => {
     const page = await browser.newPage();

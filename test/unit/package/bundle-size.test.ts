@@ -7,10 +7,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain ES module shared with the bench and the command line (node scripts/bundle-sizes.mjs).
-import { BUDGETS, ELEMENTS, bundleSizes, graph, gzipBytes } from '../../../scripts/bundle-sizes.mjs';
+import { BUDGETS, ELEMENTS, bundleSizes, chunkSources, graph, gzipBytes } from '../../../scripts/bundle-sizes.mjs';
 
 const DIST = join(import.meta.dirname, '../../../dist/browser');
 const KB = 1024;
+/** Whether a built chunk holds code of the npm package or source path `part`. */
+const holds = (file: string, part: string) => chunkSources(DIST, file).some((source: string) => source.includes(part));
+const SAC = 'node_modules/standardized-audio-context/';
 
 interface Part { files: string[]; bytes: number }
 interface Sizes { firstLoad: Record<string, Part>; allFour: Part; chatAudio: Part; chatMarkdown: Part; locales: Part }
@@ -37,12 +40,23 @@ describe('the browser bundles’ weight (min+gzip)', () => {
       expect(part.files.length, 'a separate chunk').toBeGreaterThan(0);
       for (const file of part.files) expect(chat.files).not.toContain(file);
     }
-    expect(sizes.chatAudio.files.some((f) => f.startsWith('audio-context-')), 'standardized-audio-context is among the audio code').toBe(true);
+    expect(sizes.chatAudio.files.some((f) => holds(f, SAC)), 'standardized-audio-context is among the audio code').toBe(true);
+    expect(chat.files.some((f) => holds(f, SAC) || holds(f, 'node_modules/marked/'))).toBe(false);
   });
 
-  it('<speech-player> loads its audio code (standardized-audio-context, SpeechPlayback) on the first play, not with the element', () => {
+  it('<speech-player> loads its audio code (SpeechPlayback) on the first play, not with the element, and never the microphone’s', () => {
     const player = sizes.firstLoad['speech-player'];
-    expect(player.files.some((f) => f.startsWith('audio-context-') || f.startsWith('speech-playback-'))).toBe(false);
+    expect(player.files.some((f) => holds(f, 'src/audio/speech-playback.ts') || holds(f, SAC))).toBe(false);
+    const played = [...graph(DIST, 'speech-player.js', { dynamic: true })];
+    expect(played.some((f) => holds(f, 'src/audio/speech-playback.ts'))).toBe(true);
+    expect(played.some((f) => holds(f, SAC) || holds(f, 'src/audio/capture/'))).toBe(false);
+  });
+
+  it(`everything the four elements and the client can load weighs at most ${BUDGETS.allFourKB} KB (pdf.js and other languages aside)`, () => {
+    expect(sizes.allFour.files.some((f) => /^vendor\/pdf/.test(f))).toBe(false);
+    expect(sizes.allFour.files.some((f) => holds(f, SAC)), 'the microphone’s audio layer is counted').toBe(true);
+    expect(sizes.allFour.files.some((f) => holds(f, 'node_modules/marked/')), 'the markdown lexer is counted').toBe(true);
+    expect(sizes.allFour.bytes).toBeLessThanOrEqual(BUDGETS.allFourKB * KB);
   });
 
   it(`a page with all four elements loads at most ${BUDGETS.allFourKB} KB before any is used (pdf.js aside)`, () => {
