@@ -17,6 +17,7 @@ import { nextAnnouncement } from '../internal/announce.js';
 import { originRefusalOf } from '../internal/origin-refusal.js';
 import { ChatSessionController } from './controllers/chat-session-controller.js';
 import { TranscriptScrollController } from './controllers/transcript-scroll-controller.js';
+import { TranscriptPlaceholdersController } from './controllers/transcript-placeholders-controller.js';
 import { VoiceInController } from './controllers/voice-in-controller.js';
 import { VoiceOutController } from './controllers/voice-out-controller.js';
 import { lastReply } from './transcript.js';
@@ -25,16 +26,6 @@ import type { TranscriptSearch } from './transcript-search.js';
 
 export type { ParleyHandsFreeChangedDetail, ParleyVoiceFinalDetail, ParleyVoiceStartDetail } from './voice-events.js';
 
-/**
- * Every message of a conversation is in the transcript from its first paint (reachable by scrolling, by the
- * search and by assistive technology), but only the newest these many replies are rendered as markdown at
- * once; the older ones are light placeholders (their text as it is, in the same `content-visibility: auto`
- * box) that become the full render when they come within a screen of the view (an IntersectionObserver)
- * or when the search finds a match in them.
- */
-const HISTORY_FULL = 40;
-/** How near the view (beyond its top and bottom, as a share of its height) a placeholder is rendered in full. */
-const UPGRADE_MARGIN = '100% 0px';
 /** Longest text read out by the live region for one reply. */
 const ANNOUNCE_LIMIT = 600;
 /**
@@ -287,6 +278,12 @@ export class AgentChat extends ParleyElement {
 
   private readonly transcriptScroll = new TranscriptScrollController(this, () => this.renderRoot.querySelector('.transcript'));
 
+  /** Which replies render in full and which as placeholders (every message is in the page at first paint). */
+  private readonly placeholders = new TranscriptPlaceholdersController(this, {
+    transcript: () => this.renderRoot.querySelector('.transcript'),
+    hold: () => this.transcriptScroll.stickToBottom,
+  });
+
   private readonly voiceOut = new VoiceOutController(this, {
     replyText: (id) => contentText((this.chat.state.entries.find((e) => e.id === id) as { content?: string } | undefined)?.content ?? ''),
     speakingChanged: (speaking) => this.voiceIn.replySpeaking(speaking),
@@ -351,18 +348,12 @@ export class AgentChat extends ParleyElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    // Back in the page: the placeholders still there are watched again (disconnectedCallback let them go).
-    if (this.hasUpdated) this.updateComplete.then(() => this.watchPlaceholders(true));
     this.#smallScreen = typeof matchMedia === 'function' ? matchMedia(SMALL_SCREEN) : null;
     this.#smallScreen?.addEventListener('change', this.#onScreenChange);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.#nearObserver?.disconnect();
-    this.#nearObserver = null;
-    this.#nearRoot = null;
-    this.#near.clear();
     // The page's highlight registry is shared: a chat taken out of the page takes its marks with it.
     if (this.searchOpen) this.closeSearch(false);
     this.#smallScreen?.removeEventListener('change', this.#onScreenChange);
@@ -372,6 +363,8 @@ export class AgentChat extends ParleyElement {
   protected override willUpdate(changed: PropertyValues): void {
     // A new language, catalogue or `strings` requests an update (locale.ts): the words are resolved again.
     this.#words = null;
+    // The transcript leaves the page for the list: back to it, only the newest replies render in full again.
+    if (changed.has('showList') && this.showList) this.placeholders.reset();
     if (changed.has('session')) this.chat.sessionPropertyChanged(!!changed.get('session'));
     if (SESSION_OPTIONS.some((k) => changed.has(k))) this.chat.optionsChanged();
     // Before rendering, so the toggle and the state line render once, together.
@@ -392,7 +385,6 @@ export class AgentChat extends ParleyElement {
   }
 
   protected override updated(changed: PropertyValues): void {
-    this.watchPlaceholders();
     if (changed.has('open') || changed.has('mode')) this.syncPanelDialog();
     if (changed.has('open') && this.mode === 'launcher' && changed.get('open') !== undefined) {
       this.emit('parley-open-changed', { open: this.open });
@@ -672,7 +664,7 @@ export class AgentChat extends ParleyElement {
     this.#searchQueue = this.#searchQueue.then(async () => {
       this.#search ??= new (await import('./transcript-search.js')).TranscriptSearch(
         () => this.renderRoot.querySelector('.transcript'),
-        (messages) => this.renderInFull(messages),
+        (messages) => this.placeholders.renderInFull(messages),
       );
       if (!this.searchOpen) return;
       await step(this.#search);
@@ -853,7 +845,6 @@ export class AgentChat extends ParleyElement {
 
   private renderConversationList(t: AgentChatStrings): TemplateResult {
     const list = this.chat.conversations ?? [];
-    this.#full.clear(); // the transcript leaves the page: back to it, only the newest replies are rendered in full again
     return html`<div part="conversation-list" class="conversations">
       <h3 tabindex="-1">${t.conversations}</h3>
       ${list.length === 0
@@ -906,94 +897,15 @@ export class AgentChat extends ParleyElement {
     </div>`;
   }
 
-  /** Keys of the replies rendered in full (markdown); the others older than the newest HISTORY_FULL are placeholders. */
-  #full = new Set<string>();
-  /** The conversation `#full` is about. */
-  #fullOf: string | null = null;
-  /** Watches the placeholders: one coming within UPGRADE_MARGIN of the transcript's view is rendered in full. */
-  #nearObserver: IntersectionObserver | null = null;
-  #nearRoot: Element | null = null;
-
-  /**
-   * What the last render with placeholders showed (its transcript element, conversation and number of
-   * items), or null when it had none: when that changes (a new conversation, a new message, back from the
-   * list), the placeholders are watched again (`updated`); a streaming reply's deltas do not change it.
-   */
-  #placeholderView: string | null = null;
-  #watchedView: string | null = null;
-
-  private watchPlaceholders(force = false): void {
-    const root = this.renderRoot.querySelector('.transcript');
-    if (root !== this.#nearRoot) force = true;
-    if (!force && this.#placeholderView === this.#watchedView) return;
-    this.#watchedView = this.#placeholderView;
-    if (!this.#placeholderView || !root || typeof IntersectionObserver !== 'function') return;
-    if (root !== this.#nearRoot || !this.#nearObserver) {
-      // A new transcript (back from the conversation list): the old one's placeholders are gone.
-      this.#nearObserver?.disconnect();
-      this.#near.clear();
-      this.#nearRoot = root;
-      this.#nearObserver = new IntersectionObserver((entries) => {
-        for (const e of entries) {
-          if (e.isIntersecting) this.#near.add(e.target as HTMLElement);
-          else this.#near.delete(e.target as HTMLElement);
-        }
-        this.renderNear();
-      }, { root, rootMargin: UPGRADE_MARGIN });
-    }
-    // Observing an element again does nothing: the ones already watched stay as they are.
-    for (const bubble of root.querySelectorAll('.message > .bubble.placeholder')) this.#nearObserver.observe(bubble.parentElement!);
-  }
-
-  /**
-   * Placeholders near the view. While the reader is kept at the end they stay placeholders: their sizes
-   * (estimated while off-screen) changing above the view would move it; scrolling up renders them.
-   */
-  #near = new Set<HTMLElement>();
-
-  private renderNear(): void {
-    if (!this.#near.size || this.transcriptScroll.stickToBottom) return;
-    const near = [...this.#near];
-    this.#near.clear();
-    void this.renderInFull(near);
-  }
-
   private onTranscriptScroll = (): void => {
     this.transcriptScroll.onScroll();
-    this.renderNear();
+    this.placeholders.renderNear();
   };
-
-  /** Renders these placeholder replies (their `.message` elements) in full; resolves once they are. */
-  private async renderInFull(messages: readonly HTMLElement[]): Promise<void> {
-    let added = false;
-    for (const message of messages) {
-      this.#nearObserver?.unobserve(message);
-      this.#near.delete(message);
-      const key = message.dataset.key;
-      if (key && !this.#full.has(key)) {
-        this.#full.add(key);
-        added = true;
-      }
-    }
-    if (!added) return;
-    // Replies above the view change size: a reader at the end is kept there by TranscriptScrollController
-    // (after the update, and again as the sizes settle).
-    this.requestUpdate();
-    await this.updateComplete;
-  }
 
   private renderTranscript(t: AgentChatStrings): TemplateResult {
     const items = this.chat.items;
     const lastReplyId = lastReply(items)?.entry.id ?? null;
-    const conversationId = this.chat.state.conversationId;
-    if (conversationId !== this.#fullOf) {
-      this.#full.clear();
-      this.#fullOf = conversationId;
-    }
-    const fullFrom = items.length - HISTORY_FULL;
-    this.#placeholderView = fullFrom > 0 && items.some((item, i) => i < fullFrom && item.kind === 'assistant' && !this.#full.has(item.key))
-      ? `${conversationId}\n${items.length}`
-      : null;
+    const fullFrom = this.placeholders.begin(this.chat.state.conversationId, items);
     return html`<div
       part="transcript"
       class="transcript"
@@ -1012,14 +924,13 @@ export class AgentChat extends ParleyElement {
     </div>`;
   }
 
-  /** `old`: the item is older than the newest HISTORY_FULL (a reply is then a placeholder until rendered in full). */
+  /** `old`: the item is older than the newest HISTORY_FULL (a reply is then a placeholder until rendered in full: TranscriptPlaceholdersController). */
   private renderItem(item: TranscriptItem, t: AgentChatStrings, lastReplyId: string | null, old: boolean): TemplateResult {
     switch (item.kind) {
       case 'user':
         return this.renderUserMessage(item.key, item.entry, item.text, t);
       case 'assistant':
-        if (!old) this.#full.add(item.key);
-        return this.renderReply(item, t, item.entry.id === lastReplyId, old && !this.#full.has(item.key));
+        return this.renderReply(item, t, item.entry.id === lastReplyId, this.placeholders.placeholder(item.key, old));
       case 'call':
         return this.renderCall(item, t);
       case 'result':
