@@ -11,6 +11,13 @@ import { minifyHTMLLiterals } from 'minify-literals';
  * standardized-audio-context): dist/vendor/ (the npm ESM build, compiled by tsc) re-exports these same
  * files, so the package holds one copy of each (scripts/vendor.mjs). Server code is compiled by tsc only.
  */
+/**
+ * standardized-audio-context wires every node type at module level (`const x = createX(...)`) and declares
+ * no `sideEffects`, so a bundler keeps them all (27 KB gzip). The factories only make classes and
+ * functions: marked pure, the ones the microphone does not use (MinimalAudioContext, AudioWorkletNode,
+ * MediaStreamAudioSourceNode, addAudioWorkletModule) are dropped (15 KB left). Its helper
+ * automation-events is taken as its ES module, not the ES5 bundle its `browser` field names.
+ */
 const pureFactories = {
   name: 'standardized-audio-context-pure',
   transform(code: string, id: string) {
@@ -57,14 +64,22 @@ export default defineConfig({
         // so they can be cached for good (`immutable`) and a new release never serves a stale one.
         entryFileNames: (chunk) => (chunk.name.startsWith('vendor/') ? '[name]-[hash].js' : '[name].js'),
         chunkFileNames: '[name]-[hash].js',
+        // Code that always loads together is one chunk: each file costs its own gzip dictionary, and the
+        // budget (scripts/bundle-sizes.mjs) counts every file a page can load. `kit`: what every element
+        // loads first (lit, the shared element base, the client's errors). `audio-in`: the microphone
+        // (capture, the chat's voice composer, standardized-audio-context; the vendor/audio-context entry
+        // re-exports that library from this chunk, and its capture code is unused there, so a bundler that
+        // takes dist/vendor drops it). `audio-out`: speech playback and the chat's reply speaker.
+        // `client-media`: the speech, transcription, realtime and OCR calls. `markdown`: the lexer and the
+        // chat's search, which only runs over rendered replies. `original-pages`: the viewer's originals.
         codeSplitting: {
           groups: [
             { name: 'kit', priority: 3, minShareCount: 2, test: /node_modules[\\/](?:lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]|[\\/]src[\\/](?:elements[\\/]internal[\\/](?:parley-element|locale|locale-format|define-once|links|error-kinds|focus-rescue|controls\.styles|shared-client|origin-refusal|announce)|client[\\/]errors|audio[\\/]gesture-context)\.ts$/ },
             { name: 'audio-in', priority: 2, test: /[\\/]src[\\/](?:audio[\\/]capture[\\/]|elements[\\/]agent-chat[\\/](?:voice-in|voice-composer)\.ts|vendor[\\/]audio-context)/ },
-            { name: 'client-media', priority: 1, test: /node_modules[\\/]eventsource-parser[\\/]|[\\/]src[\\/]client[\\/](?:sse-request-stream|realtime|ocr|transcription|speech|base64)\.ts$/ },
+            { name: 'client-media', priority: 1, test: /[\\/]src[\\/]client[\\/](?:sse-request-stream|realtime|ocr|transcription|speech|base64)\.ts$/ },
             { name: 'markdown', priority: 1, test: /node_modules[\\/]marked[\\/]|[\\/]src[\\/]elements[\\/](?:internal[\\/]markdown|agent-chat[\\/]transcript-search)\.ts$/ },
             { name: 'original-pages', priority: 1, test: /[\\/]src[\\/]elements[\\/]doc-ocr-viewer[\\/](?:original-pages|pdf-preview)\.ts$/ },
-            { name: 'audio-out', priority: 1, test: /[\\/]src[\\/](?:audio[\\/](?!capture|gesture)[\w-]+\.ts|elements[\\/]internal[\\/](?:reply-speaker|spoken-text)\.ts|audio[\\/]spoken-text)/ },
+            { name: 'audio-out', priority: 1, test: /[\\/]src[\\/](?:audio[\\/](?!capture|gesture)[\w-]+\.ts|elements[\\/]internal[\\/](?:reply-speaker|spoken-text)\.ts)/ },
           ],
         },
       },
