@@ -10,7 +10,7 @@ import {
   type ScheduleOptions, type ScheduleState, type ScheduledSpan,
 } from './schedule.js';
 
-/** The contexts the scheduler plays into (standardized-audio-context's, so Safari behaves like Chromium). */
+/** The contexts the scheduler plays into: the browser's (SpeechPlayback), or standardized-audio-context's (typed as its, which the DOM's implement). */
 export type SpeechAudioContext = IAudioContext | IOfflineAudioContext;
 
 /** What happened to one chunk: where it went on the timeline, and how quickly. */

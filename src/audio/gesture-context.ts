@@ -1,9 +1,9 @@
 /**
  * Audio unlocked inside a user gesture before the audio code is loaded. iOS Safari lets an AudioContext
- * start only from a gesture, while the kit loads its audio code (standardized-audio-context,
- * SpeechPlayback) on the first press that needs it: the press makes the browser's own AudioContext there
- * and then, resumed and given one silent sample, and the player plays into that context once its code
- * has arrived (SpeechPlayback's `createContext`). No imports: this module rides in the elements' first load.
+ * start only from a gesture, while the kit loads its audio code (SpeechPlayback; for the microphone,
+ * standardized-audio-context) on the first press that needs it: the press makes the browser's own
+ * AudioContext there and then, resumed and given one silent sample, and the player plays into that
+ * context once its code has arrived (SpeechPlayback's `createContext`). No imports: this module rides in the elements' first load.
  */
 
 /** The platform's speech rate (Hz; its `pcm` format is 24 kHz mono), the rate speech contexts run at. */

@@ -18,7 +18,7 @@ export interface ReplySpeakerOptions {
   format?: SpeechFormat;
   /**
    * An AudioContext to play into (the browser's own, made and started inside a user gesture before this
-   * module was loaded); default: one of standardized-audio-context at 24 kHz, made on first use. Closed by `dispose()`.
+   * module was loaded); default: SpeechPlayback's (the browser's, at 24 kHz), made on first use. Closed by `dispose()`.
    */
   context?: AudioContext;
   /** The reply being spoken changed (null: silent). */
