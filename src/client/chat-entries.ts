@@ -36,6 +36,11 @@ export function titleOf(entries: readonly ConversationEntry[], max = 80): string
   return text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text;
 }
 
+/** Orders entries by `created_at` (ISO times: string order is time order), for `Array.prototype.sort`. */
+export function byCreatedAt(a: { created_at: string }, b: { created_at: string }): number {
+  return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0;
+}
+
 /** The current time as the wire writes it (ISO-8601 with `Z`). */
 export function nowIso(): string {
   return new Date().toISOString();

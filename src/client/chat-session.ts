@@ -7,7 +7,7 @@ import type {
 } from './contracts.js';
 import type { ConversationEntry, ConversationEvent, ConversationInputs, FunctionCallEntry, InputEntry } from './types.js';
 import {
-  applyEvent, completeEntries, dropLocalTwins, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, reconcileEntries, titleOf,
+  applyEvent, byCreatedAt, completeEntries, dropLocalTwins, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, reconcileEntries, titleOf,
   type Reconciled,
 } from './chat-entries.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
@@ -450,7 +450,7 @@ export class ChatSession implements ChatSessionApi {
           object: 'entry', type: 'function.result', id: localId(), tool_call_id: r.tool_call_id, result: r.result, created_at: nowIso(), completed_at: nowIso(),
         }));
         this.#set({ entries: [...this.#state.entries, ...entries] });
-        next = { kind: 'append', conversationId, inputs: entries.map(toInput), inputIds: entries.map((e) => e.id) };
+        next = inputTurn(conversationId, entries);
       }
       if (this.#current(epoch) && this.#state.status !== 'error') this.#set({ status: 'ready', streamingEntryId: null });
     } finally {
@@ -752,7 +752,7 @@ export class ChatSession implements ChatSessionApi {
   async #claim(epoch: number, turn: Turn, waitingIds: readonly string[]): Promise<Turn | null> {
     const key = this.#waitKey(turn);
     const store = this.#store;
-    if (!key || !store?.takeWaiting || (turn.kind !== 'start' && turn.kind !== 'append')) return turn;
+    if (!key || !store?.takeWaiting) return turn;
     let record: WaitingTurn | undefined;
     try {
       record = await store.takeWaiting(key);
@@ -765,22 +765,20 @@ export class ChatSession implements ChatSessionApi {
       return null;
     }
     const gone = new Set(record ? [] : waitingIds);
-    const known = new Set(turn.inputIds);
-    const extra = (record?.entries ?? []).filter((e) => !known.has(e.id) && !this.#state.entries.some((x) => x.id === e.id));
+    const shown = new Set(this.#state.entries.map((e) => e.id));
+    const extra = (record?.entries ?? []).filter((e) => !shown.has(e.id));
     if (!gone.size && !extra.length) return turn;
     const ids = new Set([...turn.inputIds.filter((id) => !gone.has(id)), ...extra.map((e) => e.id)]);
     const rest = this.#state.entries.filter((e) => !ids.has(e.id) && !gone.has(e.id));
     const mine = [...this.#state.entries.filter((e) => ids.has(e.id)), ...extra]
-      .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+      .sort(byCreatedAt);
     this.#unsent = this.#unsent.filter((id) => !gone.has(id));
     this.#set({ entries: [...rest, ...mine] });
     if (!mine.length) {
       this.#set({ status: 'ready' });
       return null;
     }
-    const inputs = mine.map(toInput);
-    const inputIds = mine.map((e) => e.id);
-    return turn.kind === 'append' ? { kind: 'append', conversationId: turn.conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds };
+    return inputTurn(turn.kind === 'append' ? turn.conversationId : null, mine);
   }
 
   /** Shows messages kept waiting in the store (an earlier page) after the transcript, and waits to send them again. */
@@ -788,10 +786,7 @@ export class ChatSession implements ChatSessionApi {
     if (!record.entries.length) return false;
     const have = new Set(this.#state.entries.map((e) => e.id));
     this.#set({ entries: [...this.#state.entries, ...record.entries.filter((e) => !have.has(e.id))] });
-    const inputs = record.entries.map(toInput);
-    const inputIds = record.entries.map((e) => e.id);
-    const conversationId = record.conversationId;
-    this.#wait(conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds }, true);
+    this.#wait(inputTurn(record.conversationId, record.entries), true);
     if (!isOffline()) void this.#sendQueued();
     return true;
   }
@@ -1023,6 +1018,13 @@ function toInput(entry: CachedEntry): InputEntry {
   if (entry.type === 'function.result') return { type: 'function.result', tool_call_id: entry.tool_call_id, result: entry.result };
   if (entry.type === 'message.input') return { role: entry.role, content: entry.content };
   throw new Error(`Entry '${entry.id}' of type ${entry.type} is not an input`);
+}
+
+/** The turn that sends these page-made entries: appended to `conversationId`, or starting a conversation. */
+function inputTurn(conversationId: string | null, entries: readonly CachedEntry[]): Turn {
+  const inputs = entries.map(toInput);
+  const inputIds = entries.map((e) => e.id);
+  return conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds };
 }
 
 function lastReply(entries: readonly CachedEntry[]): CachedEntry | undefined {

@@ -149,6 +149,7 @@ export class HistoryStore implements HistoryStoreApi {
         const old = await tx.store.get(record.key);
         const ids = new Set(record.entries.map((e) => e.id));
         const kept = (old?.entries ?? []).filter((e) => !ids.has(e.id));
+        // chat-entries' byCreatedAt, written out: importing it would move the chat's entry code into every element's first load.
         const entries = [...kept, ...record.entries.map((e) => ({ ...e }))]
           .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
         await tx.store.put({ ...record, entries });
