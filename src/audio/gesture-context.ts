@@ -9,16 +9,20 @@
 /** The platform's speech rate (Hz; its `pcm` format is 24 kHz mono), the rate speech contexts run at. */
 export const SPEECH_SAMPLE_RATE = 24_000;
 
+/** A new browser AudioContext for speech: the speech rate, `interactive` latency (throws where the browser refuses one). */
+export function speechContext(): AudioContext {
+  return new globalThis.AudioContext({ sampleRate: SPEECH_SAMPLE_RATE, latencyHint: 'interactive' });
+}
+
 /**
- * `context` (or, when it is missing or closed, a new browser AudioContext at the speech rate) resumed and
+ * `context` (or, when it is missing or closed, a new {@link speechContext}) resumed and
  * unlocked with one silent sample, inside the current gesture. Null where the browser has no AudioContext;
  * `context` as it was when the browser refuses one (too many contexts, a sandbox).
  */
 export function unlockedContext(context: AudioContext | null): AudioContext | null {
-  const Context = globalThis.AudioContext as typeof AudioContext | undefined;
-  if (!Context) return context;
+  if (!(globalThis.AudioContext as typeof AudioContext | undefined)) return context;
   try {
-    const unlocked = context && context.state !== 'closed' ? context : new Context({ sampleRate: SPEECH_SAMPLE_RATE, latencyHint: 'interactive' });
+    const unlocked = context && context.state !== 'closed' ? context : speechContext();
     if (unlocked.state !== 'running') void unlocked.resume().catch(() => {});
     const source = unlocked.createBufferSource();
     source.buffer = unlocked.createBuffer(1, 1, unlocked.sampleRate);

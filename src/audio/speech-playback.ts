@@ -7,7 +7,7 @@
 import type { IAnalyserNode, IAudioContext, IGainNode } from '../vendor/audio-context.js';
 import type { SpeechFormat } from '../client/contracts.js';
 import { AudioDeltaScheduler, type ScheduledChunk } from './audio-delta-scheduler.js';
-import { PCM_SAMPLE_RATE } from './pcm-decoder.js';
+import { speechContext } from './gesture-context.js';
 import type { ScheduleOptions } from './schedule.js';
 import { createSpeechDecoder } from './speech-decoder.js';
 
@@ -54,7 +54,7 @@ export type SpeechPlaybackState = 'idle' | 'playing' | 'paused';
  * of standardized-audio-context's, whose full AudioContext costs 27 KB gzip; that library's
  * MinimalAudioContext stays the microphone's (capture/mic-capture.ts).
  */
-const defaultContext = () => new globalThis.AudioContext({ sampleRate: PCM_SAMPLE_RATE, latencyHint: 'interactive' }) as unknown as IAudioContext;
+const defaultContext = () => speechContext() as unknown as IAudioContext;
 
 /** Plays streamed speech; one instance per player (each has its own context, so pausing one pauses only it). */
 export class SpeechPlayback {

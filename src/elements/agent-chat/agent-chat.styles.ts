@@ -181,7 +181,7 @@ export const agentChatStyles = css`
   .assistant .bubble {
     background: var(--_assistant);
   }
-  /* A reply far from the view before its markdown is rendered (agent-chat.ts, HISTORY_FULL): its text as it is. */
+  /* A reply far from the view before its markdown is rendered (TranscriptPlaceholdersController): its text as it is. */
   .bubble.placeholder {
     white-space: pre-wrap;
   }
