@@ -24,7 +24,7 @@ import type { ConversationEvent, ConversationEventType } from './types.js';
 import { EventQueue } from './event-queue.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
 import { abortError } from './retry.js';
-import { never } from './event-stream-reader.js';
+import { endlessBody, never } from './event-stream-reader.js';
 
 /** Sends the request (with auth and retries before any answer); rejects with PlatformError or AbortError. */
 export type StreamTransport = (url: string, init: RequestInit & { signal: AbortSignal }) => Promise<Response>;
@@ -249,28 +249,9 @@ export class ConversationEventStream implements ConversationStream {
       if (!this.#idleTimeout || !this.#resumable() || connection !== this.#connection || this.#finished) return;
       this.#idleTimer = setTimeout(() => void reader.cancel().catch(() => {}), this.#idleTimeout);
     };
-    return new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          let result: ReadableStreamReadResult<Uint8Array>;
-          watchdog();
-          try {
-            result = await reader.read();
-          } catch (error) {
-            if (connection === this.#connection) this.#onBodyEnd(error);
-            return never<void>();
-          }
-          if (result.done) {
-            if (connection === this.#connection) this.#onBodyEnd(null);
-            return never<void>();
-          }
-          controller.enqueue(result.value);
-        },
-        cancel: (reason) => reader.cancel(reason).catch(() => {}),
-      },
-      // Pull only when the parser asks, so the end is seen after every earlier chunk was parsed.
-      { highWaterMark: 0 },
-    );
+    return endlessBody(reader, (error) => {
+      if (connection === this.#connection) this.#onBodyEnd(error);
+    }, watchdog);
   }
 
   #onMessage(message: EventSourceMessage): void {
