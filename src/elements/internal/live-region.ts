@@ -4,14 +4,13 @@
  * say a live region again only when its text changes, so the same message twice in a row gets a
  * no-break space added.
  */
-import { html, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
+import { html, type ReactiveControllerHost, type TemplateResult } from 'lit';
 
-export class LiveRegionController implements ReactiveController {
+/** See the module comment. It needs no lifecycle hooks, so it only asks its host to update. */
+export class LiveRegionController {
   #text = '';
 
-  constructor(private readonly host: ReactiveControllerHost) {
-    host.addController(this);
-  }
+  constructor(private readonly host: ReactiveControllerHost) {}
 
   /** What the region says now. */
   get text(): string {
