@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { RelayConfigError, describeRelayConfig, redactUrl, relayCliOptions, relayHelp, relayOptionsOf, resolveRelayConfig, type RelayConfig } from './config.js';
 import { createRelay, type RelayOptions } from './relay.js';
-import { serveRelay } from './node.js';
+import { serveRelay } from './node/node.js';
 import type { RedisStateStore } from './redis-store.js';
 
 /** The options; a mistyped one ends the process with the help text. */

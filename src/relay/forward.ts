@@ -30,6 +30,22 @@ export interface UpstreamOptions {
   webSocketBaseUrl?: string | (() => string);
 }
 
+/** An upstream request, before it would become a `Request`. */
+export interface UpstreamRequestInit {
+  url: string;
+  method: string;
+  headers: Headers;
+  /** In-memory bodies are sent in one write with their length; streams are sent chunked. */
+  body?: Uint8Array | ReadableStream<Uint8Array> | null;
+  signal: AbortSignal;
+}
+
+/**
+ * A host's own upstream client (`RelayEnv.upstreamSend`; the Node adapter's is node/upstream-client.ts): sends
+ * an upstream request; resolves with the answer once its headers arrive, rejects when it cannot be sent.
+ */
+export type UpstreamSend = (init: UpstreamRequestInit) => Promise<Response>;
+
 /** Client request headers passed upstream (everything else is dropped). */
 export const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'idempotency-key', 'x-request-id'];
 /** Upstream answer headers passed to the client (everything else is dropped). */
