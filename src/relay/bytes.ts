@@ -1,4 +1,5 @@
 /** Byte helpers shared by the relay's stream readers (runtime-neutral: plain `Uint8Array`s). */
+import { joinChunks } from '../server/read-capped.js';
 
 /** `a` followed by `b`, in a new array. */
 export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
@@ -8,16 +9,18 @@ export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** `chunks` (of `length` bytes in all) as one array; a single chunk is returned as it is. */
-export function joinBytes(chunks: Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+/**
+ * `chunks` as one array (`length`: their bytes in all, when known); a single chunk is returned as it is,
+ * more are joined by the server floor's {@link joinChunks} (the same join as `readCapped`'s).
+ */
+export function joinBytes(chunks: Uint8Array[], length = byteLengthOf(chunks)): Uint8Array {
+  return chunks.length === 1 ? chunks[0]! : joinChunks(chunks, length);
+}
+
+function byteLengthOf(chunks: Uint8Array[]): number {
+  let length = 0;
+  for (const c of chunks) length += c.length;
+  return length;
 }
 
 /** First index of `needle` (non-empty) in `bytes` at or after `from`, or -1. */

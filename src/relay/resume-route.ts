@@ -15,7 +15,7 @@
 import { preflightResponse } from './cors.js';
 import { authenticate } from './credentials.js';
 import { RelayError, badRequest, forbidden, methodNotAllowed, unauthorized } from './errors.js';
-import { concat } from './event-frames.js';
+import { joinBytes } from './bytes.js';
 import { conversationErrorFrame, genericErrorFrame } from './event-stream.js';
 import { limitRequest } from './limits.js';
 import { isStreamId, type BufferRead, type BufferedEvent } from './resumable.js';
@@ -119,7 +119,7 @@ export async function handleStreamRequest(runtime: RelayRuntime, state: RequestS
         for (;;) {
           if (closed) return;
           if (queue.length) {
-            const chunk = concat(queue.map((e) => e.bytes));
+            const chunk = joinBytes(queue.map((e) => e.bytes));
             after = queue[queue.length - 1]!.seq;
             queue = [];
             silentSince = performance.now();
