@@ -24,7 +24,7 @@
 export { createRelay, type Relay, type RelayOptions } from './relay.js';
 export type { RelayEnv, ClientAddressOptions } from './client-address.js';
 export { addressKey, clientAddress, parseIp } from './client-address.js';
-export type { AuthorizeDecision, AuthorizeHook, SessionRequestContext, SessionRequestKind } from './runtime.js';
+export type { AuthorizeDecision, AuthorizeHook, RealtimeLimits, SessionRequestContext, SessionRequestKind } from './runtime.js';
 export { ALL_SCOPES, ANY, DEFAULT_POLICY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './policy.js';
 export { DEFAULT_BODY_LIMITS, defaultRoutes, isCleanPath, type BodyKind, type BodyLimits, type ConversationRole, type RelayRoute } from './route-table.js';
 export { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
@@ -36,4 +36,4 @@ export { OPERATOR_REVOKE_PATH } from './operator.js';
 export type { RelaySigningKey, SessionClaims, TicketClaims } from './session-tokens.js';
 export type { UpstreamOptions } from './forward.js';
 export { RelayError } from './errors.js';
-export { DEFAULT_REALTIME_LIMITS, type RealtimeLimits } from './realtime.js';
+export { DEFAULT_REALTIME_LIMITS } from './realtime.js';

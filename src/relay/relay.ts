@@ -24,10 +24,10 @@ import { OPERATOR_REVOKE_PATH, checkOperatorSecret, handleOperatorRevoke } from 
 import { handlePlatformRequest } from './proxy.js';
 import { createMemoryStreamBuffers, resumeLimitsOf, type ResumeLimits } from './resumable.js';
 import { handleStreamRequest } from './resume-route.js';
-import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf, type RealtimeLimits } from './realtime.js';
+import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf } from './realtime.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
 import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './route-table.js';
-import type { AuthorizeHook, RelayRuntime, RequestState } from './runtime.js';
+import type { AuthorizeHook, RealtimeLimits, RelayRuntime, RequestState } from './runtime.js';
 import { createOpenStreams } from './revocation.js';
 import { handleSessionRequest } from './sessions.js';
 import { createSessionTokens, randomId, type RelaySigningKey } from './session-tokens.js';

@@ -6,7 +6,6 @@ import type { RelayEnv } from './client-address.js';
 import type { BodyRateLimits } from './body-rate.js';
 import type { AddressLimits } from './limits.js';
 import type { RelayPolicy } from './policy.js';
-import type { RealtimeLimits } from './realtime.js';
 import type { ResumeLimits, StreamBuffers } from './resumable.js';
 import type { OpenStreams } from './revocation.js';
 import type { RouteTable } from './route-table.js';
@@ -39,6 +38,24 @@ export type AuthorizeDecision = boolean | void | { subject?: string; policy?: Pa
 
 /** Decides whether a session may be minted, resumed or refreshed, and with what policy. */
 export type AuthorizeHook = (request: Request, context: SessionRequestContext) => AuthorizeDecision | Promise<AuthorizeDecision>;
+
+/** Caps of one realtime session through the relay. */
+export interface RealtimeLimits {
+  /** Largest message a page may send, in bytes (default 256 KB); larger → `error` 413 and close 1009. */
+  maxFrameBytes: number;
+  /** Audio a session may send in all, in decoded bytes (default 64 MB ≈ 33 min of 16 kHz s16). */
+  maxAudioBytes: number;
+  /** Longest session, ms (default 30 min). */
+  maxSessionMs: number;
+  /** Silence in both directions after which the session is closed, ms (default 60 s). */
+  idleTimeoutMs: number;
+  /**
+   * How often open sessions re-read the state store for revocations, ms (default 5 s); superseded by
+   * the relay's `revocationCheckMs` option, which covers SSE streams too. Revocations are announced by
+   * the store at once; this catches an announcement that was missed.
+   */
+  revocationCheckMs: number;
+}
 
 /** The resolved configuration every handler reads. */
 export interface RelayRuntime {
