@@ -9,9 +9,9 @@
 import * as v from 'valibot';
 import { normaliseOrigin } from './cors.js';
 import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
-import { operatorSecretProblem } from './operator.js';
+import { operatorSecretProblem } from './sessions/operator.js';
 import { DEFAULT_RESUME_LIMITS } from './resumable.js';
-import { ALL_SCOPES, ANY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './policy.js';
+import { ALL_SCOPES, ANY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './sessions/policy.js';
 import type { RelayOptions } from './relay.js';
 
 /** The relay's settings after merging file, environment and flags. */

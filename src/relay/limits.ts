@@ -5,7 +5,7 @@
  * on the operator endpoint (`operator:<address>`). Stream slots are held by id (`streams:<sid>`).
  */
 import { rateLimited, tooManyStreams } from './errors.js';
-import type { SessionLimits } from './policy.js';
+import type { SessionLimits } from './sessions/policy.js';
 import type { BucketSpec, RelayStateStore } from './state-store.js';
 
 /** Relay-wide limits (per client address). */

@@ -21,7 +21,7 @@ import { RelayError, badRequest, forbidden, internalError, unauthorized, upstrea
 import { KB, MB, isValidParam } from './route-table.js';
 import { openStreamSlot, type StreamSlot } from './limits.js';
 import type { RealtimeLimits, RelayRuntime } from './runtime.js';
-import type { TicketClaims } from './session-tokens.js';
+import type { TicketClaims } from './sessions/session-tokens.js';
 
 /** Default realtime caps. */
 export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {

@@ -19,8 +19,8 @@ import { applyCorsHeaders, createOriginCheck, preflightResponse } from './cors.j
 import { RelayError, internalError, methodNotAllowed, noRoute } from './errors.js';
 import type { UpstreamOptions } from './forward.js';
 import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
-import { completePolicy, type RelayPolicy } from './policy.js';
-import { OPERATOR_REVOKE_PATH, checkOperatorSecret, handleOperatorRevoke } from './operator.js';
+import { completePolicy, type RelayPolicy } from './sessions/policy.js';
+import { OPERATOR_REVOKE_PATH, checkOperatorSecret, handleOperatorRevoke } from './sessions/operator.js';
 import { handlePlatformRequest } from './proxy.js';
 import { createMemoryStreamBuffers, resumeLimitsOf, type ResumeLimits } from './resumable.js';
 import { handleStreamRequest } from './resume-route.js';
@@ -28,9 +28,9 @@ import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf } from
 import type { UpgradeHandler } from '../server/node-serve.js';
 import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './route-table.js';
 import type { AuthorizeHook, RealtimeLimits, RelayRuntime, RequestState } from './runtime.js';
-import { createOpenStreams } from './revocation.js';
-import { handleSessionRequest } from './sessions.js';
-import { createSessionTokens, randomId, type RelaySigningKey } from './session-tokens.js';
+import { createOpenStreams } from './sessions/revocation.js';
+import { handleSessionRequest } from './sessions/sessions.js';
+import { createSessionTokens, randomId, type RelaySigningKey } from './sessions/session-tokens.js';
 import { createMemoryStateStore, type RelayStateStore } from './state-store.js';
 
 /** Options of {@link createRelay}. Only `upstream` is required. */

@@ -13,7 +13,7 @@
  * a revocation ends it like the stream it reads.
  */
 import { preflightResponse } from './cors.js';
-import { authenticate } from './credentials.js';
+import { authenticate } from './sessions/credentials.js';
 import { RelayError, badRequest, forbidden, methodNotAllowed, unauthorized } from './errors.js';
 import { joinBytes } from './bytes.js';
 import { conversationErrorFrame, genericErrorFrame } from './event-stream.js';

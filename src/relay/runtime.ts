@@ -5,11 +5,11 @@
 import type { RelayEnv } from './client-address.js';
 import type { BodyRateLimits } from './body-rate.js';
 import type { AddressLimits } from './limits.js';
-import type { RelayPolicy } from './policy.js';
+import type { RelayPolicy } from './sessions/policy.js';
 import type { ResumeLimits, StreamBuffers } from './resumable.js';
-import type { OpenStreams } from './revocation.js';
+import type { OpenStreams } from './sessions/revocation.js';
 import type { RouteTable } from './route-table.js';
-import type { SessionTokens } from './session-tokens.js';
+import type { SessionTokens } from './sessions/session-tokens.js';
 import type { RelayStateStore } from './state-store.js';
 
 /** What `POST {base}/session` is doing. */

@@ -19,7 +19,7 @@ import {
   AUDIO_KINDS, AUDIO_SNIFF_BYTES, DOCUMENT_KINDS, DOCUMENT_SNIFF_BYTES, sniffAudio, sniffDocument,
 } from './file-types.js';
 import { boundaryOf, createMultipartScanner, type MultipartScanHandlers, type PartHead } from './multipart-scan.js';
-import { isAllowed } from './policy.js';
+import { isAllowed } from './sessions/policy.js';
 
 /** Bytes read ahead of the upstream call while waiting for the file's first bytes (256 KB). */
 const READ_AHEAD_BYTES = 256 * 1024;
