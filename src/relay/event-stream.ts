@@ -15,8 +15,8 @@
  * idle timeout and `stop` still apply, and `onEnd` (which frees the stream slot) waits for that end.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { BodySource } from './buffered-body.js';
-import type { KeyScrubber } from './scrub.js';
+import type { BodySource } from './proxy/buffered-body.js';
+import type { KeyScrubber } from './proxy/scrub.js';
 import { concatBytes, joinBytes } from './bytes.js';
 import { EventFramer, withEventId } from './event-frames.js';
 import type { StreamWriter } from './resumable.js';

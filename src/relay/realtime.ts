@@ -18,8 +18,8 @@ import * as v from 'valibot';
 import type { RealtimeErrorEvent } from '../client/types.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
 import { RelayError, badRequest, forbidden, internalError, unauthorized, upstreamError } from './errors.js';
-import { KB, MB, isValidParam } from './route-table.js';
-import { openStreamSlot, type StreamSlot } from './limits.js';
+import { KB, MB, isValidParam } from './proxy/route-table.js';
+import { openStreamSlot, type StreamSlot } from './proxy/limits.js';
 import type { RealtimeLimits, RelayRuntime } from './runtime.js';
 import type { TicketClaims } from './sessions/session-tokens.js';
 

@@ -2,13 +2,13 @@
  * The relay's resolved configuration and the per-request state the handlers share. Internal:
  * built once by `createRelay` from its options.
  */
-import type { RelayEnv } from './client-address.js';
-import type { BodyRateLimits } from './body-rate.js';
-import type { AddressLimits } from './limits.js';
+import type { RelayEnv } from './proxy/client-address.js';
+import type { BodyRateLimits } from './proxy/body-rate.js';
+import type { AddressLimits } from './proxy/limits.js';
 import type { RelayPolicy } from './sessions/policy.js';
 import type { ResumeLimits, StreamBuffers } from './resumable.js';
 import type { OpenStreams } from './sessions/revocation.js';
-import type { RouteTable } from './route-table.js';
+import type { RouteTable } from './proxy/route-table.js';
 import type { SessionTokens } from './sessions/session-tokens.js';
 import type { RelayStateStore } from './state-store.js';
 

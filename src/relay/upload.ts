@@ -13,7 +13,7 @@
  *   field (`image_url` takes images) and declared media type (415); a stored `file` is refused, and an
  *   http(s) URL unless remote files are allowed (403): the platform would fetch it.
  */
-import { rateGuardedBody, type BodyRateLimits } from './body-rate.js';
+import { rateGuardedBody, type BodyRateLimits } from './proxy/body-rate.js';
 import { RelayError, badRequest, forbidden, payloadTooLarge, unsupportedFileType } from './errors.js';
 import {
   AUDIO_KINDS, AUDIO_SNIFF_BYTES, DOCUMENT_KINDS, DOCUMENT_SNIFF_BYTES, sniffAudio, sniffDocument,

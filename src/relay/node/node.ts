@@ -9,8 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isEventStreamAnswer, writeEventStream } from './write-event-stream.js';
 import { readIncomingBody } from './incoming-body.js';
 import { createNodeUpstreamSend } from './upstream-client.js';
-import type { UpstreamSend } from '../forward.js';
-import type { RelayEnv } from '../client-address.js';
+import type { UpstreamSend } from '../proxy/forward.js';
+import type { RelayEnv } from '../proxy/client-address.js';
 import type { Relay } from '../relay.js';
 
 /** Where {@link serveRelay} listens. */

@@ -6,8 +6,8 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { isSmallLength, withBodySource, withBufferedBody, type BodySource } from '../buffered-body.js';
-import type { UpstreamSend } from '../forward.js';
+import { isSmallLength, withBodySource, withBufferedBody, type BodySource } from '../proxy/buffered-body.js';
+import type { UpstreamSend } from '../proxy/forward.js';
 
 /** Options of {@link createNodeUpstreamSend}. */
 export interface NodeUpstreamOptions {

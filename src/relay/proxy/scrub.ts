@@ -4,7 +4,7 @@
  * beginning of the key, and lets everything else through at once: an SSE event ends in `\n\n`, which
  * no key begins with, so events are never delayed in practice.
  */
-import { concatBytes, indexOfBytes } from './bytes.js';
+import { concatBytes, indexOfBytes } from '../bytes.js';
 
 /** The text written in place of the key. */
 export const REDACTED = '[redacted]';

@@ -8,8 +8,8 @@
  * and only when the request body can be sent again.
  */
 import { bufferedBodyOf } from './buffered-body.js';
-import { BodyTooLargeError, readCapped } from '../server/read-capped.js';
-import { RelayError, upstreamError } from './errors.js';
+import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
+import { RelayError, upstreamError } from '../errors.js';
 
 /** The platform the relay forwards to. */
 export interface UpstreamOptions {

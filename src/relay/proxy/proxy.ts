@@ -7,24 +7,24 @@
  *   ownership learned, the upstream key scrubbed from headers and bodies).
  */
 import { SMALL_ANSWER_BYTES, bodyReaderOf, hasBody, isSmallLength, withBodyStream, type BodySource } from './buffered-body.js';
-import { createClientSession } from './sessions/client-sessions.js';
+import { createClientSession } from '../sessions/client-sessions.js';
 import { preflightResponse } from './cors.js';
-import { authenticate } from './sessions/credentials.js';
-import { RelayError, badRequest, forbidden, methodNotAllowed, noRoute, payloadTooLarge, requestTimeout, unauthorized, upstreamError } from './errors.js';
-import { conversationErrorFrame, genericErrorFrame, relayResumableEventStream } from './event-stream.js';
+import { authenticate } from '../sessions/credentials.js';
+import { RelayError, badRequest, forbidden, methodNotAllowed, noRoute, payloadTooLarge, requestTimeout, unauthorized, upstreamError } from '../errors.js';
+import { conversationErrorFrame, genericErrorFrame, relayResumableEventStream } from '../event-stream.js';
 import { callUpstream, downstreamHeaders, readUpstreamText, upstreamRequestHeaders } from './forward.js';
 import { conversationIdOfEvent, conversationIdOfJson, listOwnConversations, recordOwner, requireOwner } from './conversations.js';
 import { limitRequest, openStreamSlot, type StreamSlot } from './limits.js';
-import { ANY, isAgentAllowed, isAgentVersionAllowed, isAllowed } from './sessions/policy.js';
+import { ANY, isAgentAllowed, isAgentVersionAllowed, isAllowed } from '../sessions/policy.js';
 import { rateGuardedBody } from './body-rate.js';
 import { checkContentType, checkDeclaredLength, parseJsonObject, readCapped } from './request-body.js';
-import { newStreamId } from './resumable.js';
+import { newStreamId } from '../resumable.js';
 import { createKeyScrubber, type KeyScrubber } from './scrub.js';
-import { audioFormRules, checkOcrDocument, guardUpload, missingBoundary, type GuardedUpload, type UploadChecks } from './upload.js';
+import { audioFormRules, checkOcrDocument, guardUpload, missingBoundary, type GuardedUpload, type UploadChecks } from '../upload.js';
 import { upstreamUrl, type RelayRoute } from './route-table.js';
 import type { RelayEnv } from './client-address.js';
-import type { RelayRuntime, RequestState } from './runtime.js';
-import type { SessionClaims } from './sessions/session-tokens.js';
+import type { RelayRuntime, RequestState } from '../runtime.js';
+import type { SessionClaims } from '../sessions/session-tokens.js';
 
 /** Answers a request whose path (below the base path) starts with `/v1/`. */
 export async function handlePlatformRequest(runtime: RelayRuntime, state: RequestState, path: string): Promise<Response> {
