@@ -20,7 +20,7 @@ import { rateGuardedBody } from './body-rate.js';
 import { checkContentType, checkDeclaredLength, parseJsonObject, readCapped } from './request-body.js';
 import { newStreamId } from '../resumable.js';
 import { createKeyScrubber, type KeyScrubber } from './scrub.js';
-import { audioFormRules, checkOcrDocument, guardUpload, missingBoundary, type GuardedUpload, type UploadChecks } from '../upload.js';
+import { audioFormRules, checkOcrDocument, guardUpload, missingBoundary, type GuardedUpload, type UploadChecks } from '../uploads/upload.js';
 import { upstreamUrl, type RelayRoute } from './route-table.js';
 import type { RelayEnv } from './client-address.js';
 import type { RelayRuntime, RequestState } from '../runtime.js';
