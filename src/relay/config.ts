@@ -10,7 +10,7 @@ import * as v from 'valibot';
 import { normaliseOrigin } from './proxy/cors.js';
 import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './proxy/limits.js';
 import { operatorSecretProblem } from './sessions/operator.js';
-import { DEFAULT_RESUME_LIMITS } from './resumable.js';
+import { DEFAULT_RESUME_LIMITS } from './streams/resumable.js';
 import { ALL_SCOPES, ANY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './sessions/policy.js';
 import type { RelayOptions } from './relay.js';
 

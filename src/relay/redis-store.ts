@@ -24,7 +24,7 @@ import { stateStoreUnavailable } from './errors.js';
 import { randomId } from './sessions/session-tokens.js';
 import type { BucketSpec, IssuedTo, RelayStateStore, Revocation, TakeResult } from './state-store.js';
 import { STREAM_SCRIPTS, createRedisStreamBuffers, stopChannel, type StreamScript } from './redis-resumable.js';
-import type { StreamBuffers } from './resumable.js';
+import type { StreamBuffers } from './streams/resumable.js';
 import { issuedBefore, notifyRevoked } from './state-store.js';
 
 /**

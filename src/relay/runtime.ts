@@ -6,7 +6,7 @@ import type { RelayEnv } from './proxy/client-address.js';
 import type { BodyRateLimits } from './proxy/body-rate.js';
 import type { AddressLimits } from './proxy/limits.js';
 import type { RelayPolicy } from './sessions/policy.js';
-import type { ResumeLimits, StreamBuffers } from './resumable.js';
+import type { ResumeLimits, StreamBuffers } from './streams/resumable.js';
 import type { OpenStreams } from './sessions/revocation.js';
 import type { RouteTable } from './proxy/route-table.js';
 import type { SessionTokens } from './sessions/session-tokens.js';

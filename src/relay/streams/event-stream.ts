@@ -15,9 +15,9 @@
  * idle timeout and `stop` still apply, and `onEnd` (which frees the stream slot) waits for that end.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { BodySource } from './proxy/buffered-body.js';
-import type { KeyScrubber } from './proxy/scrub.js';
-import { concatBytes, joinBytes } from './bytes.js';
+import type { BodySource } from '../proxy/buffered-body.js';
+import type { KeyScrubber } from '../proxy/scrub.js';
+import { concatBytes, joinBytes } from '../bytes.js';
 import { EventFramer, withEventId } from './event-frames.js';
 import type { StreamWriter } from './resumable.js';
 

@@ -8,7 +8,7 @@
  * as its LAST line (so it is the id a parser keeps, even if the upstream sent one); nothing else of its
  * bytes changes. Comment blocks (`: ping`) pass unchanged and get no id.
  */
-import { joinBytes } from './bytes.js';
+import { joinBytes } from '../bytes.js';
 
 const LF = 10;
 const CR = 13;
