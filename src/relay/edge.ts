@@ -31,7 +31,7 @@ export { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './proxy/limits.js';
 export { DEFAULT_BODY_RATE_LIMITS, type BodyRateLimits } from './proxy/body-rate.js';
 export {
   createMemoryStateStore, issuedBefore, type BucketSpec, type IssuedTo, type MemoryStateStoreOptions, type RelayStateStore, type Revocation, type TakeResult,
-} from './state-store.js';
+} from './state/state-store.js';
 export { OPERATOR_REVOKE_PATH } from './sessions/operator.js';
 export type { RelaySigningKey, SessionClaims, TicketClaims } from './sessions/session-tokens.js';
 export type { UpstreamOptions } from './proxy/forward.js';

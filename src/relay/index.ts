@@ -7,4 +7,4 @@
  */
 export * from './edge.js';
 export { serveRelay, nodeRelayEnv, type ServeRelayOptions, type ServedRelay } from './node/node.js';
-export { createRedisStateStore, type RedisClientLike, type RedisStateStore, type RedisStateStoreOptions } from './redis-store.js';
+export { createRedisStateStore, type RedisClientLike, type RedisStateStore, type RedisStateStoreOptions } from './state/redis-store.js';

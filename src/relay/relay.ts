@@ -31,7 +31,7 @@ import type { AuthorizeHook, RealtimeLimits, RelayRuntime, RequestState } from '
 import { createOpenStreams } from './sessions/revocation.js';
 import { handleSessionRequest } from './sessions/sessions.js';
 import { createSessionTokens, randomId, type RelaySigningKey } from './sessions/session-tokens.js';
-import { createMemoryStateStore, type RelayStateStore } from './state-store.js';
+import { createMemoryStateStore, type RelayStateStore } from './state/state-store.js';
 
 /** Options of {@link createRelay}. Only `upstream` is required. */
 export interface RelayOptions {

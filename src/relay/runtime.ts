@@ -10,7 +10,7 @@ import type { ResumeLimits, StreamBuffers } from './streams/resumable.js';
 import type { OpenStreams } from './sessions/revocation.js';
 import type { RouteTable } from './proxy/route-table.js';
 import type { SessionTokens } from './sessions/session-tokens.js';
-import type { RelayStateStore } from './state-store.js';
+import type { RelayStateStore } from './state/state-store.js';
 
 /** What `POST {base}/session` is doing. */
 export type SessionRequestKind = 'new' | 'resume' | 'refresh';

@@ -6,7 +6,7 @@
  */
 import { rateLimited, tooManyStreams } from '../errors.js';
 import type { SessionLimits } from '../sessions/policy.js';
-import type { BucketSpec, RelayStateStore } from '../state-store.js';
+import type { BucketSpec, RelayStateStore } from '../state/state-store.js';
 
 /** Relay-wide limits (per client address). */
 export interface AddressLimits {
