@@ -19,7 +19,7 @@ import { joinBytes } from '../bytes.js';
 import { conversationErrorFrame, genericErrorFrame } from './event-stream.js';
 import { limitRequest } from '../proxy/limits.js';
 import { isStreamId, type BufferRead, type BufferedEvent } from './resumable.js';
-import { whenClientGone } from '../proxy/proxy.js';
+import { whenClientGone } from '../proxy/exchange.js';
 import type { RelayRuntime, RequestState } from '../runtime.js';
 
 export const streamGone = () => new RelayError(410, 'This reply can no longer be resumed.', 'invalid_request_error', 'stream_gone');
