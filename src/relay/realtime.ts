@@ -20,6 +20,7 @@ import type { UpgradeHandler } from '../server/node-serve.js';
 import { RelayError, badRequest, forbidden, internalError, unauthorized, upstreamError } from './errors.js';
 import { KB, MB, isValidParam } from './proxy/route-table.js';
 import { openStreamSlot, type StreamSlot } from './proxy/limits.js';
+import { scrubKey } from './proxy/scrub.js';
 import type { RealtimeLimits, RelayRuntime } from './runtime.js';
 import type { TicketClaims } from './sessions/session-tokens.js';
 
@@ -239,7 +240,7 @@ function pipe(runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocke
 
   const toPage = (text: string) => {
     // The key is never sent to a page, even if an upstream message were to echo it.
-    page.send(key && text.includes(key) ? text.split(key).join('[redacted]') : text);
+    page.send(scrubKey(text, key));
   };
   for (const text of early) toPage(text);
 

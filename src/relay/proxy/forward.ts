@@ -3,13 +3,14 @@
  * client's credentials, cookies, forwarding and hop-by-hop headers never pass) plus the relay's own
  * key; answers are rebuilt from an allowlist too (no `Set-Cookie`, `Server`, internal headers), with
  * the key scrubbed from the values kept. Bodies passed through are scrubbed as they stream (scrub.ts,
- * in proxy.ts and event-stream.ts); bodies read whole here are scrubbed by {@link readUpstreamText}.
+ * in answer.ts and event-stream.ts); bodies read whole here are scrubbed by {@link readUpstreamText}.
  * One retry is made for a connection failure or a 502/503, only before anything was sent downstream
  * and only when the request body can be sent again.
  */
 import { bufferedBodyOf } from './buffered-body.js';
 import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
 import { RelayError, upstreamError } from '../errors.js';
+import { scrubKey } from './scrub.js';
 
 /** The platform the relay forwards to. */
 export interface UpstreamOptions {
@@ -177,8 +178,3 @@ export async function readUpstreamText(response: Response, apiKey: string, maxBy
 
 /** One UTF-8 decoder for whole bodies (a decode without `stream` keeps no state). */
 const utf8 = new TextDecoder();
-
-/** Replaces the key in a text. */
-export function scrubKey(text: string, apiKey: string): string {
-  return apiKey && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
-}
