@@ -1,4 +1,7 @@
-/** Byte helpers shared by the relay's stream readers (runtime-neutral: plain `Uint8Array`s). */
+/**
+ * Byte helpers shared by the relay's stream readers, and its random ids (runtime-neutral: plain
+ * `Uint8Array`s and Web Crypto).
+ */
 import { joinChunks } from '../server/read-capped.js';
 
 /** `a` followed by `b`, in a new array. */
@@ -33,4 +36,12 @@ export function indexOfBytes(bytes: Uint8Array, needle: Uint8Array, from = 0): n
     if (j === needle.length) return i;
   }
   return -1;
+}
+
+/** A random url-safe id of `bytes` random bytes (Web Crypto, so it runs on any runtime). */
+export function randomId(bytes: number): string {
+  const buf = crypto.getRandomValues(new Uint8Array(bytes));
+  let s = '';
+  for (const b of buf) s += b.toString(16).padStart(2, '0');
+  return s;
 }

@@ -13,6 +13,7 @@
  * `X-Content-Type-Options: nosniff`, `Server-Timing: relay;dur=…` (the relay's own time) and, for
  * allowed origins, the CORS echo.
  */
+import { randomId } from './bytes.js';
 import { DEFAULT_BODY_RATE_LIMITS, type BodyRateLimits } from './proxy/body-rate.js';
 import { addressKey, clientAddress, type RelayEnv } from './proxy/client-address.js';
 import { applyCorsHeaders, createOriginCheck, preflightResponse } from './proxy/cors.js';
@@ -30,7 +31,7 @@ import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type
 import type { AuthorizeHook, RealtimeLimits, RelayRuntime, RequestState } from './runtime.js';
 import { createOpenStreams } from './sessions/revocation.js';
 import { handleSessionRequest } from './sessions/sessions.js';
-import { createSessionTokens, randomId, type RelaySigningKey } from './sessions/session-tokens.js';
+import { createSessionTokens, type RelaySigningKey } from './sessions/session-tokens.js';
 import { createMemoryStateStore, type RelayStateStore } from './state/state-store.js';
 
 /** Options of {@link createRelay}. Only `upstream` is required. */

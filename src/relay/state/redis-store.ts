@@ -21,7 +21,7 @@
  * server (or a primary), not a cluster: its scripts touch keys they derive.
  */
 import { stateStoreUnavailable } from '../errors.js';
-import { randomId } from '../sessions/session-tokens.js';
+import { randomId } from '../bytes.js';
 import type { BucketSpec, IssuedTo, RelayStateStore, Revocation, TakeResult } from './state-store.js';
 import { STREAM_SCRIPTS, createRedisStreamBuffers, stopChannel, type StreamScript } from './redis-resumable.js';
 import type { StreamBuffers } from '../streams/resumable.js';

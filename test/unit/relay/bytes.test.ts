@@ -1,7 +1,7 @@
-// The relay's byte helpers over the server floor's one join (src/relay/bytes.ts, src/server/read-capped.ts),
+// The relay's byte helpers over the server floor's one join, and its random ids (src/relay/bytes.ts, src/server/read-capped.ts),
 // and the whole-text scrub (src/relay/proxy/scrub.ts scrubKey) the headers, read bodies and realtime messages share.
 import { describe, expect, it } from 'vitest';
-import { concatBytes, indexOfBytes, joinBytes } from '../../../src/relay/bytes.js';
+import { concatBytes, indexOfBytes, joinBytes, randomId } from '../../../src/relay/bytes.js';
 import { REDACTED, scrubKey } from '../../../src/relay/proxy/scrub.js';
 import { joinChunks, readCapped } from '../../../src/server/read-capped.js';
 
@@ -31,6 +31,13 @@ describe('byte joins', () => {
     expect([...concatBytes(bytes(1), bytes(2))]).toEqual([1, 2]);
     expect(indexOfBytes(bytes(1, 2, 1, 2, 3), bytes(2, 3))).toBe(3);
     expect(indexOfBytes(bytes(1, 2, 3), bytes(3, 4))).toBe(-1);
+  });
+});
+
+describe('randomId', () => {
+  it('is `bytes` random bytes in hex, new every time', () => {
+    expect(randomId(4)).toMatch(/^[0-9a-f]{8}$/);
+    expect(randomId(16)).not.toBe(randomId(16));
   });
 });
 
