@@ -1,4 +1,8 @@
-/** Byte helpers shared by the relay's stream readers (runtime-neutral: plain `Uint8Array`s). */
+/**
+ * Byte helpers shared by the relay's stream readers, and its random ids (runtime-neutral: plain
+ * `Uint8Array`s and Web Crypto).
+ */
+import { joinChunks } from '../server/read-capped.js';
 
 /** `a` followed by `b`, in a new array. */
 export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
@@ -8,16 +12,18 @@ export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** `chunks` (of `length` bytes in all) as one array; a single chunk is returned as it is. */
-export function joinBytes(chunks: Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+/**
+ * `chunks` as one array (`length`: their bytes in all, when known); a single chunk is returned as it is,
+ * more are joined by the server floor's {@link joinChunks} (the same join as `readCapped`'s).
+ */
+export function joinBytes(chunks: Uint8Array[], length = byteLengthOf(chunks)): Uint8Array {
+  return chunks.length === 1 ? chunks[0]! : joinChunks(chunks, length);
+}
+
+function byteLengthOf(chunks: Uint8Array[]): number {
+  let length = 0;
+  for (const c of chunks) length += c.length;
+  return length;
 }
 
 /** First index of `needle` (non-empty) in `bytes` at or after `from`, or -1. */
@@ -30,4 +36,12 @@ export function indexOfBytes(bytes: Uint8Array, needle: Uint8Array, from = 0): n
     if (j === needle.length) return i;
   }
   return -1;
+}
+
+/** A random url-safe id of `bytes` random bytes (Web Crypto, so it runs on any runtime). */
+export function randomId(bytes: number): string {
+  const buf = crypto.getRandomValues(new Uint8Array(bytes));
+  let s = '';
+  for (const b of buf) s += b.toString(16).padStart(2, '0');
+  return s;
 }

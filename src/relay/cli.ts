@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { RelayConfigError, describeRelayConfig, redactUrl, relayCliOptions, relayHelp, relayOptionsOf, resolveRelayConfig, type RelayConfig } from './config.js';
 import { createRelay, type RelayOptions } from './relay.js';
-import { serveRelay } from './node.js';
-import type { RedisStateStore } from './redis-store.js';
+import { serveRelay } from './node/node.js';
+import type { RedisStateStore } from './state/redis-store.js';
 
 /** The options; a mistyped one ends the process with the help text. */
 function parseCommandLine(argv: string[], name: string) {
@@ -63,7 +63,7 @@ export async function runRelayCli(argv: string[], name = 'parley-relay'): Promis
 
 /** The Redis state store (redis-store.ts and `@redis/client`, loaded only when asked for); unreachable → exit 2. */
 async function redisStore(name: string, url: string): Promise<RedisStateStore> {
-  const { createRedisStateStore } = await import('./redis-store.js');
+  const { createRedisStateStore } = await import('./state/redis-store.js');
   try {
     return await createRedisStateStore({ url });
   } catch (err) {

@@ -7,11 +7,11 @@
  * No `node:` imports here: the CLI parses the flags and reads the file, this module only decides.
  */
 import * as v from 'valibot';
-import { normaliseOrigin } from './cors.js';
-import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
-import { operatorSecretProblem } from './operator.js';
-import { DEFAULT_RESUME_LIMITS } from './resumable.js';
-import { ALL_SCOPES, ANY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './policy.js';
+import { normaliseOrigin } from './proxy/cors.js';
+import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './proxy/limits.js';
+import { operatorSecretProblem } from './sessions/operator.js';
+import { DEFAULT_RESUME_LIMITS } from './streams/resumable.js';
+import { ALL_SCOPES, ANY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './sessions/policy.js';
 import type { RelayOptions } from './relay.js';
 
 /** The relay's settings after merging file, environment and flags. */

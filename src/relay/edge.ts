@@ -22,18 +22,18 @@
  * ```
  */
 export { createRelay, type Relay, type RelayOptions } from './relay.js';
-export type { RelayEnv, ClientAddressOptions } from './client-address.js';
-export { addressKey, clientAddress, parseIp } from './client-address.js';
-export type { AuthorizeDecision, AuthorizeHook, SessionRequestContext, SessionRequestKind } from './runtime.js';
-export { ALL_SCOPES, ANY, DEFAULT_POLICY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './policy.js';
-export { DEFAULT_BODY_LIMITS, defaultRoutes, isCleanPath, type BodyKind, type BodyLimits, type ConversationRole, type RelayRoute } from './route-table.js';
-export { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
-export { DEFAULT_BODY_RATE_LIMITS, type BodyRateLimits } from './body-rate.js';
+export type { RelayEnv, ClientAddressOptions } from './proxy/client-address.js';
+export { addressKey, clientAddress, parseIp } from './proxy/client-address.js';
+export type { AuthorizeDecision, AuthorizeHook, RealtimeLimits, SessionRequestContext, SessionRequestKind } from './runtime.js';
+export { ALL_SCOPES, ANY, DEFAULT_POLICY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './sessions/policy.js';
+export { DEFAULT_BODY_LIMITS, defaultRoutes, isCleanPath, type BodyKind, type BodyLimits, type ConversationRole, type RelayRoute } from './proxy/route-table.js';
+export { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './proxy/limits.js';
+export { DEFAULT_BODY_RATE_LIMITS, type BodyRateLimits } from './proxy/body-rate.js';
 export {
   createMemoryStateStore, issuedBefore, type BucketSpec, type IssuedTo, type MemoryStateStoreOptions, type RelayStateStore, type Revocation, type TakeResult,
-} from './state-store.js';
-export { OPERATOR_REVOKE_PATH } from './operator.js';
-export type { RelaySigningKey, SessionClaims, TicketClaims } from './session-tokens.js';
-export type { UpstreamOptions } from './forward.js';
+} from './state/state-store.js';
+export { OPERATOR_REVOKE_PATH } from './sessions/operator.js';
+export type { RelaySigningKey, SessionClaims, TicketClaims } from './sessions/session-tokens.js';
+export type { UpstreamOptions } from './proxy/forward.js';
 export { RelayError } from './errors.js';
-export { DEFAULT_REALTIME_LIMITS, type RealtimeLimits } from './realtime.js';
+export { DEFAULT_REALTIME_LIMITS } from './realtime.js';

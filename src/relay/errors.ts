@@ -76,4 +76,7 @@ export const upstreamError = (status = 502, message = 'The platform could not an
 export const stateStoreUnavailable = () =>
   new RelayError(503, 'The relay cannot reach its state store; try again shortly', 'server_error', 'state_store_unavailable', { 'retry-after': '1' });
 
+/** The client went away before its answer was complete (never read by it; the upstream call is cancelled). */
+export const clientClosed = () => new RelayError(499, 'Request aborted by the client', 'invalid_request_error', 'client_closed_request');
+
 export const internalError = () => new RelayError(500, 'Internal relay error', 'server_error', 'internal_error');

@@ -6,5 +6,5 @@
  * parts: the Node adapter and the Redis store.
  */
 export * from './edge.js';
-export { serveRelay, nodeRelayEnv, type ServeRelayOptions, type ServedRelay } from './node.js';
-export { createRedisStateStore, type RedisClientLike, type RedisStateStore, type RedisStateStoreOptions } from './redis-store.js';
+export { serveRelay, nodeRelayEnv, type ServeRelayOptions, type ServedRelay } from './node/node.js';
+export { createRedisStateStore, type RedisClientLike, type RedisStateStore, type RedisStateStoreOptions } from './state/redis-store.js';

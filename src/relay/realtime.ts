@@ -18,28 +18,11 @@ import * as v from 'valibot';
 import type { RealtimeErrorEvent } from '../client/types.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
 import { RelayError, badRequest, forbidden, internalError, unauthorized, upstreamError } from './errors.js';
-import { KB, MB, isValidParam } from './route-table.js';
-import { openStreamSlot, type StreamSlot } from './limits.js';
-import type { RelayRuntime } from './runtime.js';
-import type { TicketClaims } from './session-tokens.js';
-
-/** Caps of one realtime session through the relay. */
-export interface RealtimeLimits {
-  /** Largest message a page may send, in bytes (default 256 KB); larger → `error` 413 and close 1009. */
-  maxFrameBytes: number;
-  /** Audio a session may send in all, in decoded bytes (default 64 MB ≈ 33 min of 16 kHz s16). */
-  maxAudioBytes: number;
-  /** Longest session, ms (default 30 min). */
-  maxSessionMs: number;
-  /** Silence in both directions after which the session is closed, ms (default 60 s). */
-  idleTimeoutMs: number;
-  /**
-   * How often open sessions re-read the state store for revocations, ms (default 5 s); superseded by
-   * the relay's `revocationCheckMs` option, which covers SSE streams too. Revocations are announced by
-   * the store at once; this catches an announcement that was missed.
-   */
-  revocationCheckMs: number;
-}
+import { KB, MB, isValidParam } from './proxy/route-table.js';
+import { openStreamSlot, type StreamSlot } from './proxy/limits.js';
+import { scrubKey } from './proxy/scrub.js';
+import type { RealtimeLimits, RelayRuntime } from './runtime.js';
+import type { TicketClaims } from './sessions/session-tokens.js';
 
 /** Default realtime caps. */
 export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
@@ -257,7 +240,7 @@ function pipe(runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocke
 
   const toPage = (text: string) => {
     // The key is never sent to a page, even if an upstream message were to echo it.
-    page.send(key && text.includes(key) ? text.split(key).join('[redacted]') : text);
+    page.send(scrubKey(text, key));
   };
   for (const text of early) toPage(text);
 

@@ -13,25 +13,26 @@
  * `X-Content-Type-Options: nosniff`, `Server-Timing: relay;dur=…` (the relay's own time) and, for
  * allowed origins, the CORS echo.
  */
-import { DEFAULT_BODY_RATE_LIMITS, type BodyRateLimits } from './body-rate.js';
-import { addressKey, clientAddress, type RelayEnv } from './client-address.js';
-import { applyCorsHeaders, createOriginCheck, preflightResponse } from './cors.js';
+import { randomId } from './bytes.js';
+import { DEFAULT_BODY_RATE_LIMITS, type BodyRateLimits } from './proxy/body-rate.js';
+import { addressKey, clientAddress, type RelayEnv } from './proxy/client-address.js';
+import { applyCorsHeaders, createOriginCheck, preflightResponse } from './proxy/cors.js';
 import { RelayError, internalError, methodNotAllowed, noRoute } from './errors.js';
-import type { UpstreamOptions } from './forward.js';
-import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './limits.js';
-import { completePolicy, type RelayPolicy } from './policy.js';
-import { OPERATOR_REVOKE_PATH, checkOperatorSecret, handleOperatorRevoke } from './operator.js';
-import { handlePlatformRequest } from './proxy.js';
-import { createMemoryStreamBuffers, resumeLimitsOf, type ResumeLimits } from './resumable.js';
-import { handleStreamRequest } from './resume-route.js';
-import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf, type RealtimeLimits } from './realtime.js';
+import type { UpstreamOptions } from './proxy/forward.js';
+import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './proxy/limits.js';
+import { completePolicy, type RelayPolicy } from './sessions/policy.js';
+import { OPERATOR_REVOKE_PATH, checkOperatorSecret, handleOperatorRevoke } from './sessions/operator.js';
+import { handlePlatformRequest } from './proxy/proxy.js';
+import { createMemoryStreamBuffers, resumeLimitsOf, type ResumeLimits } from './streams/resumable.js';
+import { handleStreamRequest } from './streams/resume-route.js';
+import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf } from './realtime.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
-import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './route-table.js';
-import type { AuthorizeHook, RelayRuntime, RequestState } from './runtime.js';
-import { createOpenStreams } from './revocation.js';
-import { handleSessionRequest } from './sessions.js';
-import { createSessionTokens, randomId, type RelaySigningKey } from './session-tokens.js';
-import { createMemoryStateStore, type RelayStateStore } from './state-store.js';
+import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './proxy/route-table.js';
+import type { AuthorizeHook, RealtimeLimits, RelayRuntime, RequestState } from './runtime.js';
+import { createOpenStreams } from './sessions/revocation.js';
+import { handleSessionRequest } from './sessions/sessions.js';
+import { createSessionTokens, type RelaySigningKey } from './sessions/session-tokens.js';
+import { createMemoryStateStore, type RelayStateStore } from './state/state-store.js';
 
 /** Options of {@link createRelay}. Only `upstream` is required. */
 export interface RelayOptions {

@@ -2,16 +2,15 @@
  * The relay's resolved configuration and the per-request state the handlers share. Internal:
  * built once by `createRelay` from its options.
  */
-import type { RelayEnv } from './client-address.js';
-import type { BodyRateLimits } from './body-rate.js';
-import type { AddressLimits } from './limits.js';
-import type { RelayPolicy } from './policy.js';
-import type { RealtimeLimits } from './realtime.js';
-import type { ResumeLimits, StreamBuffers } from './resumable.js';
-import type { OpenStreams } from './revocation.js';
-import type { RouteTable } from './route-table.js';
-import type { SessionTokens } from './session-tokens.js';
-import type { RelayStateStore } from './state-store.js';
+import type { RelayEnv } from './proxy/client-address.js';
+import type { BodyRateLimits } from './proxy/body-rate.js';
+import type { AddressLimits } from './proxy/limits.js';
+import type { RelayPolicy } from './sessions/policy.js';
+import type { ResumeLimits, StreamBuffers } from './streams/resumable.js';
+import type { OpenStreams } from './sessions/revocation.js';
+import type { RouteTable } from './proxy/route-table.js';
+import type { SessionTokens } from './sessions/session-tokens.js';
+import type { RelayStateStore } from './state/state-store.js';
 
 /** What `POST {base}/session` is doing. */
 export type SessionRequestKind = 'new' | 'resume' | 'refresh';
@@ -39,6 +38,24 @@ export type AuthorizeDecision = boolean | void | { subject?: string; policy?: Pa
 
 /** Decides whether a session may be minted, resumed or refreshed, and with what policy. */
 export type AuthorizeHook = (request: Request, context: SessionRequestContext) => AuthorizeDecision | Promise<AuthorizeDecision>;
+
+/** Caps of one realtime session through the relay. */
+export interface RealtimeLimits {
+  /** Largest message a page may send, in bytes (default 256 KB); larger → `error` 413 and close 1009. */
+  maxFrameBytes: number;
+  /** Audio a session may send in all, in decoded bytes (default 64 MB ≈ 33 min of 16 kHz s16). */
+  maxAudioBytes: number;
+  /** Longest session, ms (default 30 min). */
+  maxSessionMs: number;
+  /** Silence in both directions after which the session is closed, ms (default 60 s). */
+  idleTimeoutMs: number;
+  /**
+   * How often open sessions re-read the state store for revocations, ms (default 5 s); superseded by
+   * the relay's `revocationCheckMs` option, which covers SSE streams too. Revocations are announced by
+   * the store at once; this catches an announcement that was missed.
+   */
+  revocationCheckMs: number;
+}
 
 /** The resolved configuration every handler reads. */
 export interface RelayRuntime {

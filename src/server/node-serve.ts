@@ -1,3 +1,7 @@
+/**
+ * Serving a Web-standard fetch handler on Node (`@hono/node-server`), with slow-client timeouts and
+ * WebSocket upgrade handlers: what the local platform, `parley start` and the relay's Node adapter share.
+ */
 import { serve } from '@hono/node-server';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';

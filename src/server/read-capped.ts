@@ -1,4 +1,7 @@
-/** Reading a whole body with a byte cap, shared by the relay and the local platform. */
+/**
+ * Reading a whole body with a byte cap, shared by the relay and the local platform; and the byte join
+ * under it ({@link joinChunks}), which the relay's stream readers use too.
+ */
 
 /** The body grew past the cap; reading stopped there and the stream was cancelled. */
 export class BodyTooLargeError extends Error {
@@ -23,7 +26,12 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null | undef
     }
     chunks.push(value);
   }
-  const out = new Uint8Array(total);
+  return joinChunks(chunks, total);
+}
+
+/** `chunks` (of `length` bytes in all) in one new array. */
+export function joinChunks(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
   let offset = 0;
   for (const c of chunks) {
     out.set(c, offset);

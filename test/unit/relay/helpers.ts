@@ -105,6 +105,35 @@ export async function everyByte(response: Response): Promise<string> {
 
 const encoder = new TextEncoder();
 
+/** A body read to its end in the background: its text so far, and how it ended. */
+export interface BodyReading {
+  text: () => string;
+  /** 'done' once the body ended, 'broken' when it failed. */
+  ended: Promise<'done' | 'broken'>;
+  /** Stops reading (cancels the body). */
+  cancel: () => Promise<void>;
+}
+
+/** Reads `body` (none: an empty one) in the background as text; see {@link BodyReading}. */
+export function readOn(body: ReadableStream<Uint8Array> | null): BodyReading {
+  const reader = body?.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const ended = (async (): Promise<'done' | 'broken'> => {
+    if (!reader) return 'done';
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return 'done';
+        text += decoder.decode(value, { stream: true });
+      }
+    } catch {
+      return 'broken';
+    }
+  })();
+  return { text: () => text, ended, cancel: async () => { await reader?.cancel().catch(() => {}); } };
+}
+
 export interface ScriptedStream {
   response: Response;
   /** Resolves when the upstream body is cancelled or its request signal aborts. */

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveFetch, type ServedFetch } from '../../../src/server/node-serve.js';
 import { ALL_SCOPES, ANY, createRelay, serveRelay, type ServedRelay } from '../../../src/relay/index.js';
-import { REDACTED } from '../../../src/relay/scrub.js';
+import { REDACTED } from '../../../src/relay/proxy/scrub.js';
 import { ORIGIN, SECRET, UPSTREAM_KEY, api, everyByte, fakeUpstream, makeRelay, openSession, startedEvent, withoutIds } from './helpers.js';
 
 const encoder = new TextEncoder();

@@ -8,7 +8,7 @@ import { serveFetch, type ServedFetch } from '../../../src/server/node-serve.js'
 import {
   ALL_SCOPES, ANY, createRedisStateStore, createRelay, serveRelay, type Relay, type RelayOptions, type RedisStateStore, type RelayStateStore, type ServedRelay,
 } from '../../../src/relay/index.js';
-import { ORIGIN, SECRET, api, fakeUpstream, makeRelay, openSession, scriptedStream, sseEvent, startedEvent, withoutIds } from './helpers.js';
+import { ORIGIN, SECRET, api, fakeUpstream, makeRelay, openSession, readOn, scriptedStream, sseEvent, startedEvent, withoutIds } from './helpers.js';
 import { fakeRealtimeUpstream, openPage, type Opened } from './realtime-helpers.js';
 import { startRedis, waitFor, type RedisServer } from './redis-helpers.js';
 
@@ -129,22 +129,9 @@ interface OpenStream { text: () => string; ended: Promise<string>; cancel: () =>
 async function openStream(on: Instance, token: string, path = '/v1/conversations', body: Record<string, unknown> = { model: 'm', inputs: 'hi', stream: true }): Promise<OpenStream> {
   const res = await call(on, path, token, body);
   expect(res.status, res.status === 200 ? '' : await res.text()).toBe(200);
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  const ended = (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return 'done';
-        text += decoder.decode(value, { stream: true });
-      }
-    } catch {
-      return 'broken';
-    }
-  })();
-  await waitFor(() => text.includes('message.output.delta'), SAFETY_MS, 'the first delta');
-  return { text: () => text, ended, cancel: () => reader.cancel().catch(() => {}) };
+  const reading = readOn(res.body!);
+  await waitFor(() => reading.text().includes('message.output.delta'), SAFETY_MS, 'the first delta');
+  return reading;
 }
 
 async function ticket(on: Instance, token: string): Promise<string> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundaryOf, createMultipartScanner, type PartHead } from '../../../src/relay/multipart-scan.js';
+import { boundaryOf, createMultipartScanner, type PartHead } from '../../../src/relay/uploads/multipart-scan.js';
 import { RelayError } from '../../../src/relay/errors.js';
 
 const encoder = new TextEncoder();

@@ -1,4 +1,4 @@
-// The Node adapter writes event streams itself (src/server/write-event-stream.ts): a first event that is
+// The Node adapter writes event streams itself (src/relay/node/write-event-stream.ts): a first event that is
 // ready with the upstream headers leaves in the same write as the answer head; one that is not does not
 // hold the head back (node.test.ts: headers flushed before the first upstream byte).
 import { Socket, connect } from 'node:net';

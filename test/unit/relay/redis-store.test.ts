@@ -3,7 +3,7 @@
 // instances would be.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RelayError, createMemoryStateStore, createRedisStateStore, type RedisStateStore, type RedisStateStoreOptions, type Revocation } from '../../../src/relay/index.js';
-import { createOpenStreams } from '../../../src/relay/revocation.js';
+import { createOpenStreams } from '../../../src/relay/sessions/revocation.js';
 import { startRedis, waitFor, type RedisServer } from './redis-helpers.js';
 
 let redis: RedisServer;

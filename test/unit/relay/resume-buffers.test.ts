@@ -2,8 +2,8 @@
 // chunk boundary and every line-ending style (LF, CRLF, CR) with ids added, and the bounds of the
 // memory buffers (bytes per stream, bytes and streams in all: oldest ended evicted first, live kept; ttl).
 import { describe, expect, it } from 'vitest';
-import { EventFramer, withEventId } from '../../../src/relay/event-frames.js';
-import { createMemoryStreamBuffers, isStreamId, newStreamId, resumeLimitsOf } from '../../../src/relay/resumable.js';
+import { EventFramer, withEventId } from '../../../src/relay/streams/event-frames.js';
+import { createMemoryStreamBuffers, isStreamId, newStreamId, resumeLimitsOf } from '../../../src/relay/streams/resumable.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

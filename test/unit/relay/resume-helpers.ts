@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import { createPlatform, type Platform } from '@parley-kit/platform';
 import { serveFetch, type ServedFetch } from '../../../src/server/node-serve.js';
-import { ORIGIN, within } from './helpers.js';
+import { ORIGIN, readOn, within } from './helpers.js';
 
 /** One streamed call the platform received: its path and whether its request was aborted (the relay aborted it). */
 export interface UpstreamCall { path: string; aborted: boolean; whenAborted: Promise<void>; /** Resolves once its answer was sent whole. */ sent: Promise<void> }
@@ -83,22 +83,8 @@ export async function request(url: string, token: string, init: { method?: strin
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'), headers, signal: abort.signal,
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
-  let text = '';
-  const ended = (async (): Promise<'done' | 'broken'> => {
-    if (!response.body) return 'done';
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return 'done';
-        text += decoder.decode(value, { stream: true });
-      }
-    } catch {
-      return 'broken';
-    }
-  })();
-  return { response, text: () => text, blocks: () => blocksOf(text), ended, drop: () => abort.abort() };
+  const { text, ended } = readOn(response.body);
+  return { response, text, blocks: () => blocksOf(text()), ended, drop: () => abort.abort() };
 }
 
 /** Polls until `check` holds (a safety timeout, not a measurement). */

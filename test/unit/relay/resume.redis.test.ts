@@ -4,8 +4,8 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, ANY, createRedisStateStore, createRelay, serveRelay } from '../../../src/relay/index.js';
-import { REDACTED } from '../../../src/relay/scrub.js';
-import { resumeLimitsOf } from '../../../src/relay/resumable.js';
+import { REDACTED } from '../../../src/relay/proxy/scrub.js';
+import { resumeLimitsOf } from '../../../src/relay/streams/resumable.js';
 import { ORIGIN, SECRET, within } from './helpers.js';
 import { startRedis, type RedisServer } from './redis-helpers.js';
 import { LONG, blocksOf, readAll, replyText, request, servePlatform, until, withoutPings, type ServedPlatform } from './resume-helpers.js';

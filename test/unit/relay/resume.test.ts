@@ -5,7 +5,7 @@
 // DELETE aborts the upstream; the key never appears in a resumed stream; revocation ends everything.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, ANY, createRelay, serveRelay, type Relay, type RelayOptions, type ServedRelay } from '../../../src/relay/index.js';
-import { REDACTED } from '../../../src/relay/scrub.js';
+import { REDACTED } from '../../../src/relay/proxy/scrub.js';
 import { ORIGIN, SECRET, within } from './helpers.js';
 import { LONG, blocksOf, readAll, replyText, request, servePlatform, until, withoutPings, type ServedPlatform } from './resume-helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, createKeyScrubber } from '../../../src/relay/scrub.js';
+import { REDACTED, createKeyScrubber } from '../../../src/relay/proxy/scrub.js';
 
 const KEY = 'sk-upstream-SECRET-4f9a2c7e1b';
 const encoder = new TextEncoder();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_POLICY } from '../../../src/relay/index.js';
-import { createSessionTokens, type SessionTokens } from '../../../src/relay/session-tokens.js';
+import { createSessionTokens, type SessionTokens } from '../../../src/relay/sessions/session-tokens.js';
 import { SECRET, api, fakeUpstream, json, makeRelay, openSession } from './helpers.js';
 
 const SKEW = 30;

@@ -3,8 +3,8 @@
  * `Authorization: Bearer` header; a token (or key) anywhere else, alone or in addition, is refused
  * with 401 so no second credential path can bypass a check.
  */
-import { forbidden, unauthorized } from './errors.js';
-import type { RelayRuntime, RequestState } from './runtime.js';
+import { forbidden, unauthorized } from '../errors.js';
+import type { RelayRuntime, RequestState } from '../runtime.js';
 import { looksLikeToken, type SessionClaims } from './session-tokens.js';
 
 /** Header names that carry keys in other APIs; never accepted by the relay. */

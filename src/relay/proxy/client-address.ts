@@ -3,8 +3,8 @@
  * in the relay's env (the Node adapter does; `@hono/node-server`'s own env works too). A client's
  * `X-Forwarded-For` is only believed when `trustProxy` says how many proxies stand in front.
  */
-import type { IncomingBodyLimits } from '../server/incoming-body.js';
-import type { UpstreamSend } from '../server/upstream-client.js';
+import type { BodyRateLimits } from './body-rate.js';
+import type { UpstreamSend } from './forward.js';
 
 /** Options deciding where the client address comes from. */
 export interface ClientAddressOptions {
@@ -30,7 +30,7 @@ export interface RelayEnv {
    * Reads the whole request body straight from the host's socket, instead of `request.body` (the Node
    * adapter's; called at most once). Fails with an `IncomingBodyError` (`reason`: too-large, idle, slow, closed).
    */
-  readBody?: (limits: IncomingBodyLimits) => Promise<Uint8Array>;
+  readBody?: (limits: BodyRateLimits & { maxBytes: number }) => Promise<Uint8Array>;
   /**
    * Calls `listener` once when the client goes away before its answer is complete (at once when it is
    * gone already); returns the unlink. The Node adapter's, from its response's `close`: cheaper than

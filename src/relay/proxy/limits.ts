@@ -4,9 +4,9 @@
  * addresses share a bucket), per address for minting sessions (`mint:<address>`) and per address
  * on the operator endpoint (`operator:<address>`). Stream slots are held by id (`streams:<sid>`).
  */
-import { rateLimited, tooManyStreams } from './errors.js';
-import type { SessionLimits } from './policy.js';
-import type { BucketSpec, RelayStateStore } from './state-store.js';
+import { rateLimited, tooManyStreams } from '../errors.js';
+import type { SessionLimits } from '../sessions/policy.js';
+import type { BucketSpec, RelayStateStore } from '../state/state-store.js';
 
 /** Relay-wide limits (per client address). */
 export interface AddressLimits {

@@ -8,8 +8,8 @@
  * Revoking a subject ends only what was opened with a token issued up to the revocation, so a user
  * who signs in again afterwards keeps their new streams.
  */
-import { RelayError } from './errors.js';
-import { issuedBefore, type Revocation, type RelayStateStore } from './state-store.js';
+import { RelayError } from '../errors.js';
+import { issuedBefore, type Revocation, type RelayStateStore } from '../state/state-store.js';
 
 /** One open stream or socket, and how to end it as revoked. */
 export interface OpenStream {

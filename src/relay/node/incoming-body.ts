@@ -5,7 +5,7 @@
  * Web streams the first time `request.body` is read, which costs more than the relay's own checks.
  */
 import type { IncomingMessage } from 'node:http';
-import { bodyDeadlines, type BodyRateLimits } from '../relay/body-rate.js';
+import { bodyDeadlines, type BodyRateLimits } from '../proxy/body-rate.js';
 
 /** Limits of {@link readIncomingBody}: a byte cap (`too-large`) and the relay's body rate (`idle`, `slow`). */
 export interface IncomingBodyLimits extends BodyRateLimits {

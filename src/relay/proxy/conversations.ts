@@ -5,11 +5,11 @@
  * 404 as for a conversation that does not exist. Listing answers only the session's own
  * conversations, fetched one by one from the upstream.
  */
-import type { Conversation } from '../client/types.js';
-import { badRequest, conversationNotFound, upstreamError } from './errors.js';
+import type { Conversation } from '../../client/types.js';
+import { badRequest, conversationNotFound, upstreamError } from '../errors.js';
 import { callUpstream, readUpstreamText, withKey } from './forward.js';
 import { isValidParam } from './route-table.js';
-import type { RelayRuntime, RequestState } from './runtime.js';
+import type { RelayRuntime, RequestState } from '../runtime.js';
 
 /** Throws the not-found answer unless `sessionId` owns the conversation. */
 export async function requireOwner(runtime: RelayRuntime, conversationId: string, sessionId: string): Promise<void> {

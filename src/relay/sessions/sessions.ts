@@ -7,14 +7,15 @@
  * `SessionResponse` with a fresh token and resume token.
  */
 import * as v from 'valibot';
-import type { SessionResponse } from '../client/contracts.js';
-import { rateGuardedBody } from './body-rate.js';
-import { badRequest, forbidden, unauthorized, unsupportedMediaType } from './errors.js';
-import { limitSessionMint } from './limits.js';
+import type { SessionResponse } from '../../client/contracts.js';
+import { randomId } from '../bytes.js';
+import { rateGuardedBody } from '../proxy/body-rate.js';
+import { badRequest, forbidden, unauthorized, unsupportedMediaType } from '../errors.js';
+import { limitSessionMint } from '../proxy/limits.js';
 import { completePolicy, type RelayPolicy } from './policy.js';
-import { checkDeclaredLength, mediaType, parseJsonObject, readCapped } from './request-body.js';
-import type { RelayRuntime, RequestState, SessionRequestKind } from './runtime.js';
-import { randomId, type SessionClaims } from './session-tokens.js';
+import { checkDeclaredLength, mediaType, parseJsonObject, readCapped } from '../proxy/request-body.js';
+import type { RelayRuntime, RequestState, SessionRequestKind } from '../runtime.js';
+import type { SessionClaims } from './session-tokens.js';
 
 const SESSION_BODY_LIMIT = 16 * 1024;
 

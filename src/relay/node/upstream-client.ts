@@ -6,20 +6,8 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { isSmallLength, withBodySource, withBufferedBody, type BodySource } from '../relay/buffered-body.js';
-
-/** An upstream request, before it would become a `Request`. */
-export interface UpstreamRequestInit {
-  url: string;
-  method: string;
-  headers: Headers;
-  /** In-memory bodies are sent in one write with their length; streams are sent chunked. */
-  body?: Uint8Array | ReadableStream<Uint8Array> | null;
-  signal: AbortSignal;
-}
-
-/** Sends an upstream request; resolves with the answer once its headers arrive, rejects when it cannot be sent. */
-export type UpstreamSend = (init: UpstreamRequestInit) => Promise<Response>;
+import { isSmallLength, withBodySource, withBufferedBody, type BodySource } from '../proxy/buffered-body.js';
+import type { UpstreamSend } from '../proxy/forward.js';
 
 /** Options of {@link createNodeUpstreamSend}. */
 export interface NodeUpstreamOptions {

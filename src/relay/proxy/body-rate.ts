@@ -4,7 +4,7 @@
  * the time spent waiting for the client counts (not the time the upstream takes to read a streamed
  * upload), so a slow platform never makes a fast client look slow.
  */
-import { RelayError, requestTimeout } from './errors.js';
+import { RelayError, requestTimeout } from '../errors.js';
 
 /** How slowly a request body may arrive. */
 export interface BodyRateLimits {

@@ -7,7 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { bodyStreamOf } from '../relay/buffered-body.js';
+import { bodyStreamOf } from '../proxy/buffered-body.js';
 
 /** Whether `response` is an event stream with a body (the answers {@link writeEventStream} takes). */
 export function isEventStreamAnswer(response: Response): boolean {

@@ -1,10 +1,11 @@
 /**
- * Scrubbing the upstream key out of passed-through bytes (JSON and binary bodies, SSE data). The key
- * may be split across chunks, so a scrubber holds back only the longest end of a chunk that is a
- * beginning of the key, and lets everything else through at once: an SSE event ends in `\n\n`, which
- * no key begins with, so events are never delayed in practice.
+ * Scrubbing the upstream key out of passed-through bytes (JSON and binary bodies, SSE data), and out of
+ * whole texts ({@link scrubKey}: headers, bodies read whole, realtime messages). The key may be split
+ * across chunks, so a scrubber holds back only the longest end of a chunk that is a beginning of the key,
+ * and lets everything else through at once: an SSE event ends in `\n\n`, which no key begins with, so
+ * events are never delayed in practice.
  */
-import { concatBytes, indexOfBytes } from './bytes.js';
+import { concatBytes, indexOfBytes } from '../bytes.js';
 
 /** The text written in place of the key. */
 export const REDACTED = '[redacted]';
@@ -12,6 +13,11 @@ export const REDACTED = '[redacted]';
 const encoder = new TextEncoder();
 const REDACTED_BYTES = encoder.encode(REDACTED);
 const EMPTY = new Uint8Array(0);
+
+/** Replaces the key in a text (a header value, a body read whole, a realtime message). */
+export function scrubKey(text: string, apiKey: string): string {
+  return apiKey && text.includes(apiKey) ? text.split(apiKey).join(REDACTED) : text;
+}
 
 /** A streaming scrubber: `push` each chunk in order, then `flush` once at the end. */
 export interface KeyScrubber {

@@ -12,15 +12,15 @@
  * Both take the session's request bucket like any call. A resume is registered as an open stream, so
  * a revocation ends it like the stream it reads.
  */
-import { preflightResponse } from './cors.js';
-import { authenticate } from './credentials.js';
-import { RelayError, badRequest, forbidden, methodNotAllowed, unauthorized } from './errors.js';
-import { concat } from './event-frames.js';
+import { preflightResponse } from '../proxy/cors.js';
+import { authenticate } from '../sessions/credentials.js';
+import { RelayError, badRequest, forbidden, methodNotAllowed, unauthorized } from '../errors.js';
+import { joinBytes } from '../bytes.js';
 import { conversationErrorFrame, genericErrorFrame } from './event-stream.js';
-import { limitRequest } from './limits.js';
+import { limitRequest } from '../proxy/limits.js';
 import { isStreamId, type BufferRead, type BufferedEvent } from './resumable.js';
-import { whenClientGone } from './proxy.js';
-import type { RelayRuntime, RequestState } from './runtime.js';
+import { whenClientGone } from '../proxy/exchange.js';
+import type { RelayRuntime, RequestState } from '../runtime.js';
 
 export const streamGone = () => new RelayError(410, 'This reply can no longer be resumed.', 'invalid_request_error', 'stream_gone');
 const invalidLastEventId = () => badRequest('Last-Event-ID must be <streamId>:<seq> of an event of this stream', 'invalid_last_event_id');
@@ -119,7 +119,7 @@ export async function handleStreamRequest(runtime: RelayRuntime, state: RequestS
         for (;;) {
           if (closed) return;
           if (queue.length) {
-            const chunk = concat(queue.map((e) => e.bytes));
+            const chunk = joinBytes(queue.map((e) => e.bytes));
             after = queue[queue.length - 1]!.seq;
             queue = [];
             silentSince = performance.now();

@@ -22,7 +22,7 @@
  * whose connection just dropped does not notice. Readers on the instance writing the stream are woken
  * at once.
  */
-import type { BufferRead, ResumeLimits, StreamBuffers, StreamWriter } from './resumable.js';
+import type { BufferRead, ResumeLimits, StreamBuffers, StreamWriter } from '../streams/resumable.js';
 
 /** How often a resume of a live stream written elsewhere re-reads it, ms. */
 export const POLL_MS = 150;

@@ -3,8 +3,8 @@
  * `Content-Length` over the cap is refused before reading), JSON parsing (400). Streamed uploads
  * are counted in upload.ts.
  */
-import { BodyTooLargeError, readCapped as readWhole } from '../server/read-capped.js';
-import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.js';
+import { BodyTooLargeError, readCapped as readWhole } from '../../server/read-capped.js';
+import { badRequest, payloadTooLarge, unsupportedMediaType } from '../errors.js';
 import type { BodyKind } from './route-table.js';
 
 /** The media type of a `Content-Type` header, lower-cased, without parameters. */

@@ -15,10 +15,10 @@
  * idle timeout and `stop` still apply, and `onEnd` (which frees the stream slot) waits for that end.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { BodySource } from './buffered-body.js';
-import type { KeyScrubber } from './scrub.js';
-import { concatBytes } from './bytes.js';
-import { EventFramer, concat, withEventId } from './event-frames.js';
+import type { BodySource } from '../proxy/buffered-body.js';
+import type { KeyScrubber } from '../proxy/scrub.js';
+import { concatBytes, joinBytes } from '../bytes.js';
+import { EventFramer, withEventId } from './event-frames.js';
 import type { StreamWriter } from './resumable.js';
 
 /** How a relayed stream ended. */
@@ -117,7 +117,7 @@ export function relayResumableEventStream(upstream: ReadableStream<Uint8Array> |
     if (!framer) return bytes;
     const frames = framer.push(bytes);
     if (!frames.length) return EMPTY;
-    return concat(frames.map((f) => (f.event ? numbered(f.bytes) : f.bytes)));
+    return joinBytes(frames.map((f) => (f.event ? numbered(f.bytes) : f.bytes)));
   };
 
   const atBoundary = () => {

@@ -5,8 +5,8 @@
  * taken from a library because it must run on Web streams in every runtime the relay runs in and
  * must not buffer a 25 MB upload; it only looks, the bytes pass on unchanged.
  */
-import { badRequest } from './errors.js';
-import { concatBytes, indexOfBytes, joinBytes } from './bytes.js';
+import { badRequest } from '../errors.js';
+import { concatBytes, indexOfBytes, joinBytes } from '../bytes.js';
 
 /** Limits of {@link createMultipartScanner}: the largest header block of one part (8 KB), the most parts in one body. */
 const LIMITS = { maxHeaderBytes: 8 * 1024, maxParts: 256 } as const;

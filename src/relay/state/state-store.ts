@@ -9,7 +9,7 @@
  * Every method is async so a networked store fits the same shape. A store that cannot answer throws
  * (the Redis store throws the relay's 503 `state_store_unavailable`); it never answers "allowed" by default.
  */
-import type { ResumeLimits, StreamBuffers } from './resumable.js';
+import type { ResumeLimits, StreamBuffers } from '../streams/resumable.js';
 
 /** A token bucket: `capacity` tokens, refilled at `refillPerSecond`. */
 export interface BucketSpec {

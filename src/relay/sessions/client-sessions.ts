@@ -4,10 +4,10 @@
  * 422 `{detail}`), but the secret is a relay ticket: single use, ≤ 60 s, bound to the caller's
  * session and one model. The page then connects to the relay's realtime route (realtime.ts).
  */
-import type { ClientSessionResponse, HTTPValidationError, ValidationIssue } from '../client/types.js';
-import { forbidden } from './errors.js';
+import type { ClientSessionResponse, HTTPValidationError, ValidationIssue } from '../../client/types.js';
+import { forbidden } from '../errors.js';
 import { isAllowed } from './policy.js';
-import type { RelayRuntime, RequestState } from './runtime.js';
+import type { RelayRuntime, RequestState } from '../runtime.js';
 import type { SessionClaims } from './session-tokens.js';
 
 /** Longest life of a ticket, whatever `ttl_seconds` asks. */

@@ -3,14 +3,15 @@
  * address and raw request target to the relay (Web `Request`s have neither), and its WebSocket upgrades. A client that
  * disconnects aborts the request's signal, which cancels the upstream call.
  */
-import { serveFetch, type ServerTimeouts } from '../server/node-serve.js';
+import { serveFetch, type ServerTimeouts } from '../../server/node-serve.js';
 import { Readable } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isEventStreamAnswer, writeEventStream } from '../server/write-event-stream.js';
-import { readIncomingBody } from '../server/incoming-body.js';
-import { createNodeUpstreamSend, type UpstreamSend } from '../server/upstream-client.js';
-import type { RelayEnv } from './client-address.js';
-import type { Relay } from './relay.js';
+import { isEventStreamAnswer, writeEventStream } from './write-event-stream.js';
+import { readIncomingBody } from './incoming-body.js';
+import { createNodeUpstreamSend } from './upstream-client.js';
+import type { UpstreamSend } from '../proxy/forward.js';
+import type { RelayEnv } from '../proxy/client-address.js';
+import type { Relay } from '../relay.js';
 
 /** Where {@link serveRelay} listens. */
 export interface ServeRelayOptions {

@@ -20,11 +20,11 @@
  * the background and the relay answers normally again once Redis is back. The store expects one Redis
  * server (or a primary), not a cluster: its scripts touch keys they derive.
  */
-import { stateStoreUnavailable } from './errors.js';
-import { randomId } from './session-tokens.js';
+import { stateStoreUnavailable } from '../errors.js';
+import { randomId } from '../bytes.js';
 import type { BucketSpec, IssuedTo, RelayStateStore, Revocation, TakeResult } from './state-store.js';
 import { STREAM_SCRIPTS, createRedisStreamBuffers, stopChannel, type StreamScript } from './redis-resumable.js';
-import type { StreamBuffers } from './resumable.js';
+import type { StreamBuffers } from '../streams/resumable.js';
 import { issuedBefore, notifyRevoked } from './state-store.js';
 
 /**

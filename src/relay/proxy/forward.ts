@@ -3,13 +3,14 @@
  * client's credentials, cookies, forwarding and hop-by-hop headers never pass) plus the relay's own
  * key; answers are rebuilt from an allowlist too (no `Set-Cookie`, `Server`, internal headers), with
  * the key scrubbed from the values kept. Bodies passed through are scrubbed as they stream (scrub.ts,
- * in proxy.ts and event-stream.ts); bodies read whole here are scrubbed by {@link readUpstreamText}.
+ * in answer.ts and event-stream.ts); bodies read whole here are scrubbed by {@link readUpstreamText}.
  * One retry is made for a connection failure or a 502/503, only before anything was sent downstream
  * and only when the request body can be sent again.
  */
 import { bufferedBodyOf } from './buffered-body.js';
-import { BodyTooLargeError, readCapped } from '../server/read-capped.js';
-import { RelayError, upstreamError } from './errors.js';
+import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
+import { RelayError, upstreamError } from '../errors.js';
+import { scrubKey } from './scrub.js';
 
 /** The platform the relay forwards to. */
 export interface UpstreamOptions {
@@ -29,6 +30,22 @@ export interface UpstreamOptions {
    */
   webSocketBaseUrl?: string | (() => string);
 }
+
+/** An upstream request, before it would become a `Request`. */
+export interface UpstreamRequestInit {
+  url: string;
+  method: string;
+  headers: Headers;
+  /** In-memory bodies are sent in one write with their length; streams are sent chunked. */
+  body?: Uint8Array | ReadableStream<Uint8Array> | null;
+  signal: AbortSignal;
+}
+
+/**
+ * A host's own upstream client (`RelayEnv.upstreamSend`; the Node adapter's is node/upstream-client.ts): sends
+ * an upstream request; resolves with the answer once its headers arrive, rejects when it cannot be sent.
+ */
+export type UpstreamSend = (init: UpstreamRequestInit) => Promise<Response>;
 
 /** Client request headers passed upstream (everything else is dropped). */
 export const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'idempotency-key', 'x-request-id'];
@@ -161,8 +178,3 @@ export async function readUpstreamText(response: Response, apiKey: string, maxBy
 
 /** One UTF-8 decoder for whole bodies (a decode without `stream` keeps no state). */
 const utf8 = new TextDecoder();
-
-/** Replaces the key in a text. */
-export function scrubKey(text: string, apiKey: string): string {
-  return apiKey && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
-}

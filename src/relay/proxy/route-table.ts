@@ -4,7 +4,7 @@
  * percent-encoding, backslash, `;`, empty or dot segment, or character outside a small set makes
  * the path unknown (404), so encoded tricks never reach a template. Matching is case-sensitive.
  */
-import type { RelayScope } from './policy.js';
+import type { RelayScope } from '../sessions/policy.js';
 
 /** Which body a route takes. `json` bodies are read whole (capped) and inspected; `multipart` bodies stream through, counted. */
 export type BodyKind = 'json' | 'multipart';

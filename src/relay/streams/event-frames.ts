@@ -8,7 +8,7 @@
  * as its LAST line (so it is the id a parser keeps, even if the upstream sent one); nothing else of its
  * bytes changes. Comment blocks (`: ping`) pass unchanged and get no id.
  */
-import { joinBytes } from './bytes.js';
+import { joinBytes } from '../bytes.js';
 
 const LF = 10;
 const CR = 13;
@@ -94,7 +94,7 @@ export class EventFramer {
 
   /** The bytes of an unfinished block (the stream ended inside it), and forgets them. */
   rest(): Uint8Array {
-    const rest = this.#heldBytes ? concat(this.#held) : EMPTY;
+    const rest = this.#heldBytes ? joinBytes(this.#held) : EMPTY;
     this.#held = [];
     this.#heldBytes = 0;
     return rest;
@@ -102,7 +102,7 @@ export class EventFramer {
 
   #take(chunk: Uint8Array, start: number, end: number): Frame {
     const part = chunk.subarray(start, end);
-    const bytes = this.#heldBytes ? concat([...this.#held, part]) : part;
+    const bytes = this.#heldBytes ? joinBytes([...this.#held, part]) : part;
     this.#held = [];
     this.#heldBytes = 0;
     const frame = { bytes, event: this.#hasField };
@@ -124,11 +124,4 @@ export function withEventId(block: Uint8Array, id: string): Uint8Array {
   out.set(block.subarray(0, n - cut));
   out.set(line, n - cut);
   return out;
-}
-
-/** One array of several (a single one is returned as it is). */
-export function concat(parts: Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const p of parts) size += p.length;
-  return joinBytes(parts, size);
 }

@@ -17,10 +17,10 @@
  * Answers `200 {"object":"revocation","session_id"|"subject":…,"revoked_at":…}`.
  */
 import * as v from 'valibot';
-import { badRequest, unauthorized, unsupportedMediaType } from './errors.js';
-import { limitOperator } from './limits.js';
-import { checkDeclaredLength, mediaType, parseJsonObject, readCapped } from './request-body.js';
-import type { RequestState, RelayRuntime } from './runtime.js';
+import { badRequest, unauthorized, unsupportedMediaType } from '../errors.js';
+import { limitOperator } from '../proxy/limits.js';
+import { checkDeclaredLength, mediaType, parseJsonObject, readCapped } from '../proxy/request-body.js';
+import type { RequestState, RelayRuntime } from '../runtime.js';
 
 /** Path of the endpoint below the base path. */
 export const OPERATOR_REVOKE_PATH = '/operator/revoke';

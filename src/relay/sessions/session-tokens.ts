@@ -10,6 +10,7 @@
  */
 import { SignJWT, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import * as v from 'valibot';
+import { randomId } from '../bytes.js';
 import { ALL_SCOPES, type RelayPolicy, type RelayScope } from './policy.js';
 
 /** A signing secret with its key id; the first of a list signs, all verify. */
@@ -321,14 +322,6 @@ function createTokenCache(max: number) {
       entries.delete(token);
     },
   };
-}
-
-/** A random url-safe id of `bytes` random bytes (Web Crypto, so it runs on any runtime). */
-export function randomId(bytes: number): string {
-  const buf = crypto.getRandomValues(new Uint8Array(bytes));
-  let s = '';
-  for (const b of buf) s += b.toString(16).padStart(2, '0');
-  return s;
 }
 
 /** Whether a string looks like a compact JWS (three base64url parts): used to spot tokens in the wrong place. */

@@ -13,13 +13,13 @@
  *   field (`image_url` takes images) and declared media type (415); a stored `file` is refused, and an
  *   http(s) URL unless remote files are allowed (403): the platform would fetch it.
  */
-import { rateGuardedBody, type BodyRateLimits } from './body-rate.js';
-import { RelayError, badRequest, forbidden, payloadTooLarge, unsupportedFileType } from './errors.js';
+import { rateGuardedBody, type BodyRateLimits } from '../proxy/body-rate.js';
+import { RelayError, badRequest, forbidden, payloadTooLarge, unsupportedFileType } from '../errors.js';
 import {
   AUDIO_KINDS, AUDIO_SNIFF_BYTES, DOCUMENT_KINDS, DOCUMENT_SNIFF_BYTES, sniffAudio, sniffDocument,
 } from './file-types.js';
 import { boundaryOf, createMultipartScanner, type MultipartScanHandlers, type PartHead } from './multipart-scan.js';
-import { isAllowed } from './policy.js';
+import { isAllowed } from '../sessions/policy.js';
 
 /** Bytes read ahead of the upstream call while waiting for the file's first bytes (256 KB). */
 const READ_AHEAD_BYTES = 256 * 1024;
