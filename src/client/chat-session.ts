@@ -12,6 +12,7 @@ import {
 } from './chat-entries.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
 import { STREAM_GONE } from './conversation-stream.js';
+import { LatestRun, type RunToken } from './latest-run.js';
 import { TabSync, hasLocks, holdStreamLock, withStreamLock, type TabMessage } from './tab-sync.js';
 
 /** A notice shown after old conversations were evicted for space. */
@@ -42,8 +43,9 @@ interface FailedTurn {
 }
 
 /** One user action in progress (send, retry, regenerate, edit): stop() aborts it. */
-interface Run {
-  epoch: number;
+interface ActiveTurn {
+  /** Its run: stale once a newer action starts (see LatestRun). */
+  run: RunToken;
   controller: AbortController;
   /** The turn's stream while it runs. */
   stream?: ConversationStream;
@@ -105,8 +107,9 @@ export class ChatSession implements ChatSessionApi {
   readonly #listeners = new Set<(state: ChatState) => void>();
   #state: ChatState;
   #record: CachedConversation | null = null;
-  #run: Run | null = null;
-  #epoch = 0;
+  #active: ActiveTurn | null = null;
+  /** Latest action wins: a load, reset or newer send makes the answers of older ones stale. */
+  readonly #runs = new LatestRun();
   #failed: FailedTurn | null = null;
   /** Ids of page-made input entries whose turn never reached the server. */
   #unsent: string[] = [];
@@ -158,7 +161,7 @@ export class ChatSession implements ChatSessionApi {
   async send(text: string): Promise<void> {
     this.#assertIdle('send');
     if (!text.trim()) return;
-    const epoch = ++this.#epoch;
+    const run = this.#next();
     this.#failed = null;
     this.#failedLoad = null;
     const queued = this.#queued;
@@ -174,17 +177,17 @@ export class ChatSession implements ChatSessionApi {
     const inputs: ConversationInputs = unsent.length ? [...unsent, user].map(toInput) : text;
     const inputIds = [...unsent, user].map((e) => e.id);
     this.#set({ entries: [...this.#state.entries, user], status: 'submitted', error: null, notice: null, streamingEntryId: null, waiting: [] });
-    void this.#resolveAgentName(epoch);
+    void this.#resolveAgentName(run);
     const conversationId = this.#state.conversationId;
     let turn: Turn = conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds };
     if (isOffline()) return this.#wait(turn);
     if (queued && stored) {
       // The waiting messages leave the store as they go out (another tab may have sent them already).
-      const claimed = await this.#claim(epoch, turn, queued.inputIds);
+      const claimed = await this.#claim(run, turn, queued.inputIds);
       if (!claimed) return;
       turn = claimed;
     }
-    await this.#perform(epoch, turn);
+    await this.#perform(run, turn);
   }
 
   cancelWaiting(): void {
@@ -198,14 +201,14 @@ export class ChatSession implements ChatSessionApi {
   }
 
   stop(): void {
-    const run = this.#run;
-    if (!run && this.#follow && this.#state.conversationId) {
+    const active = this.#active;
+    if (!active && this.#follow && this.#state.conversationId) {
       // Another tab streams this reply: it stops it (and says so).
       this.#tabs?.post({ kind: 'stop', conversationId: this.#state.conversationId });
       return;
     }
-    if (!run || run.controller.signal.aborted) return;
-    run.controller.abort();
+    if (!active || active.controller.signal.aborted) return;
+    active.controller.abort();
     const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
     this.#set({ entries, status: 'ready', streamingEntryId: null });
     if (changed) this.#persist(changed);
@@ -216,24 +219,24 @@ export class ChatSession implements ChatSessionApi {
     if (this.#failedLoad) return this.load(this.#failedLoad);
     const failed = this.#failed;
     if (!failed) return;
-    const epoch = ++this.#epoch;
+    const run = this.#next();
     this.#failed = null;
     this.#set({ status: 'submitted', error: null, streamingEntryId: null });
     if (!failed.reachedServer) {
-      await this.#perform(epoch, failed.turn);
+      await this.#perform(run, failed.turn);
       return;
     }
     const conversationId = this.#state.conversationId;
     const inflight = conversationId && this.#options.client.conversations.resume ? await this.#store?.getInflight?.(conversationId).catch(() => undefined) : undefined;
-    if (!this.#current(epoch)) return;
+    if (!run.current()) return;
     if (inflight) {
       // The connection was lost, the reply may still be on the relay: carry on from where it was.
       this.#set({ entries: resumable(this.#state.entries, inflight.entryId), status: 'streaming', streamingEntryId: inflight.entryId });
-      await this.#perform(epoch, { kind: 'resume', conversationId: inflight.conversationId, from: inflight, locked: false, inputIds: [] });
+      await this.#perform(run, { kind: 'resume', conversationId: inflight.conversationId, from: inflight, locked: false, inputIds: [] });
       return;
     }
-    const ok = conversationId && await this.#syncIds(epoch);
-    if (!this.#current(epoch)) return;
+    const ok = conversationId && await this.#syncIds(run);
+    if (!run.current()) return;
     const entries = this.#state.entries;
     let last = -1;
     for (let i = entries.length - 1; i >= 0; i--) {
@@ -248,20 +251,20 @@ export class ChatSession implements ChatSessionApi {
       return;
     }
     this.#set({ entries: entries.slice(0, last + 1) });
-    await this.#perform(epoch, { kind: 'restart', conversationId, fromEntryId: entries[last].id, inputIds: [] });
+    await this.#perform(run, { kind: 'restart', conversationId, fromEntryId: entries[last].id, inputIds: [] });
   }
 
   async regenerate(entryId?: string): Promise<void> {
     this.#assertIdle('regenerate');
     const conversationId = this.#state.conversationId;
     if (!conversationId) return;
-    const epoch = ++this.#epoch;
+    const run = this.#next();
     this.#failed = null;
     let target = entryId ?? lastReply(this.#state.entries)?.id;
     if (!target) return;
     if (isLocalId(target) || this.#state.entries.some((e) => isLocalId(e.id))) {
-      const renamed = await this.#syncIds(epoch);
-      if (!this.#current(epoch)) return;
+      const renamed = await this.#syncIds(run);
+      if (!run.current()) return;
       target = (renamed && renamed.get(target)) ?? target;
     }
     const entries = this.#state.entries;
@@ -279,18 +282,18 @@ export class ChatSession implements ChatSessionApi {
     }
     this.#unsent = [];
     this.#set({ entries: entries.slice(0, userIndex + 1), status: 'submitted', error: null, notice: null, streamingEntryId: null });
-    await this.#perform(epoch, { kind: 'restart', conversationId, fromEntryId: entries[userIndex].id, inputIds: [] });
+    await this.#perform(run, { kind: 'restart', conversationId, fromEntryId: entries[userIndex].id, inputIds: [] });
   }
 
   async edit(entryId: string, text: string): Promise<void> {
     this.#assertIdle('edit');
     if (!text.trim()) return;
-    const epoch = ++this.#epoch;
+    const run = this.#next();
     this.#failed = null;
     let target = entryId;
     if (this.#state.conversationId && this.#state.entries.some((e) => isLocalId(e.id))) {
-      const renamed = await this.#syncIds(epoch);
-      if (!this.#current(epoch)) return;
+      const renamed = await this.#syncIds(run);
+      if (!run.current()) return;
       target = (renamed && renamed.get(target)) ?? target;
     }
     const entries = this.#state.entries;
@@ -304,7 +307,7 @@ export class ChatSession implements ChatSessionApi {
     this.#unsent = [];
     this.#set({ entries: [...entries.slice(0, index), user], status: 'submitted', error: null, notice: null, streamingEntryId: null });
     if (index === 0 || !conversationId) {
-      await this.#perform(epoch, { kind: 'start', inputs: text, inputIds: [user.id] });
+      await this.#perform(run, { kind: 'start', inputs: text, inputIds: [user.id] });
       return;
     }
     const before = entries[index - 1];
@@ -312,13 +315,13 @@ export class ChatSession implements ChatSessionApi {
       this.#set({ status: 'error', error: PlatformError.network() });
       return;
     }
-    await this.#perform(epoch, { kind: 'restart', conversationId, fromEntryId: before.id, inputs: text, inputIds: [user.id] });
+    await this.#perform(run, { kind: 'restart', conversationId, fromEntryId: before.id, inputs: text, inputIds: [user.id] });
   }
 
   async load(conversationId: string): Promise<void> {
     this.#dropQueued();
     this.#abortRun();
-    const epoch = ++this.#epoch;
+    const run = this.#next();
     this.#failed = null;
     this.#failedLoad = null;
     this.#unsent = [];
@@ -344,23 +347,23 @@ export class ChatSession implements ChatSessionApi {
       } catch {
         cached = []; // an unreadable cache is no cache: the server answers below
       }
-      if (!this.#current(epoch)) return;
+      if (!run.current()) return;
       if (cached.length) this.#set({ entries: cached, agentName: agentNameIn(cached) ?? this.#state.agentName });
     }
-    void this.#resolveAgentName(epoch);
+    void this.#resolveAgentName(run);
     if (inflight) {
       // A reply was streaming when this conversation was last seen: follow the tab streaming it, or resume it.
       this.#set({ status: 'streaming', streamingEntryId: inflight.entryId, following: true });
-      await this.#takeOver(epoch, conversationId);
+      await this.#takeOver(run, conversationId);
       return;
     }
     try {
       const history = await this.#options.client.conversations.history(conversationId);
-      if (!this.#current(epoch)) return;
+      if (!run.current()) return;
       const { entries } = this.#adoptHistory(conversationId, history.entries, (merged) => ({ agentName: agentNameIn(merged) ?? this.#state.agentName }));
       if (!this.#record) this.#saveConversation(entries, entries.at(-1)?.created_at);
     } catch (error) {
-      if (!this.#current(epoch)) return;
+      if (!run.current()) return;
       // Offline (or gone from the server): the cached copy is still worth showing.
       if (!cached.length && !waiting) {
         this.#failedLoad = conversationId;
@@ -368,23 +371,23 @@ export class ChatSession implements ChatSessionApi {
       }
     }
     // Messages written offline in an earlier page: shown after the history, waiting again.
-    if (waiting && this.#current(epoch) && !this.#run) this.#restore(waiting);
+    if (waiting && run.current() && !this.#active) this.#restore(waiting);
   }
 
   async restoreWaiting(): Promise<boolean> {
     const store = this.#store;
     const fresh = () => !this.#disposed && !this.#state.conversationId && !this.#state.entries.length && !this.#queued && !this.#isBusy();
     if (!store?.getWaiting || !fresh()) return false;
-    const epoch = this.#epoch;
+    const run = this.#runs.now();
     const record = await store.getWaiting(this.#newKey()).catch(() => undefined);
-    if (!record || !this.#current(epoch) || !fresh()) return false;
+    if (!record || !run.current() || !fresh()) return false;
     return this.#restore(record);
   }
 
   reset(): void {
     this.#dropQueued();
     this.#abortRun();
-    this.#epoch++;
+    this.#runs.cancel();
     this.#failed = null;
     this.#failedLoad = null;
     this.#unsent = [];
@@ -420,8 +423,8 @@ export class ChatSession implements ChatSessionApi {
   dispose(): void {
     this.#dropQueued();
     this.#abortRun();
-    this.#epoch++;
     this.#disposed = true;
+    this.#runs.cancel();
     this.#listeners.clear();
     this.#unsubscribeTabs();
     this.#tabs?.close();
@@ -430,62 +433,62 @@ export class ChatSession implements ChatSessionApi {
   // ------------------------------------------------------------ turns
 
   /** Runs a turn and the client-tool rounds that follow it, then reconciles with the server. */
-  async #perform(epoch: number, turn: Turn): Promise<void> {
-    const run: Run = { epoch, controller: new AbortController() };
-    this.#run = run;
+  async #perform(run: RunToken, turn: Turn): Promise<void> {
+    const active: ActiveTurn = { run, controller: new AbortController() };
+    this.#active = active;
     try {
       let next: Turn | null = turn;
       for (let round = 0; next && round <= MAX_TOOL_ROUNDS; round++) {
-        const produced = await this.#stream(run, next);
+        const produced = await this.#stream(active, next);
         next = null;
-        if (!produced || run.controller.signal.aborted || !this.#current(epoch)) break;
+        if (!produced || active.controller.signal.aborted || !run.current()) break;
         const calls = this.#state.entries.filter((e): e is FunctionCallEntry =>
           e.type === 'function.call' && produced.has(e.id) && !!this.#options.tools?.[e.name] && !this.#answered(e.tool_call_id));
         const conversationId = this.#state.conversationId;
         if (!calls.length || !conversationId || round === MAX_TOOL_ROUNDS) break;
         this.#set({ status: 'submitted' });
         const results = await Promise.all(calls.map((call) => this.#runTool(call)));
-        if (run.controller.signal.aborted || !this.#current(epoch)) break;
+        if (active.controller.signal.aborted || !run.current()) break;
         const entries = results.map((r): CachedEntry => ({
           object: 'entry', type: 'function.result', id: localId(), tool_call_id: r.tool_call_id, result: r.result, created_at: nowIso(), completed_at: nowIso(),
         }));
         this.#set({ entries: [...this.#state.entries, ...entries] });
         next = inputTurn(conversationId, entries);
       }
-      if (this.#current(epoch) && this.#state.status !== 'error') this.#set({ status: 'ready', streamingEntryId: null });
+      if (run.current() && this.#state.status !== 'error') this.#set({ status: 'ready', streamingEntryId: null });
     } finally {
-      if (this.#run === run) this.#run = null;
+      if (this.#active === active) this.#active = null;
     }
-    if (this.#current(epoch)) await this.#syncIds(epoch);
+    if (run.current()) await this.#syncIds(run);
   }
 
   /**
    * Streams one turn into the state. Returns the ids of the entries it produced when it finished
    * normally, null when it was stopped or failed (the failure is in the state).
    */
-  async #stream(run: Run, turn: Turn): Promise<Set<string> | null> {
+  async #stream(active: ActiveTurn, turn: Turn): Promise<Set<string> | null> {
     try {
-      return await this.#streamTurn(run, turn);
+      return await this.#streamTurn(active, turn);
     } finally {
-      await this.#endLead(run);
+      await this.#endLead(active);
     }
   }
 
-  async #streamTurn(run: Run, turn: Turn): Promise<Set<string> | null> {
+  async #streamTurn(active: ActiveTurn, turn: Turn): Promise<Set<string> | null> {
     const produced = new Set<string>();
     let reachedServer = turn.kind === 'resume';
     let stream: ConversationStream;
     try {
-      stream = this.#open(turn, run.controller.signal);
-      run.stream = stream;
-      if (turn.kind === 'resume') this.#lead(run, turn.conversationId, turn.locked);
+      stream = this.#open(turn, active.controller.signal);
+      active.stream = stream;
+      if (turn.kind === 'resume') this.#lead(active, turn.conversationId, turn.locked);
       for await (const event of stream) {
-        if (!this.#current(run.epoch) || run.controller.signal.aborted) break;
+        if (!active.run.current() || active.controller.signal.aborted) break;
         if (event.type === 'conversation.response.started') {
           reachedServer = true;
           this.#unsent = [];
           this.#started(event.conversation_id, turn);
-          this.#lead(run, event.conversation_id, false);
+          this.#lead(active, event.conversation_id, false);
           this.#keepPoint(stream);
           continue;
         }
@@ -493,26 +496,26 @@ export class ChatSession implements ChatSessionApi {
         this.#keepPoint(stream);
       }
     } catch (error) {
-      if (!this.#current(run.epoch)) return null;
+      if (!active.run.current()) return null;
       if (!reachedServer) this.#unsent = turn.inputIds;
-      if (run.controller.signal.aborted || isAbortError(error)) return null;
+      if (active.controller.signal.aborted || isAbortError(error)) return null;
       const failure = PlatformError.from(error);
       if (!reachedServer && failure.type === NETWORK_ERROR && inBrowser() && (turn.kind === 'start' || turn.kind === 'append')) {
         // No answer at all: most likely offline. The message waits for the connection.
         this.#wait(turn);
         return null;
       }
-      if (failure.code === STREAM_GONE && await this.#recoverGone(run)) return null;
-      if (!this.#current(run.epoch)) return null;
-      if (failure.type === 'stream_error' && run.stream?.resumePoint) run.keepInflight = true;
+      if (failure.code === STREAM_GONE && await this.#recoverGone(active)) return null;
+      if (!active.run.current()) return null;
+      if (failure.type === 'stream_error' && active.stream?.resumePoint) active.keepInflight = true;
       const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
       this.#failed = { turn, reachedServer };
       this.#set({ entries, status: 'error', error: PlatformError.from(error), streamingEntryId: null });
       if (changed) this.#persist(changed);
       return null;
     }
-    if (!this.#current(run.epoch)) return null;
-    if (run.controller.signal.aborted) {
+    if (!active.run.current()) return null;
+    if (active.controller.signal.aborted) {
       if (!reachedServer) this.#unsent = turn.inputIds;
       return null;
     }
@@ -548,10 +551,10 @@ export class ChatSession implements ChatSessionApi {
   // ------------------------------------------------------------ resuming, tabs, offline
 
   /** This run streams `conversationId` for every tab: it holds the lock (unless `locked`) and says so. */
-  #lead(run: Run, conversationId: string, locked: boolean): void {
-    if (run.leading?.conversationId === conversationId) return;
-    run.leading?.release();
-    run.leading = { conversationId, release: this.#tabs && !locked ? holdStreamLock(conversationId) : () => {} };
+  #lead(active: ActiveTurn, conversationId: string, locked: boolean): void {
+    if (active.leading?.conversationId === conversationId) return;
+    active.leading?.release();
+    active.leading = { conversationId, release: this.#tabs && !locked ? holdStreamLock(conversationId) : () => {} };
     this.#tabs?.post({ kind: 'streaming', conversationId, entryId: this.#state.streamingEntryId });
   }
 
@@ -565,13 +568,13 @@ export class ChatSession implements ChatSessionApi {
   }
 
   /** The run's stream ended: unless left to be resumed, nothing is to resume; the lock goes (after the store has that). */
-  async #endLead(run: Run): Promise<void> {
-    const leading = run.leading;
-    run.leading = undefined;
-    const conversationId = leading?.conversationId ?? (run.stream?.resumePoint ? this.#state.conversationId : null);
+  async #endLead(active: ActiveTurn): Promise<void> {
+    const leading = active.leading;
+    active.leading = undefined;
+    const conversationId = leading?.conversationId ?? (active.stream?.resumePoint ? this.#state.conversationId : null);
     if (!conversationId) return;
-    if (!run.detached && !run.keepInflight) await this.#store?.deleteInflight?.(conversationId).catch(() => {});
-    if (!run.detached) this.#tabs?.post({ kind: 'ended', conversationId });
+    if (!active.detached && !active.keepInflight) await this.#store?.deleteInflight?.(conversationId).catch(() => {});
+    if (!active.detached) this.#tabs?.post({ kind: 'ended', conversationId });
     leading?.release();
   }
 
@@ -579,42 +582,42 @@ export class ChatSession implements ChatSessionApi {
    * Waits until no tab streams `conversationId` (following the one that does), then resumes its reply
    * from the stored point, or, when there is none any more, shows the server's history.
    */
-  async #takeOver(epoch: number, conversationId: string, following = false): Promise<void> {
+  async #takeOver(run: RunToken, conversationId: string, following = false): Promise<void> {
     this.#follow?.abort();
     const follow = new AbortController();
     this.#follow = follow;
     // Without Web Locks a following tab cannot tell when the streaming one is gone: it waits for 'ended'.
     if (following && !hasLocks()) return;
     await withStreamLock(conversationId, follow.signal, async () => {
-      if (this.#follow !== follow || !this.#current(epoch)) return;
+      if (this.#follow !== follow || !run.current()) return;
       this.#follow = null;
       const inflight = await this.#store?.getInflight?.(conversationId).catch(() => undefined);
-      if (!this.#current(epoch)) return;
+      if (!run.current()) return;
       if (!inflight || !this.#options.client.conversations.resume) {
         this.#set({ status: 'ready', streamingEntryId: null, following: false });
-        await this.#catchUp(epoch);
+        await this.#catchUp(run);
         return;
       }
       // The stored entries are those of the stored point (one batch): resume from there.
       const entries = await this.#store!.getEntries(conversationId).catch(() => this.#state.entries);
-      if (!this.#current(epoch)) return;
+      if (!run.current()) return;
       this.#set({ entries: resumable(this.#dedupe(entries), inflight.entryId), status: 'streaming', streamingEntryId: inflight.entryId, following: false });
-      await this.#perform(epoch, { kind: 'resume', conversationId, from: inflight, locked: true, inputIds: [] });
+      await this.#perform(run, { kind: 'resume', conversationId, from: inflight, locked: true, inputIds: [] });
     });
     if (this.#follow === follow) this.#follow = null;
   }
 
   /** Shows the server's history of the conversation (the reply another tab or the relay finished). */
-  async #catchUp(epoch: number): Promise<void> {
+  async #catchUp(run: RunToken): Promise<void> {
     const conversationId = this.#state.conversationId;
     if (!conversationId) return;
     try {
       const history = await this.#options.client.conversations.history(conversationId);
-      if (!this.#current(epoch) || this.#run || this.#state.conversationId !== conversationId) return;
+      if (!run.current() || this.#active || this.#state.conversationId !== conversationId) return;
       this.#adoptHistory(conversationId, history.entries);
     } catch {
       // Offline: what the store had stays shown.
-      if (this.#current(epoch)) this.#set({ entries: markCutReply(this.#state.entries) });
+      if (run.current()) this.#set({ entries: markCutReply(this.#state.entries) });
     }
   }
 
@@ -622,7 +625,7 @@ export class ChatSession implements ChatSessionApi {
    * The relay no longer has the reply (410): the server stored it when it ended. Shows the server's
    * history; true when the reply is complete there (no error to show).
    */
-  async #recoverGone(run: Run): Promise<boolean> {
+  async #recoverGone(active: ActiveTurn): Promise<boolean> {
     const conversationId = this.#state.conversationId;
     const entryId = this.#state.streamingEntryId;
     if (!conversationId) return false;
@@ -632,7 +635,7 @@ export class ChatSession implements ChatSessionApi {
     } catch {
       return false;
     }
-    if (!this.#current(run.epoch)) return true;
+    if (!active.run.current()) return true;
     const last = history.at(-1);
     const reply = entryId ? history.find((e) => e.id === entryId) : last;
     const complete = !!last && !isInputEntry(last) && !!last.completed_at && (!reply || !!reply.completed_at);
@@ -644,7 +647,7 @@ export class ChatSession implements ChatSessionApi {
   /** A message from another tab of this site. */
   #onTab(message: TabMessage): void {
     if (this.#disposed || message.conversationId !== this.#state.conversationId) return;
-    const ours = !!this.#run;
+    const ours = !!this.#active;
     switch (message.kind) {
       case 'entry': {
         if (ours) return;
@@ -662,7 +665,7 @@ export class ChatSession implements ChatSessionApi {
       case 'streaming':
         if (ours || this.#follow || this.#queued) return;
         this.#set({ status: 'streaming', streamingEntryId: message.entryId, error: null, following: true });
-        void this.#takeOver(this.#epoch, message.conversationId, true);
+        void this.#takeOver(this.#runs.now(), message.conversationId, true);
         return;
       case 'ended':
         if (ours) return;
@@ -671,10 +674,10 @@ export class ChatSession implements ChatSessionApi {
           this.#follow = null;
         }
         this.#set({ status: 'ready', streamingEntryId: null, following: false });
-        void this.#catchUp(this.#epoch);
+        void this.#catchUp(this.#runs.now());
         return;
       case 'stop':
-        if (ours && this.#run?.leading?.conversationId === message.conversationId) this.stop();
+        if (ours && this.#active?.leading?.conversationId === message.conversationId) this.stop();
         return;
     }
   }
@@ -711,11 +714,11 @@ export class ChatSession implements ChatSessionApi {
     if (isOffline()) return this.#wait(turn, this.#waitStored);
     const stored = this.#waitStored;
     this.#dropQueued();
-    const epoch = ++this.#epoch;
+    const run = this.#next();
     this.#set({ status: 'submitted', error: null, waiting: [] });
-    const claimed = stored ? await this.#claim(epoch, turn, turn.inputIds) : turn;
+    const claimed = stored ? await this.#claim(run, turn, turn.inputIds) : turn;
     if (!claimed) return;
-    await this.#perform(epoch, claimed);
+    await this.#perform(run, claimed);
   }
 
   /** The store key of a turn's waiting messages: its conversation, or this session's agent/model for a first message. */
@@ -749,7 +752,7 @@ export class ChatSession implements ChatSessionApi {
    * took meanwhile leave this transcript (that tab sends them); those another tab kept under the same key
    * join the turn. Null when nothing is left to send (the state is ready again) or the session moved on.
    */
-  async #claim(epoch: number, turn: Turn, waitingIds: readonly string[]): Promise<Turn | null> {
+  async #claim(run: RunToken, turn: Turn, waitingIds: readonly string[]): Promise<Turn | null> {
     const key = this.#waitKey(turn);
     const store = this.#store;
     if (!key || !store?.takeWaiting) return turn;
@@ -757,9 +760,9 @@ export class ChatSession implements ChatSessionApi {
     try {
       record = await store.takeWaiting(key);
     } catch {
-      return this.#current(epoch) ? turn : null; // an unreadable store: send what this page has
+      return run.current() ? turn : null; // an unreadable store: send what this page has
     }
-    if (!this.#current(epoch)) {
+    if (!run.current()) {
       // Another conversation is shown (or the page is going): the messages go back to wait.
       if (record) store.putWaiting?.(record).catch(() => {});
       return null;
@@ -856,7 +859,7 @@ export class ChatSession implements ChatSessionApi {
    * Replaces the page's view of the conversation with the server's history (ids included), keeping what
    * the server lacks; returns the temporary → server id map, or null when the server could not be asked.
    */
-  async #syncIds(epoch: number): Promise<Map<string, string> | null> {
+  async #syncIds(run: RunToken): Promise<Map<string, string> | null> {
     const conversationId = this.#state.conversationId;
     if (!conversationId) return null;
     let history: ConversationEntry[];
@@ -866,7 +869,7 @@ export class ChatSession implements ChatSessionApi {
       return null; // offline: the page keeps its temporary ids until the next reconciliation
     }
     // A turn started meanwhile owns the entries now; its own reconciliation comes later.
-    if (!this.#current(epoch) || this.#state.conversationId !== conversationId || this.#run) return null;
+    if (!run.current() || this.#state.conversationId !== conversationId || this.#active) return null;
     const { entries, renamed } = this.#adoptHistory(conversationId, history);
     this.#saveConversation(entries);
     return renamed;
@@ -924,14 +927,14 @@ export class ChatSession implements ChatSessionApi {
 
   // ------------------------------------------------------------ helpers
 
-  async #resolveAgentName(epoch: number): Promise<void> {
+  async #resolveAgentName(run: RunToken): Promise<void> {
     const agentId = this.#record?.agentId ?? this.#options.agentId;
     if (!agentId || this.#state.agentName) return;
     try {
       const agent = await this.#options.client.agents.get(agentId);
       if (agentId === (this.#record?.agentId ?? this.#options.agentId)) {
         if (agentId === this.#options.agentId) this.#defaultAgentName = agent.name;
-        if (this.#current(epoch) && !this.#state.agentName) this.#set({ agentName: agent.name });
+        if (run.current() && !this.#state.agentName) this.#set({ agentName: agent.name });
       }
     } catch {
       // The name is decoration; the chat works without it.
@@ -941,19 +944,19 @@ export class ChatSession implements ChatSessionApi {
   #abortRun(): void {
     this.#follow?.abort();
     this.#follow = null;
-    const run = this.#run;
-    if (run && !run.controller.signal.aborted) {
+    const active = this.#active;
+    if (active && !active.controller.signal.aborted) {
       // Not a stop: the reply carries on on the relay and can be resumed (its point stays in the store).
-      run.detached = true;
-      run.stream?.detach?.();
-      run.controller.abort();
+      active.detached = true;
+      active.stream?.detach?.();
+      active.controller.abort();
       const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
       if (changed) {
         this.#set({ entries, streamingEntryId: null });
         this.#persist(changed);
       }
     }
-    this.#run = null;
+    this.#active = null;
   }
 
   #isBusy(): boolean {
@@ -965,8 +968,11 @@ export class ChatSession implements ChatSessionApi {
     if (this.#isBusy()) throw new Error(`Cannot ${action} while a reply is in progress; stop it first`);
   }
 
-  #current(epoch: number): boolean {
-    return !this.#disposed && epoch === this.#epoch;
+  /** Starts a run (every earlier one goes stale); once the session is disposed, runs are stale from the start. */
+  #next(): RunToken {
+    const run = this.#runs.next();
+    if (this.#disposed) this.#runs.cancel();
+    return run;
   }
 
   #set(patch: Partial<ChatState>): void {
