@@ -5,12 +5,13 @@
 import type {
   CachedConversation, CachedEntry, ChatSessionApi, ChatSessionOptions, ChatState, ConversationStream, HistoryStoreApi, InflightReply, WaitingTurn,
 } from './contracts.js';
-import type { ConversationEntry, ConversationEvent, ConversationInputs, FunctionCallEntry, InputEntry } from './types.js';
+import type { ConversationEntry, ConversationEvent, ConversationInputs, InputEntry } from './types.js';
 import {
   applyEvent, byCreatedAt, completeEntries, dropLocalTwins, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, reconcileEntries, titleOf,
   type Reconciled,
 } from './chat-entries.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
+import { answerCalls, callsToAnswer } from './tool-rounds.js';
 import { STREAM_GONE } from './conversation-stream.js';
 import { LatestRun, type RunToken } from './latest-run.js';
 import { TabSync, hasLocks, holdStreamLock, withStreamLock, type TabMessage } from './tab-sync.js';
@@ -22,9 +23,6 @@ export const NOT_SAVED_NOTICE = 'This conversation could not be saved on this de
 
 /** How long a message waits before it is tried again when the browser thinks it is online (the relay was unreachable). */
 const WAIT_RETRY_MS = 10_000;
-
-/** Function-call rounds the page answers in one `send` before it stops (a model calling tools forever). */
-const MAX_TOOL_ROUNDS = 8;
 
 /** One request that produces a reply; `inputIds` are the page-made entries (in the state) it sends. */
 type Turn = { inputIds: string[] } & (
@@ -438,20 +436,16 @@ export class ChatSession implements ChatSessionApi {
     this.#active = active;
     try {
       let next: Turn | null = turn;
-      for (let round = 0; next && round <= MAX_TOOL_ROUNDS; round++) {
+      for (let round = 0; next; round++) {
         const produced = await this.#stream(active, next);
         next = null;
         if (!produced || active.controller.signal.aborted || !run.current()) break;
-        const calls = this.#state.entries.filter((e): e is FunctionCallEntry =>
-          e.type === 'function.call' && produced.has(e.id) && !!this.#options.tools?.[e.name] && !this.#answered(e.tool_call_id));
+        const calls = callsToAnswer(this.#state.entries, produced, this.#options.tools, round);
         const conversationId = this.#state.conversationId;
-        if (!calls.length || !conversationId || round === MAX_TOOL_ROUNDS) break;
+        if (!calls.length || !conversationId) break;
         this.#set({ status: 'submitted' });
-        const results = await Promise.all(calls.map((call) => this.#runTool(call)));
+        const entries = await answerCalls(calls, this.#options.tools!);
         if (active.controller.signal.aborted || !run.current()) break;
-        const entries = results.map((r): CachedEntry => ({
-          object: 'entry', type: 'function.result', id: localId(), tool_call_id: r.tool_call_id, result: r.result, created_at: nowIso(), completed_at: nowIso(),
-        }));
         this.#set({ entries: [...this.#state.entries, ...entries] });
         next = inputTurn(conversationId, entries);
       }
@@ -833,24 +827,6 @@ export class ChatSession implements ChatSessionApi {
     if (event.type === 'agent.handoff.done' && event.next_agent_name) patch.agentName = event.next_agent_name;
     this.#set(patch);
     this.#persist(changed);
-  }
-
-  async #runTool(call: FunctionCallEntry): Promise<{ tool_call_id: string; result: string }> {
-    const tool = this.#options.tools?.[call.name];
-    let result: string;
-    try {
-      let args: unknown = {};
-      if (call.arguments.trim()) args = JSON.parse(call.arguments);
-      const value = await tool!(args);
-      result = typeof value === 'string' ? value : JSON.stringify(value ?? null);
-    } catch (error) {
-      result = JSON.stringify({ error: error instanceof Error ? error.message : String(error) });
-    }
-    return { tool_call_id: call.tool_call_id, result };
-  }
-
-  #answered(toolCallId: string): boolean {
-    return this.#state.entries.some((e) => e.type === 'function.result' && e.tool_call_id === toolCallId);
   }
 
   // ------------------------------------------------------------ server reconciliation and store
