@@ -5,7 +5,7 @@
 import type { CachedEntry } from './contracts.js';
 import { contentText } from './message-content.js';
 import type {
-  ConversationEntry, ConversationEvent, MessageOutputEntry, OutputContentChunk,
+  ConversationEntry, ConversationEvent, InputEntry, MessageOutputEntry, OutputContentChunk,
 } from './types.js';
 
 /** Prefix of the ids given to entries the server has not named yet (the user's message before the history says its id). */
@@ -27,6 +27,13 @@ export function isLocalId(id: string): boolean {
 /** Entries the caller sends (a user message, a function result); everything else is produced by the agent. */
 export function isInputEntry(entry: ConversationEntry): boolean {
   return entry.type === 'message.input' || entry.type === 'function.result';
+}
+
+/** A page-made entry as the input it was sent as. */
+export function toInput(entry: CachedEntry): InputEntry {
+  if (entry.type === 'function.result') return { type: 'function.result', tool_call_id: entry.tool_call_id, result: entry.result };
+  if (entry.type === 'message.input') return { role: entry.role, content: entry.content };
+  throw new Error(`Entry '${entry.id}' of type ${entry.type} is not an input`);
 }
 
 /** A conversation's title: its first user message on one line, shortened. */

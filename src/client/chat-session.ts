@@ -5,12 +5,13 @@
 import type {
   CachedConversation, CachedEntry, ChatSessionApi, ChatSessionOptions, ChatState, ConversationStream, HistoryStoreApi, InflightReply, WaitingTurn,
 } from './contracts.js';
-import type { ConversationEntry, ConversationEvent, ConversationInputs, InputEntry } from './types.js';
+import type { ConversationEntry, ConversationEvent, ConversationInputs } from './types.js';
 import {
-  applyEvent, byCreatedAt, completeEntries, dropLocalTwins, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, reconcileEntries, titleOf,
+  applyEvent, byCreatedAt, completeEntries, dropLocalTwins, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, reconcileEntries, titleOf, toInput,
   type Reconciled,
 } from './chat-entries.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
+import { ConversationTransport, inputTurn, type Turn } from './conversation-transport.js';
 import { answerCalls, callsToAnswer } from './tool-rounds.js';
 import { STREAM_GONE } from './conversation-stream.js';
 import { LatestRun, type RunToken } from './latest-run.js';
@@ -23,15 +24,6 @@ export const NOT_SAVED_NOTICE = 'This conversation could not be saved on this de
 
 /** How long a message waits before it is tried again when the browser thinks it is online (the relay was unreachable). */
 const WAIT_RETRY_MS = 10_000;
-
-/** One request that produces a reply; `inputIds` are the page-made entries (in the state) it sends. */
-type Turn = { inputIds: string[] } & (
-  | { kind: 'start'; inputs: ConversationInputs }
-  | { kind: 'append'; conversationId: string; inputs: ConversationInputs }
-  | { kind: 'restart'; conversationId: string; fromEntryId: string; inputs?: ConversationInputs }
-  /** A reply streaming when the page last saw it, resumed from the relay (`locked`: the stream lock is held already). */
-  | { kind: 'resume'; conversationId: string; from: InflightReply; locked: boolean }
-);
 
 /** A turn that failed, kept for `retry()`. */
 interface FailedTurn {
@@ -101,6 +93,7 @@ interface ActiveTurn {
  */
 export class ChatSession implements ChatSessionApi {
   readonly #options: ChatSessionOptions;
+  readonly #transport: ConversationTransport;
   readonly #store: HistoryStoreApi | undefined;
   readonly #listeners = new Set<(state: ChatState) => void>();
   #state: ChatState;
@@ -130,6 +123,7 @@ export class ChatSession implements ChatSessionApi {
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
+    this.#transport = new ConversationTransport(options);
     this.#store = options.store;
     this.#state = initialState(null);
     const store = this.#store;
@@ -225,7 +219,7 @@ export class ChatSession implements ChatSessionApi {
       return;
     }
     const conversationId = this.#state.conversationId;
-    const inflight = conversationId && this.#options.client.conversations.resume ? await this.#store?.getInflight?.(conversationId).catch(() => undefined) : undefined;
+    const inflight = conversationId && this.#transport.canReconnect ? await this.#store?.getInflight?.(conversationId).catch(() => undefined) : undefined;
     if (!run.current()) return;
     if (inflight) {
       // The connection was lost, the reply may still be on the relay: carry on from where it was.
@@ -333,7 +327,7 @@ export class ChatSession implements ChatSessionApi {
       try {
         const [record, entries, point, queued] = await Promise.all([
           this.#store.getConversation(conversationId), this.#store.getEntries(conversationId),
-          this.#options.client.conversations.resume ? this.#store.getInflight?.(conversationId) : undefined,
+          this.#transport.canReconnect ? this.#store.getInflight?.(conversationId) : undefined,
           this.#store.getWaiting?.(conversationId).catch(() => undefined),
         ]);
         this.#record = record ?? null;
@@ -473,7 +467,7 @@ export class ChatSession implements ChatSessionApi {
     let reachedServer = turn.kind === 'resume';
     let stream: ConversationStream;
     try {
-      stream = this.#open(turn, active.controller.signal);
+      stream = this.#transport.open(turn, active.controller.signal);
       active.stream = stream;
       if (turn.kind === 'resume') this.#lead(active, turn.conversationId, turn.locked);
       for await (const event of stream) {
@@ -499,7 +493,15 @@ export class ChatSession implements ChatSessionApi {
         this.#wait(turn);
         return null;
       }
-      if (failure.code === STREAM_GONE && await this.#recoverGone(active)) return null;
+      if (failure.code === STREAM_GONE) {
+        // The relay no longer has the reply: shown from the server's history, without an error when complete there.
+        const { conversationId, streamingEntryId } = this.#state;
+        const history = conversationId && await this.#transport.recoverGone(conversationId, streamingEntryId);
+        if (history && active.run.current()) {
+          this.#adoptHistory(conversationId, history, () => ({ streamingEntryId: null }));
+          return null;
+        }
+      }
       if (!active.run.current()) return null;
       if (failure.type === 'stream_error' && active.stream?.resumePoint) active.keepInflight = true;
       const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
@@ -517,29 +519,6 @@ export class ChatSession implements ChatSessionApi {
     this.#set({ entries, streamingEntryId: null });
     for (const e of entries) if (produced.has(e.id)) this.#persist(e);
     return produced;
-  }
-
-  #open(turn: Turn, signal: AbortSignal): ConversationStream {
-    const { client, agentId, agentVersion, model, instructions, handoffExecution, toolDefinitions } = this.#options;
-    const handoff = handoffExecution ? { handoff_execution: handoffExecution } : {};
-    switch (turn.kind) {
-      case 'start':
-        return client.conversations.start({
-          inputs: turn.inputs,
-          ...(agentId
-            ? { agent_id: agentId, ...(agentVersion != null ? { agent_version: agentVersion } : {}) }
-            : { model: model ?? null, ...(instructions ? { instructions } : {}), ...(toolDefinitions?.length ? { tools: toolDefinitions } : {}) }),
-          ...handoff,
-        }, { signal });
-      case 'append':
-        return client.conversations.append(turn.conversationId, { inputs: turn.inputs, ...handoff }, { signal });
-      case 'restart':
-        return client.conversations.restart(turn.conversationId, {
-          from_entry_id: turn.fromEntryId, ...(turn.inputs !== undefined ? { inputs: turn.inputs } : {}), ...handoff,
-        }, { signal });
-      case 'resume':
-        return client.conversations.resume!({ streamId: turn.from.streamId, lastEventId: turn.from.lastEventId, conversationId: turn.conversationId }, { signal });
-    }
   }
 
   // ------------------------------------------------------------ resuming, tabs, offline
@@ -587,7 +566,7 @@ export class ChatSession implements ChatSessionApi {
       this.#follow = null;
       const inflight = await this.#store?.getInflight?.(conversationId).catch(() => undefined);
       if (!run.current()) return;
-      if (!inflight || !this.#options.client.conversations.resume) {
+      if (!inflight || !this.#transport.canReconnect) {
         this.#set({ status: 'ready', streamingEntryId: null, following: false });
         await this.#catchUp(run);
         return;
@@ -613,29 +592,6 @@ export class ChatSession implements ChatSessionApi {
       // Offline: what the store had stays shown.
       if (run.current()) this.#set({ entries: markCutReply(this.#state.entries) });
     }
-  }
-
-  /**
-   * The relay no longer has the reply (410): the server stored it when it ended. Shows the server's
-   * history; true when the reply is complete there (no error to show).
-   */
-  async #recoverGone(active: ActiveTurn): Promise<boolean> {
-    const conversationId = this.#state.conversationId;
-    const entryId = this.#state.streamingEntryId;
-    if (!conversationId) return false;
-    let history: ConversationEntry[];
-    try {
-      history = (await this.#options.client.conversations.history(conversationId)).entries;
-    } catch {
-      return false;
-    }
-    if (!active.run.current()) return true;
-    const last = history.at(-1);
-    const reply = entryId ? history.find((e) => e.id === entryId) : last;
-    const complete = !!last && !isInputEntry(last) && !!last.completed_at && (!reply || !!reply.completed_at);
-    if (!complete) return false;
-    this.#adoptHistory(conversationId, history, () => ({ streamingEntryId: null }));
-    return true;
   }
 
   /** A message from another tab of this site. */
@@ -993,20 +949,6 @@ function resumable(entries: CachedEntry[], entryId: string | null): CachedEntry[
 function userEntry(text: string): CachedEntry {
   const now = nowIso();
   return { object: 'entry', type: 'message.input', id: localId(), role: 'user', content: text, prefix: false, created_at: now, completed_at: now };
-}
-
-/** A page-made entry as the input it was sent as. */
-function toInput(entry: CachedEntry): InputEntry {
-  if (entry.type === 'function.result') return { type: 'function.result', tool_call_id: entry.tool_call_id, result: entry.result };
-  if (entry.type === 'message.input') return { role: entry.role, content: entry.content };
-  throw new Error(`Entry '${entry.id}' of type ${entry.type} is not an input`);
-}
-
-/** The turn that sends these page-made entries: appended to `conversationId`, or starting a conversation. */
-function inputTurn(conversationId: string | null, entries: readonly CachedEntry[]): Turn {
-  const inputs = entries.map(toInput);
-  const inputIds = entries.map((e) => e.id);
-  return conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds };
 }
 
 function lastReply(entries: readonly CachedEntry[]): CachedEntry | undefined {
