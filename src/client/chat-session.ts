@@ -7,11 +7,11 @@ import type {
 } from './contracts.js';
 import type { ConversationEntry, ConversationEvent, ConversationInputs } from './types.js';
 import {
-  applyEvent, byCreatedAt, completeEntries, dropLocalTwins, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, reconcileEntries, titleOf, toInput,
-  type Reconciled,
+  applyEvent, byCreatedAt, completeEntries, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, toInput,
 } from './chat-entries.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
 import { ConversationTransport, inputTurn, type Turn } from './conversation-transport.js';
+import { HistorySync } from './history-sync.js';
 import { answerCalls, callsToAnswer } from './tool-rounds.js';
 import { STREAM_GONE } from './conversation-stream.js';
 import { LatestRun, type RunToken } from './latest-run.js';
@@ -94,18 +94,16 @@ interface ActiveTurn {
 export class ChatSession implements ChatSessionApi {
   readonly #options: ChatSessionOptions;
   readonly #transport: ConversationTransport;
+  readonly #history: HistorySync;
   readonly #store: HistoryStoreApi | undefined;
   readonly #listeners = new Set<(state: ChatState) => void>();
   #state: ChatState;
-  #record: CachedConversation | null = null;
   #active: ActiveTurn | null = null;
   /** Latest action wins: a load, reset or newer send makes the answers of older ones stale. */
   readonly #runs = new LatestRun();
   #failed: FailedTurn | null = null;
   /** Ids of page-made input entries whose turn never reached the server. */
   #unsent: string[] = [];
-  /** Temporary ids of this conversation that reconciliations matched to server ids (a tab's copy arriving late is dropped). */
-  #aliases = new Map<string, string>();
   #failedLoad: string | null = null;
   #defaultAgentName: string | null = null;
   #disposed = false;
@@ -136,6 +134,16 @@ export class ChatSession implements ChatSessionApi {
       };
     }
     this.#tabs = store?.name && typeof (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel === 'function' ? new TabSync(store.name) : null;
+    // What the collaborators see of the session (each takes the narrow part it needs: HistoryHost, …).
+    const session = this;
+    const host = {
+      get state() { return session.#state; },
+      set: (patch: Partial<ChatState>) => this.#set(patch),
+      get unsent() { return session.#unsent; },
+      get active() { return session.#active; },
+      notSaved: () => this.#notSaved(),
+    };
+    this.#history = new HistorySync(host, options, this.#tabs);
     if (this.#tabs) this.#unsubscribeTabs = this.#tabs.subscribe((message) => this.#onTab(message));
   }
 
@@ -203,7 +211,7 @@ export class ChatSession implements ChatSessionApi {
     active.controller.abort();
     const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
     this.#set({ entries, status: 'ready', streamingEntryId: null });
-    if (changed) this.#persist(changed);
+    if (changed) this.#history.persist(changed);
   }
 
   async retry(): Promise<void> {
@@ -227,7 +235,7 @@ export class ChatSession implements ChatSessionApi {
       await this.#perform(run, { kind: 'resume', conversationId: inflight.conversationId, from: inflight, locked: false, inputIds: [] });
       return;
     }
-    const ok = conversationId && await this.#syncIds(run);
+    const ok = conversationId && await this.#history.syncIds(run);
     if (!run.current()) return;
     const entries = this.#state.entries;
     let last = -1;
@@ -255,7 +263,7 @@ export class ChatSession implements ChatSessionApi {
     let target = entryId ?? lastReply(this.#state.entries)?.id;
     if (!target) return;
     if (isLocalId(target) || this.#state.entries.some((e) => isLocalId(e.id))) {
-      const renamed = await this.#syncIds(run);
+      const renamed = await this.#history.syncIds(run);
       if (!run.current()) return;
       target = (renamed && renamed.get(target)) ?? target;
     }
@@ -284,7 +292,7 @@ export class ChatSession implements ChatSessionApi {
     this.#failed = null;
     let target = entryId;
     if (this.#state.conversationId && this.#state.entries.some((e) => isLocalId(e.id))) {
-      const renamed = await this.#syncIds(run);
+      const renamed = await this.#history.syncIds(run);
       if (!run.current()) return;
       target = (renamed && renamed.get(target)) ?? target;
     }
@@ -317,8 +325,7 @@ export class ChatSession implements ChatSessionApi {
     this.#failed = null;
     this.#failedLoad = null;
     this.#unsent = [];
-    this.#aliases = new Map();
-    this.#record = null;
+    this.#history.forget();
     this.#set({ ...initialState(this.#defaultAgentName), conversationId });
     let cached: CachedEntry[] = [];
     let inflight: InflightReply | undefined;
@@ -330,11 +337,11 @@ export class ChatSession implements ChatSessionApi {
           this.#transport.canReconnect ? this.#store.getInflight?.(conversationId) : undefined,
           this.#store.getWaiting?.(conversationId).catch(() => undefined),
         ]);
-        this.#record = record ?? null;
+        this.#history.record = record ?? null;
         inflight = point;
         waiting = queued;
         // Two tabs write the store: a page-made copy of a message may sit beside the server's.
-        const stored = this.#dedupe(entries);
+        const stored = this.#history.dedupe(entries);
         cached = inflight ? resumable(stored, inflight.entryId) : markCutReply(stored);
       } catch {
         cached = []; // an unreadable cache is no cache: the server answers below
@@ -352,8 +359,8 @@ export class ChatSession implements ChatSessionApi {
     try {
       const history = await this.#options.client.conversations.history(conversationId);
       if (!run.current()) return;
-      const { entries } = this.#adoptHistory(conversationId, history.entries, (merged) => ({ agentName: agentNameIn(merged) ?? this.#state.agentName }));
-      if (!this.#record) this.#saveConversation(entries, entries.at(-1)?.created_at);
+      const { entries } = this.#history.adopt(conversationId, history.entries, (merged) => ({ agentName: agentNameIn(merged) ?? this.#state.agentName }));
+      if (!this.#history.record) this.#history.save(entries, entries.at(-1)?.created_at);
     } catch (error) {
       if (!run.current()) return;
       // Offline (or gone from the server): the cached copy is still worth showing.
@@ -383,8 +390,7 @@ export class ChatSession implements ChatSessionApi {
     this.#failed = null;
     this.#failedLoad = null;
     this.#unsent = [];
-    this.#aliases = new Map();
-    this.#record = null;
+    this.#history.forget();
     this.#set(initialState(this.#defaultAgentName));
   }
 
@@ -447,7 +453,7 @@ export class ChatSession implements ChatSessionApi {
     } finally {
       if (this.#active === active) this.#active = null;
     }
-    if (run.current()) await this.#syncIds(run);
+    if (run.current()) await this.#history.syncIds(run);
   }
 
   /**
@@ -475,13 +481,16 @@ export class ChatSession implements ChatSessionApi {
         if (event.type === 'conversation.response.started') {
           reachedServer = true;
           this.#unsent = [];
-          this.#started(event.conversation_id, turn);
+          // The server stored the inputs; a start or restart names a new conversation.
+          const previous = this.#state.conversationId;
+          this.#set({ conversationId: event.conversation_id, status: 'streaming' });
+          this.#history.started(previous, turn.kind === 'start');
           this.#lead(active, event.conversation_id, false);
-          this.#keepPoint(stream);
+          this.#history.keepPoint(stream);
           continue;
         }
         this.#applyEvent(event, produced);
-        this.#keepPoint(stream);
+        this.#history.keepPoint(stream);
       }
     } catch (error) {
       if (!active.run.current()) return null;
@@ -498,7 +507,7 @@ export class ChatSession implements ChatSessionApi {
         const { conversationId, streamingEntryId } = this.#state;
         const history = conversationId && await this.#transport.recoverGone(conversationId, streamingEntryId);
         if (history && active.run.current()) {
-          this.#adoptHistory(conversationId, history, () => ({ streamingEntryId: null }));
+          this.#history.adopt(conversationId, history, () => ({ streamingEntryId: null }));
           return null;
         }
       }
@@ -507,7 +516,7 @@ export class ChatSession implements ChatSessionApi {
       const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
       this.#failed = { turn, reachedServer };
       this.#set({ entries, status: 'error', error: PlatformError.from(error), streamingEntryId: null });
-      if (changed) this.#persist(changed);
+      if (changed) this.#history.persist(changed);
       return null;
     }
     if (!active.run.current()) return null;
@@ -517,7 +526,7 @@ export class ChatSession implements ChatSessionApi {
     }
     const entries = completeEntries(this.#state.entries, produced);
     this.#set({ entries, streamingEntryId: null });
-    for (const e of entries) if (produced.has(e.id)) this.#persist(e);
+    for (const e of entries) if (produced.has(e.id)) this.#history.persist(e);
     return produced;
   }
 
@@ -529,15 +538,6 @@ export class ChatSession implements ChatSessionApi {
     active.leading?.release();
     active.leading = { conversationId, release: this.#tabs && !locked ? holdStreamLock(conversationId) : () => {} };
     this.#tabs?.post({ kind: 'streaming', conversationId, entryId: this.#state.streamingEntryId });
-  }
-
-  /** Keeps where the stream is, beside the entries it produced (one store batch: they agree). */
-  #keepPoint(stream: ConversationStream): void {
-    const point = stream.resumePoint;
-    const conversationId = this.#state.conversationId;
-    if (!point || !conversationId || !this.#store?.putInflight) return;
-    this.#store.putInflight({ conversationId, streamId: point.streamId, lastEventId: point.lastEventId, entryId: this.#state.streamingEntryId })
-      .catch(() => this.#notSaved());
   }
 
   /** The run's stream ended: unless left to be resumed, nothing is to resume; the lock goes (after the store has that). */
@@ -568,30 +568,16 @@ export class ChatSession implements ChatSessionApi {
       if (!run.current()) return;
       if (!inflight || !this.#transport.canReconnect) {
         this.#set({ status: 'ready', streamingEntryId: null, following: false });
-        await this.#catchUp(run);
+        await this.#history.catchUp(run);
         return;
       }
       // The stored entries are those of the stored point (one batch): resume from there.
       const entries = await this.#store!.getEntries(conversationId).catch(() => this.#state.entries);
       if (!run.current()) return;
-      this.#set({ entries: resumable(this.#dedupe(entries), inflight.entryId), status: 'streaming', streamingEntryId: inflight.entryId, following: false });
+      this.#set({ entries: resumable(this.#history.dedupe(entries), inflight.entryId), status: 'streaming', streamingEntryId: inflight.entryId, following: false });
       await this.#perform(run, { kind: 'resume', conversationId, from: inflight, locked: true, inputIds: [] });
     });
     if (this.#follow === follow) this.#follow = null;
-  }
-
-  /** Shows the server's history of the conversation (the reply another tab or the relay finished). */
-  async #catchUp(run: RunToken): Promise<void> {
-    const conversationId = this.#state.conversationId;
-    if (!conversationId) return;
-    try {
-      const history = await this.#options.client.conversations.history(conversationId);
-      if (!run.current() || this.#active || this.#state.conversationId !== conversationId) return;
-      this.#adoptHistory(conversationId, history.entries);
-    } catch {
-      // Offline: what the store had stays shown.
-      if (run.current()) this.#set({ entries: markCutReply(this.#state.entries) });
-    }
   }
 
   /** A message from another tab of this site. */
@@ -605,7 +591,7 @@ export class ChatSession implements ChatSessionApi {
         const index = this.#state.entries.findIndex((e) => e.id === entry.id);
         let entries = index < 0 ? [...this.#state.entries, entry] : this.#state.entries.map((e, i) => (i === index ? entry : e));
         // The streaming tab's copy of a message this tab already has under its server id (read from the history first).
-        if (index < 0 && isLocalId(entry.id)) entries = this.#dedupe(entries);
+        if (index < 0 && isLocalId(entry.id)) entries = this.#history.dedupe(entries);
         const streaming = !isInputEntry(entry) && !entry.completed_at && !entry.interrupted;
         this.#set(streaming && this.#follow
           ? { entries, streamingEntryId: entry.id, status: 'streaming' }
@@ -624,7 +610,7 @@ export class ChatSession implements ChatSessionApi {
           this.#follow = null;
         }
         this.#set({ status: 'ready', streamingEntryId: null, following: false });
-        void this.#catchUp(this.#runs.now());
+        void this.#history.catchUp(this.#runs.now());
         return;
       case 'stop':
         if (ours && this.#active?.leading?.conversationId === message.conversationId) this.stop();
@@ -744,37 +730,6 @@ export class ChatSession implements ChatSessionApi {
     return true;
   }
 
-  /** `conversation.response.started`: the server stored the inputs; a start or restart names a new conversation. */
-  #started(conversationId: string, turn: Turn): void {
-    const previous = this.#state.conversationId;
-    const now = nowIso();
-    if (conversationId !== previous || !this.#record) {
-      const base = previous && conversationId !== previous ? this.#record : null;
-      this.#record = {
-        id: conversationId,
-        title: titleOf(this.#state.entries),
-        agentId: this.#options.agentId ?? base?.agentId ?? null,
-        model: this.#options.agentId ? null : this.#options.model ?? base?.model ?? null,
-        createdAt: base?.createdAt ?? now,
-        updatedAt: now,
-      };
-    }
-    this.#set({ conversationId, status: 'streaming' });
-    const store = this.#store;
-    if (!store) return;
-    this.#saveConversation(this.#state.entries);
-    if (previous && previous !== conversationId) {
-      // The restarted conversation replaces the old one in the cache (see the class comment).
-      store.deleteConversation(previous).catch(() => {});
-      for (const e of this.#state.entries) this.#persist(e);
-    } else if (turn.kind === 'start') {
-      for (const e of this.#state.entries) this.#persist(e);
-    } else {
-      // Append: the inputs of this turn are the trailing page-made entries.
-      for (const e of this.#state.entries) if (isLocalId(e.id)) this.#persist(e);
-    }
-  }
-
   #applyEvent(event: ConversationEvent, produced: Set<string>): void {
     const { entries, changed } = applyEvent(this.#state.entries, event);
     if (!changed) return;
@@ -782,75 +737,7 @@ export class ChatSession implements ChatSessionApi {
     const patch: Partial<ChatState> = { entries, streamingEntryId: changed.id, status: 'streaming' };
     if (event.type === 'agent.handoff.done' && event.next_agent_name) patch.agentName = event.next_agent_name;
     this.#set(patch);
-    this.#persist(changed);
-  }
-
-  // ------------------------------------------------------------ server reconciliation and store
-
-  /**
-   * Replaces the page's view of the conversation with the server's history (ids included), keeping what
-   * the server lacks; returns the temporary → server id map, or null when the server could not be asked.
-   */
-  async #syncIds(run: RunToken): Promise<Map<string, string> | null> {
-    const conversationId = this.#state.conversationId;
-    if (!conversationId) return null;
-    let history: ConversationEntry[];
-    try {
-      history = (await this.#options.client.conversations.history(conversationId)).entries;
-    } catch {
-      return null; // offline: the page keeps its temporary ids until the next reconciliation
-    }
-    // A turn started meanwhile owns the entries now; its own reconciliation comes later.
-    if (!run.current() || this.#state.conversationId !== conversationId || this.#active) return null;
-    const { entries, renamed } = this.#adoptHistory(conversationId, history);
-    this.#saveConversation(entries);
-    return renamed;
-  }
-
-  /** The server's history merged into the state's entries (see reconcileEntries); remembers the ids it learnt. */
-  #reconcile(history: readonly ConversationEntry[]): Reconciled {
-    const reconciled = reconcileEntries(this.#state.entries, history, { aliases: this.#aliases, keep: new Set(this.#unsent) });
-    for (const [from, to] of reconciled.renamed) this.#aliases.set(from, to);
-    return reconciled;
-  }
-
-  /** Shows the server's history merged into the state (with `patch` of the merged entries) and stores it. */
-  #adoptHistory(conversationId: string, history: readonly ConversationEntry[], patch?: (entries: CachedEntry[]) => Partial<ChatState>): Reconciled {
-    const reconciled = this.#reconcile(history);
-    const { entries } = reconciled;
-    this.#set({ entries, ...patch?.(entries) });
-    this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
-    return reconciled;
-  }
-
-  /** `entries` without the page-made copies of entries they also hold under server ids (see dropLocalTwins). */
-  #dedupe(entries: readonly CachedEntry[]): CachedEntry[] {
-    const twins = dropLocalTwins(entries, { aliases: this.#aliases, keep: new Set(this.#unsent) });
-    for (const [from, to] of twins.renamed) this.#aliases.set(from, to);
-    return twins.entries;
-  }
-
-  /** Writes the conversation's record, updated at `updatedAt` (default: now). */
-  #saveConversation(entries: readonly ConversationEntry[], updatedAt?: string): void {
-    const store = this.#store;
-    const conversationId = this.#state.conversationId;
-    if (!store || !conversationId) return;
-    const now = updatedAt ?? nowIso();
-    const record: CachedConversation = this.#record && this.#record.id === conversationId
-      ? { ...this.#record, title: this.#record.title || titleOf(entries), updatedAt: now }
-      : {
-        id: conversationId, title: titleOf(entries), agentId: this.#options.agentId ?? null,
-        model: this.#options.agentId ? null : this.#options.model ?? null, createdAt: entries[0]?.created_at ?? now, updatedAt: now,
-      };
-    this.#record = record;
-    store.putConversation(record).catch(() => this.#notSaved());
-  }
-
-  #persist(entry: CachedEntry): void {
-    const conversationId = this.#state.conversationId;
-    if (!this.#store || !conversationId) return;
-    this.#store.putEntry(conversationId, entry).catch(() => this.#notSaved());
-    this.#tabs?.post({ kind: 'entry', conversationId, entry });
+    this.#history.persist(changed);
   }
 
   #notSaved(): void {
@@ -860,11 +747,11 @@ export class ChatSession implements ChatSessionApi {
   // ------------------------------------------------------------ helpers
 
   async #resolveAgentName(run: RunToken): Promise<void> {
-    const agentId = this.#record?.agentId ?? this.#options.agentId;
+    const agentId = this.#history.record?.agentId ?? this.#options.agentId;
     if (!agentId || this.#state.agentName) return;
     try {
       const agent = await this.#options.client.agents.get(agentId);
-      if (agentId === (this.#record?.agentId ?? this.#options.agentId)) {
+      if (agentId === (this.#history.record?.agentId ?? this.#options.agentId)) {
         if (agentId === this.#options.agentId) this.#defaultAgentName = agent.name;
         if (run.current() && !this.#state.agentName) this.#set({ agentName: agent.name });
       }
@@ -885,7 +772,7 @@ export class ChatSession implements ChatSessionApi {
       const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
       if (changed) {
         this.#set({ entries, streamingEntryId: null });
-        this.#persist(changed);
+        this.#history.persist(changed);
       }
     }
     this.#active = null;
