@@ -7,11 +7,12 @@ import type {
 } from './contracts.js';
 import type { ConversationEntry, ConversationEvent, ConversationInputs } from './types.js';
 import {
-  applyEvent, byCreatedAt, completeEntries, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, toInput,
+  applyEvent, completeEntries, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, toInput,
 } from './chat-entries.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
 import { ConversationTransport, inputTurn, type Turn } from './conversation-transport.js';
 import { HistorySync } from './history-sync.js';
+import { WaitingTurns, isOffline } from './waiting-turns.js';
 import { answerCalls, callsToAnswer } from './tool-rounds.js';
 import { STREAM_GONE } from './conversation-stream.js';
 import { LatestRun, type RunToken } from './latest-run.js';
@@ -21,9 +22,6 @@ import { TabSync, hasLocks, holdStreamLock, withStreamLock, type TabMessage } fr
 export const EVICTED_NOTICE = 'Older conversations were removed from this device to free space.';
 /** A notice shown when the conversation could not be saved on this device. */
 export const NOT_SAVED_NOTICE = 'This conversation could not be saved on this device.';
-
-/** How long a message waits before it is tried again when the browser thinks it is online (the relay was unreachable). */
-const WAIT_RETRY_MS = 10_000;
 
 /** A turn that failed, kept for `retry()`. */
 interface FailedTurn {
@@ -82,19 +80,15 @@ interface ActiveTurn {
  *   streaming tab goes away. A stop in a following tab stops the reply in the streaming one.
  * - Offline: a message sent while `navigator.onLine` is false, or whose turn got no answer at all, stays in
  *   the transcript (`state.waiting`) and is sent when the browser says it is online again; `cancelWaiting()` drops it.
- * - Offline across reloads: a waiting turn is also kept in the store (its user entries, under the conversation id,
- *   or `new:agent:<id>` / `new:model:<name>` for a first message). `load` shows a conversation's waiting messages
- *   again after its history, waiting (sent on `online`, or at once when online); `restoreWaiting()` does the same
- *   for a first message on a new chat. The record goes when the messages are cancelled, their conversation
- *   deleted, or just before they are sent: the sending tab takes it (read and deleted in one IndexedDB
- *   transaction, which tabs cannot interleave) and only a tab whose take found it sends; a tab whose take found
- *   nothing drops its copy (another tab sent it). A send that then gets no answer keeps it again; a send that
- *   fails otherwise leaves it to `retry()` in this page only.
+ * - Offline across reloads: a waiting turn is also kept in the store (see waiting-turns.ts: how tabs sharing
+ *   the store send it once). `load` shows a conversation's waiting messages again after its history, waiting
+ *   (sent on `online`, or at once when online); `restoreWaiting()` does the same for a first message on a new chat.
  */
 export class ChatSession implements ChatSessionApi {
   readonly #options: ChatSessionOptions;
   readonly #transport: ConversationTransport;
   readonly #history: HistorySync;
+  readonly #waiting: WaitingTurns;
   readonly #store: HistoryStoreApi | undefined;
   readonly #listeners = new Set<(state: ChatState) => void>();
   #state: ChatState;
@@ -112,12 +106,6 @@ export class ChatSession implements ChatSessionApi {
   #unsubscribeTabs: () => void = () => {};
   /** Following another tab's stream of this conversation (aborted when this page shows another one). */
   #follow: AbortController | null = null;
-  /** A turn waiting for the connection (see the class comment). */
-  #queued: Turn | null = null;
-  readonly #onOnline = () => void this.#sendQueued();
-  #waitTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The queued turn's messages are in the store (so a take that finds nothing means another tab took them). */
-  #waitStored = false;
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
@@ -140,10 +128,15 @@ export class ChatSession implements ChatSessionApi {
       get state() { return session.#state; },
       set: (patch: Partial<ChatState>) => this.#set(patch),
       get unsent() { return session.#unsent; },
+      set unsent(ids: string[]) { session.#unsent = ids; },
+      get idle() { return !session.#disposed && !session.#isBusy(); },
       get active() { return session.#active; },
       notSaved: () => this.#notSaved(),
+      next: () => this.#next(),
+      perform: (run: RunToken, turn: Turn) => this.#perform(run, turn),
     };
     this.#history = new HistorySync(host, options, this.#tabs);
+    this.#waiting = new WaitingTurns(host, options);
     if (this.#tabs) this.#unsubscribeTabs = this.#tabs.subscribe((message) => this.#onTab(message));
   }
 
@@ -164,13 +157,8 @@ export class ChatSession implements ChatSessionApi {
     const run = this.#next();
     this.#failed = null;
     this.#failedLoad = null;
-    const queued = this.#queued;
-    const stored = this.#waitStored;
-    if (this.#queued) {
-      // Still waiting: the waiting messages go with this one (see below).
-      this.#unsent = [...this.#unsent, ...this.#queued.inputIds.filter((id) => !this.#unsent.includes(id))];
-      this.#queued = null;
-    }
+    // Still waiting: the waiting messages go with this one (see below).
+    const queued = this.#waiting.take();
     const user = userEntry(text);
     // Inputs that never reached the server go first, so the conversation has everything the user wrote.
     const unsent = this.#state.entries.filter((e) => this.#unsent.includes(e.id) && isInputEntry(e));
@@ -180,10 +168,10 @@ export class ChatSession implements ChatSessionApi {
     void this.#resolveAgentName(run);
     const conversationId = this.#state.conversationId;
     let turn: Turn = conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds };
-    if (isOffline()) return this.#wait(turn);
-    if (queued && stored) {
+    if (isOffline()) return this.#waiting.wait(turn);
+    if (queued?.stored) {
       // The waiting messages leave the store as they go out (another tab may have sent them already).
-      const claimed = await this.#claim(run, turn, queued.inputIds);
+      const claimed = await this.#waiting.claim(run, turn, queued.turn.inputIds);
       if (!claimed) return;
       turn = claimed;
     }
@@ -191,13 +179,7 @@ export class ChatSession implements ChatSessionApi {
   }
 
   cancelWaiting(): void {
-    const waiting = new Set(this.#state.waiting ?? []);
-    if (!waiting.size && !this.#queued) return;
-    const key = this.#queued ? this.#waitKey(this.#queued) : null;
-    if (key) this.#store?.deleteWaiting?.(key, [...waiting]).catch(() => this.#notSaved());
-    this.#dropQueued();
-    this.#unsent = this.#unsent.filter((id) => !waiting.has(id));
-    this.#set({ entries: this.#state.entries.filter((e) => !waiting.has(e.id)), waiting: [] });
+    this.#waiting.cancel();
   }
 
   stop(): void {
@@ -319,7 +301,7 @@ export class ChatSession implements ChatSessionApi {
   }
 
   async load(conversationId: string): Promise<void> {
-    this.#dropQueued();
+    this.#waiting.drop();
     this.#abortRun();
     const run = this.#next();
     this.#failed = null;
@@ -370,21 +352,21 @@ export class ChatSession implements ChatSessionApi {
       }
     }
     // Messages written offline in an earlier page: shown after the history, waiting again.
-    if (waiting && run.current() && !this.#active) this.#restore(waiting);
+    if (waiting && run.current() && !this.#active) this.#waiting.restore(waiting);
   }
 
   async restoreWaiting(): Promise<boolean> {
     const store = this.#store;
-    const fresh = () => !this.#disposed && !this.#state.conversationId && !this.#state.entries.length && !this.#queued && !this.#isBusy();
+    const fresh = () => !this.#disposed && !this.#state.conversationId && !this.#state.entries.length && !this.#waiting.queued && !this.#isBusy();
     if (!store?.getWaiting || !fresh()) return false;
     const run = this.#runs.now();
-    const record = await store.getWaiting(this.#newKey()).catch(() => undefined);
+    const record = await store.getWaiting(this.#waiting.newKey).catch(() => undefined);
     if (!record || !run.current() || !fresh()) return false;
-    return this.#restore(record);
+    return this.#waiting.restore(record);
   }
 
   reset(): void {
-    this.#dropQueued();
+    this.#waiting.drop();
     this.#abortRun();
     this.#runs.cancel();
     this.#failed = null;
@@ -419,7 +401,7 @@ export class ChatSession implements ChatSessionApi {
   }
 
   dispose(): void {
-    this.#dropQueued();
+    this.#waiting.drop();
     this.#abortRun();
     this.#disposed = true;
     this.#runs.cancel();
@@ -499,7 +481,7 @@ export class ChatSession implements ChatSessionApi {
       const failure = PlatformError.from(error);
       if (!reachedServer && failure.type === NETWORK_ERROR && inBrowser() && (turn.kind === 'start' || turn.kind === 'append')) {
         // No answer at all: most likely offline. The message waits for the connection.
-        this.#wait(turn);
+        this.#waiting.wait(turn);
         return null;
       }
       if (failure.code === STREAM_GONE) {
@@ -599,7 +581,7 @@ export class ChatSession implements ChatSessionApi {
         return;
       }
       case 'streaming':
-        if (ours || this.#follow || this.#queued) return;
+        if (ours || this.#follow || this.#waiting.queued) return;
         this.#set({ status: 'streaming', streamingEntryId: message.entryId, error: null, following: true });
         void this.#takeOver(this.#runs.now(), message.conversationId, true);
         return;
@@ -616,118 +598,6 @@ export class ChatSession implements ChatSessionApi {
         if (ours && this.#active?.leading?.conversationId === message.conversationId) this.stop();
         return;
     }
-  }
-
-  /**
-   * Keeps `turn` until the browser is online again (see the class comment), in the store too unless `stored`
-   * says whether it is there already.
-   */
-  #wait(turn: Turn, stored?: boolean): void {
-    if (stored === undefined) this.#keepWaiting(turn);
-    else this.#waitStored = stored;
-    this.#queued = turn;
-    this.#unsent = turn.inputIds;
-    this.#set({ status: 'ready', error: null, streamingEntryId: null, waiting: [...turn.inputIds] });
-    globalThis.removeEventListener?.('online', this.#onOnline);
-    globalThis.addEventListener?.('online', this.#onOnline, { once: true });
-    // A browser that believes it is online (the relay was unreachable) gets no `online` event: try again later.
-    clearTimeout(this.#waitTimer);
-    if (!isOffline()) this.#waitTimer = setTimeout(this.#onOnline, WAIT_RETRY_MS);
-  }
-
-  /** Forgets the waiting turn (another conversation is shown; its messages stay in the store). */
-  #dropQueued(): void {
-    this.#queued = null;
-    this.#waitStored = false;
-    clearTimeout(this.#waitTimer);
-    globalThis.removeEventListener?.('online', this.#onOnline);
-  }
-
-  /** Online again: the waiting turn goes out (unless the user is doing something else). */
-  async #sendQueued(): Promise<void> {
-    const turn = this.#queued;
-    if (!turn || this.#disposed || this.#isBusy()) return;
-    if (isOffline()) return this.#wait(turn, this.#waitStored);
-    const stored = this.#waitStored;
-    this.#dropQueued();
-    const run = this.#next();
-    this.#set({ status: 'submitted', error: null, waiting: [] });
-    const claimed = stored ? await this.#claim(run, turn, turn.inputIds) : turn;
-    if (!claimed) return;
-    await this.#perform(run, claimed);
-  }
-
-  /** The store key of a turn's waiting messages: its conversation, or this session's agent/model for a first message. */
-  #waitKey(turn: Turn): string | null {
-    if (turn.kind === 'append') return turn.conversationId;
-    return turn.kind === 'start' ? this.#newKey() : null;
-  }
-
-  #newKey(): string {
-    return this.#options.agentId ? `new:agent:${this.#options.agentId}` : `new:model:${this.#options.model ?? ''}`;
-  }
-
-  /** Writes the waiting turn's entries to the store (merged with what is there under its key). */
-  #keepWaiting(turn: Turn): void {
-    const key = this.#waitKey(turn);
-    const store = this.#store;
-    this.#waitStored = false;
-    if (!key || !store?.putWaiting) return;
-    const ids = new Set(turn.inputIds);
-    const entries = this.#state.entries.filter((e) => ids.has(e.id));
-    if (!entries.length) return;
-    this.#waitStored = true;
-    store.putWaiting({ key, conversationId: turn.kind === 'append' ? turn.conversationId : null, entries, savedAt: nowIso() }).catch(() => {
-      if (this.#queued === turn) this.#waitStored = false;
-      this.#notSaved();
-    });
-  }
-
-  /**
-   * Takes the turn's waiting messages (`waitingIds`) out of the store before they are sent. Those another tab
-   * took meanwhile leave this transcript (that tab sends them); those another tab kept under the same key
-   * join the turn. Null when nothing is left to send (the state is ready again) or the session moved on.
-   */
-  async #claim(run: RunToken, turn: Turn, waitingIds: readonly string[]): Promise<Turn | null> {
-    const key = this.#waitKey(turn);
-    const store = this.#store;
-    if (!key || !store?.takeWaiting) return turn;
-    let record: WaitingTurn | undefined;
-    try {
-      record = await store.takeWaiting(key);
-    } catch {
-      return run.current() ? turn : null; // an unreadable store: send what this page has
-    }
-    if (!run.current()) {
-      // Another conversation is shown (or the page is going): the messages go back to wait.
-      if (record) store.putWaiting?.(record).catch(() => {});
-      return null;
-    }
-    const gone = new Set(record ? [] : waitingIds);
-    const shown = new Set(this.#state.entries.map((e) => e.id));
-    const extra = (record?.entries ?? []).filter((e) => !shown.has(e.id));
-    if (!gone.size && !extra.length) return turn;
-    const ids = new Set([...turn.inputIds.filter((id) => !gone.has(id)), ...extra.map((e) => e.id)]);
-    const rest = this.#state.entries.filter((e) => !ids.has(e.id) && !gone.has(e.id));
-    const mine = [...this.#state.entries.filter((e) => ids.has(e.id)), ...extra]
-      .sort(byCreatedAt);
-    this.#unsent = this.#unsent.filter((id) => !gone.has(id));
-    this.#set({ entries: [...rest, ...mine] });
-    if (!mine.length) {
-      this.#set({ status: 'ready' });
-      return null;
-    }
-    return inputTurn(turn.kind === 'append' ? turn.conversationId : null, mine);
-  }
-
-  /** Shows messages kept waiting in the store (an earlier page) after the transcript, and waits to send them again. */
-  #restore(record: WaitingTurn): boolean {
-    if (!record.entries.length) return false;
-    const have = new Set(this.#state.entries.map((e) => e.id));
-    this.#set({ entries: [...this.#state.entries, ...record.entries.filter((e) => !have.has(e.id))] });
-    this.#wait(inputTurn(record.conversationId, record.entries), true);
-    if (!isOffline()) void this.#sendQueued();
-    return true;
   }
 
   #applyEvent(event: ConversationEvent, produced: Set<string>): void {
@@ -817,11 +687,6 @@ function initialState(agentName: string | null): ChatState {
 /** Whether this runs in a browser (a network failure there before any answer means offline; under Node it is an error). */
 function inBrowser(): boolean {
   return typeof (globalThis as { navigator?: { onLine?: unknown } }).navigator?.onLine === 'boolean';
-}
-
-/** Whether the browser says it is offline (never under Node). */
-function isOffline(): boolean {
-  return (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine === false;
 }
 
 /** Entries as they were at a stored resume point: the reply being streamed carries on (not marked cut). */
