@@ -16,7 +16,8 @@ import { WaitingTurns, isOffline } from './waiting-turns.js';
 import { answerCalls, callsToAnswer } from './tool-rounds.js';
 import { STREAM_GONE } from './conversation-stream.js';
 import { LatestRun, type RunToken } from './latest-run.js';
-import { TabSync, hasLocks, holdStreamLock, withStreamLock, type TabMessage } from './tab-sync.js';
+import { TabSync } from './tab-sync.js';
+import { TabLeadership, type Lead } from './tab-leadership.js';
 
 /** A notice shown after old conversations were evicted for space. */
 export const EVICTED_NOTICE = 'Older conversations were removed from this device to free space.';
@@ -31,18 +32,12 @@ interface FailedTurn {
 }
 
 /** One user action in progress (send, retry, regenerate, edit): stop() aborts it. */
-interface ActiveTurn {
+interface ActiveTurn extends Lead {
   /** Its run: stale once a newer action starts (see LatestRun). */
   run: RunToken;
   controller: AbortController;
   /** The turn's stream while it runs. */
   stream?: ConversationStream;
-  /** The conversation whose stream lock this run holds (it streams for every tab), and how to let go. */
-  leading?: { conversationId: string; release: () => void };
-  /** Left to be resumed (another conversation shown, disposed): the relay keeps the reply, the store its point. */
-  detached?: boolean;
-  /** The connection was lost for good: the point stays in the store, so a reload or `retry()` resumes. */
-  keepInflight?: boolean;
 }
 
 /**
@@ -89,6 +84,7 @@ export class ChatSession implements ChatSessionApi {
   readonly #transport: ConversationTransport;
   readonly #history: HistorySync;
   readonly #waiting: WaitingTurns;
+  readonly #leadership: TabLeadership;
   readonly #store: HistoryStoreApi | undefined;
   readonly #listeners = new Set<(state: ChatState) => void>();
   #state: ChatState;
@@ -101,11 +97,6 @@ export class ChatSession implements ChatSessionApi {
   #failedLoad: string | null = null;
   #defaultAgentName: string | null = null;
   #disposed = false;
-  /** The channel to this site's other tabs (null without a store or BroadcastChannel). */
-  readonly #tabs: TabSync | null;
-  #unsubscribeTabs: () => void = () => {};
-  /** Following another tab's stream of this conversation (aborted when this page shows another one). */
-  #follow: AbortController | null = null;
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
@@ -121,7 +112,8 @@ export class ChatSession implements ChatSessionApi {
         if (!this.#disposed) this.#set({ notice: EVICTED_NOTICE });
       };
     }
-    this.#tabs = store?.name && typeof (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel === 'function' ? new TabSync(store.name) : null;
+    // The channel to this site's other tabs (none without a store or BroadcastChannel: each tab streams for itself).
+    const tabs = store?.name && typeof (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel === 'function' ? new TabSync(store.name) : null;
     // What the collaborators see of the session (each takes the narrow part it needs: HistoryHost, …).
     const session = this;
     const host = {
@@ -134,10 +126,16 @@ export class ChatSession implements ChatSessionApi {
       notSaved: () => this.#notSaved(),
       next: () => this.#next(),
       perform: (run: RunToken, turn: Turn) => this.#perform(run, turn),
+      get queued() { return !!session.#waiting.queued; },
+      now: () => this.#runs.now(),
+      stop: () => this.stop(),
+      dedupe: (entries: readonly CachedEntry[]) => this.#history.dedupe(entries),
+      catchUp: (run: RunToken) => this.#history.catchUp(run),
+      resume: (run: RunToken, conversationId: string) => this.#resume(run, conversationId),
     };
-    this.#history = new HistorySync(host, options, this.#tabs);
+    this.#history = new HistorySync(host, options, tabs);
     this.#waiting = new WaitingTurns(host, options);
-    if (this.#tabs) this.#unsubscribeTabs = this.#tabs.subscribe((message) => this.#onTab(message));
+    this.#leadership = new TabLeadership(host, tabs, store);
   }
 
   get state(): ChatState {
@@ -184,11 +182,8 @@ export class ChatSession implements ChatSessionApi {
 
   stop(): void {
     const active = this.#active;
-    if (!active && this.#follow && this.#state.conversationId) {
-      // Another tab streams this reply: it stops it (and says so).
-      this.#tabs?.post({ kind: 'stop', conversationId: this.#state.conversationId });
-      return;
-    }
+    // Another tab streams this reply: it stops it (and says so).
+    if (!active && this.#leadership.stopLeader(this.#state.conversationId)) return;
     if (!active || active.controller.signal.aborted) return;
     active.controller.abort();
     const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
@@ -211,12 +206,8 @@ export class ChatSession implements ChatSessionApi {
     const conversationId = this.#state.conversationId;
     const inflight = conversationId && this.#transport.canReconnect ? await this.#store?.getInflight?.(conversationId).catch(() => undefined) : undefined;
     if (!run.current()) return;
-    if (inflight) {
-      // The connection was lost, the reply may still be on the relay: carry on from where it was.
-      this.#set({ entries: resumable(this.#state.entries, inflight.entryId), status: 'streaming', streamingEntryId: inflight.entryId });
-      await this.#perform(run, { kind: 'resume', conversationId: inflight.conversationId, from: inflight, locked: false, inputIds: [] });
-      return;
-    }
+    // The connection was lost, the reply may still be on the relay: carry on from where it was.
+    if (inflight) return this.#resumeFrom(run, inflight, this.#state.entries, false);
     const ok = conversationId && await this.#history.syncIds(run);
     if (!run.current()) return;
     const entries = this.#state.entries;
@@ -335,7 +326,7 @@ export class ChatSession implements ChatSessionApi {
     if (inflight) {
       // A reply was streaming when this conversation was last seen: follow the tab streaming it, or resume it.
       this.#set({ status: 'streaming', streamingEntryId: inflight.entryId, following: true });
-      await this.#takeOver(run, conversationId);
+      await this.#leadership.takeOver(run, conversationId);
       return;
     }
     try {
@@ -406,8 +397,7 @@ export class ChatSession implements ChatSessionApi {
     this.#disposed = true;
     this.#runs.cancel();
     this.#listeners.clear();
-    this.#unsubscribeTabs();
-    this.#tabs?.close();
+    this.#leadership.close();
   }
 
   // ------------------------------------------------------------ turns
@@ -446,7 +436,7 @@ export class ChatSession implements ChatSessionApi {
     try {
       return await this.#streamTurn(active, turn);
     } finally {
-      await this.#endLead(active);
+      await this.#leadership.endLead(active);
     }
   }
 
@@ -457,7 +447,7 @@ export class ChatSession implements ChatSessionApi {
     try {
       stream = this.#transport.open(turn, active.controller.signal);
       active.stream = stream;
-      if (turn.kind === 'resume') this.#lead(active, turn.conversationId, turn.locked);
+      if (turn.kind === 'resume') this.#leadership.lead(active, turn.conversationId, turn.locked);
       for await (const event of stream) {
         if (!active.run.current() || active.controller.signal.aborted) break;
         if (event.type === 'conversation.response.started') {
@@ -467,7 +457,7 @@ export class ChatSession implements ChatSessionApi {
           const previous = this.#state.conversationId;
           this.#set({ conversationId: event.conversation_id, status: 'streaming' });
           this.#history.started(previous, turn.kind === 'start');
-          this.#lead(active, event.conversation_id, false);
+          this.#leadership.lead(active, event.conversation_id, false);
           this.#history.keepPoint(stream);
           continue;
         }
@@ -512,92 +502,23 @@ export class ChatSession implements ChatSessionApi {
     return produced;
   }
 
-  // ------------------------------------------------------------ resuming, tabs, offline
-
-  /** This run streams `conversationId` for every tab: it holds the lock (unless `locked`) and says so. */
-  #lead(active: ActiveTurn, conversationId: string, locked: boolean): void {
-    if (active.leading?.conversationId === conversationId) return;
-    active.leading?.release();
-    active.leading = { conversationId, release: this.#tabs && !locked ? holdStreamLock(conversationId) : () => {} };
-    this.#tabs?.post({ kind: 'streaming', conversationId, entryId: this.#state.streamingEntryId });
-  }
-
-  /** The run's stream ended: unless left to be resumed, nothing is to resume; the lock goes (after the store has that). */
-  async #endLead(active: ActiveTurn): Promise<void> {
-    const leading = active.leading;
-    active.leading = undefined;
-    const conversationId = leading?.conversationId ?? (active.stream?.resumePoint ? this.#state.conversationId : null);
-    if (!conversationId) return;
-    if (!active.detached && !active.keepInflight) await this.#store?.deleteInflight?.(conversationId).catch(() => {});
-    if (!active.detached) this.#tabs?.post({ kind: 'ended', conversationId });
-    leading?.release();
-  }
-
-  /**
-   * Waits until no tab streams `conversationId` (following the one that does), then resumes its reply
-   * from the stored point, or, when there is none any more, shows the server's history.
-   */
-  async #takeOver(run: RunToken, conversationId: string, following = false): Promise<void> {
-    this.#follow?.abort();
-    const follow = new AbortController();
-    this.#follow = follow;
-    // Without Web Locks a following tab cannot tell when the streaming one is gone: it waits for 'ended'.
-    if (following && !hasLocks()) return;
-    await withStreamLock(conversationId, follow.signal, async () => {
-      if (this.#follow !== follow || !run.current()) return;
-      this.#follow = null;
-      const inflight = await this.#store?.getInflight?.(conversationId).catch(() => undefined);
-      if (!run.current()) return;
-      if (!inflight || !this.#transport.canReconnect) {
-        this.#set({ status: 'ready', streamingEntryId: null, following: false });
-        await this.#history.catchUp(run);
-        return;
-      }
-      // The stored entries are those of the stored point (one batch): resume from there.
-      const entries = await this.#store!.getEntries(conversationId).catch(() => this.#state.entries);
-      if (!run.current()) return;
-      this.#set({ entries: resumable(this.#history.dedupe(entries), inflight.entryId), status: 'streaming', streamingEntryId: inflight.entryId, following: false });
-      await this.#perform(run, { kind: 'resume', conversationId, from: inflight, locked: true, inputIds: [] });
-    });
-    if (this.#follow === follow) this.#follow = null;
-  }
-
-  /** A message from another tab of this site. */
-  #onTab(message: TabMessage): void {
-    if (this.#disposed || message.conversationId !== this.#state.conversationId) return;
-    const ours = !!this.#active;
-    switch (message.kind) {
-      case 'entry': {
-        if (ours) return;
-        const entry = message.entry;
-        const index = this.#state.entries.findIndex((e) => e.id === entry.id);
-        let entries = index < 0 ? [...this.#state.entries, entry] : this.#state.entries.map((e, i) => (i === index ? entry : e));
-        // The streaming tab's copy of a message this tab already has under its server id (read from the history first).
-        if (index < 0 && isLocalId(entry.id)) entries = this.#history.dedupe(entries);
-        const streaming = !isInputEntry(entry) && !entry.completed_at && !entry.interrupted;
-        this.#set(streaming && this.#follow
-          ? { entries, streamingEntryId: entry.id, status: 'streaming' }
-          : { entries });
-        return;
-      }
-      case 'streaming':
-        if (ours || this.#follow || this.#waiting.queued) return;
-        this.#set({ status: 'streaming', streamingEntryId: message.entryId, error: null, following: true });
-        void this.#takeOver(this.#runs.now(), message.conversationId, true);
-        return;
-      case 'ended':
-        if (ours) return;
-        if (this.#follow) {
-          this.#follow.abort();
-          this.#follow = null;
-        }
-        this.#set({ status: 'ready', streamingEntryId: null, following: false });
-        void this.#history.catchUp(this.#runs.now());
-        return;
-      case 'stop':
-        if (ours && this.#active?.leading?.conversationId === message.conversationId) this.stop();
-        return;
+  /** Holding the conversation's stream lock: resumes its reply from the stored point, or shows the server's history when there is none. */
+  async #resume(run: RunToken, conversationId: string): Promise<void> {
+    const inflight = await this.#store?.getInflight?.(conversationId).catch(() => undefined);
+    if (!run.current()) return;
+    if (!inflight || !this.#transport.canReconnect) {
+      this.#set({ status: 'ready', streamingEntryId: null, following: false });
+      return this.#history.catchUp(run);
     }
+    // The stored entries are those of the stored point (one batch): resume from there.
+    const entries = await this.#store!.getEntries(conversationId).catch(() => this.#state.entries);
+    if (run.current()) await this.#resumeFrom(run, inflight, this.#history.dedupe(entries), true);
+  }
+
+  /** Streams the reply at `from` again, over `entries` as they were there (`locked`: the stream lock is held). */
+  #resumeFrom(run: RunToken, from: InflightReply, entries: CachedEntry[], locked: boolean): Promise<void> {
+    this.#set({ entries: resumable(entries, from.entryId), status: 'streaming', streamingEntryId: from.entryId, following: false });
+    return this.#perform(run, { kind: 'resume', conversationId: from.conversationId, from, locked, inputIds: [] });
   }
 
   #applyEvent(event: ConversationEvent, produced: Set<string>): void {
@@ -631,8 +552,7 @@ export class ChatSession implements ChatSessionApi {
   }
 
   #abortRun(): void {
-    this.#follow?.abort();
-    this.#follow = null;
+    this.#leadership.unfollow();
     const active = this.#active;
     if (active && !active.controller.signal.aborted) {
       // Not a stop: the reply carries on on the relay and can be resumed (its point stays in the store).
