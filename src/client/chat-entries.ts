@@ -171,6 +171,36 @@ export function markCutReply(entries: CachedEntry[]): CachedEntry[] {
   return [...entries.slice(0, -1), { ...last, interrupted: true }];
 }
 
+/** A message the visitor writes, as the page shows it until the server names it. */
+export function userEntry(text: string): CachedEntry {
+  const now = nowIso();
+  return { object: 'entry', type: 'message.input', id: localId(), role: 'user', content: text, prefix: false, created_at: now, completed_at: now };
+}
+
+/** The last entry the agent produced (not an input), if any. */
+export function lastReply(entries: readonly CachedEntry[]): CachedEntry | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) if (!isInputEntry(entries[i])) return entries[i];
+  return undefined;
+}
+
+/** The agent speaking after the last handoff in `entries`, if any. */
+export function agentNameIn(entries: readonly ConversationEntry[]): string | null {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i];
+    if (e.type === 'agent.handoff' && e.next_agent_name) return e.next_agent_name;
+  }
+  return null;
+}
+
+/** Entries as they were at a stored resume point: the reply being streamed carries on (not marked cut). */
+export function resumable(entries: CachedEntry[], entryId: string | null): CachedEntry[] {
+  return entries.map((e) => {
+    if (e.id !== entryId || !e.interrupted) return e;
+    const { interrupted: _, ...rest } = e;
+    return rest as CachedEntry;
+  });
+}
+
 /** What identifies an entry the page made before the server named it. */
 function signature(entry: ConversationEntry): string {
   switch (entry.type) {

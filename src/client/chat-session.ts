@@ -1,18 +1,22 @@
 /**
  * The state machine of one chat: what `<agent-chat>` renders. No DOM: an element subscribes and
- * renders `state`; all I/O goes through the client and the history store.
+ * renders `state`; all I/O goes through the client and the history store. The session holds the
+ * states, the turns and the public API; it constructs four collaborators, each seeing only a narrow
+ * host: the transport (conversation-transport.ts), history sync (history-sync.ts), the messages waiting
+ * for the connection (waiting-turns.ts) and tab leadership (tab-leadership.ts). The client-tool round
+ * limit is a policy of its own (tool-rounds.ts).
  */
 import type {
   CachedConversation, CachedEntry, ChatSessionApi, ChatSessionOptions, ChatState, ConversationStream, HistoryStoreApi, InflightReply, WaitingTurn,
 } from './contracts.js';
-import type { ConversationEntry, ConversationEvent, ConversationInputs } from './types.js';
+import type { ConversationEvent, ConversationInputs } from './types.js';
 import {
-  applyEvent, completeEntries, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, toInput,
+  agentNameIn, applyEvent, completeEntries, isInputEntry, isLocalId, lastReply, markCutReply, markInterrupted, resumable, toInput, userEntry,
 } from './chat-entries.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
 import { ConversationTransport, inputTurn, type Turn } from './conversation-transport.js';
 import { HistorySync } from './history-sync.js';
-import { WaitingTurns, isOffline } from './waiting-turns.js';
+import { WaitingTurns, inBrowser, isOffline } from './waiting-turns.js';
 import { answerCalls, callsToAnswer } from './tool-rounds.js';
 import { STREAM_GONE } from './conversation-stream.js';
 import { LatestRun, type RunToken } from './latest-run.js';
@@ -58,8 +62,8 @@ interface ActiveTurn extends Lead {
  *   duplicated user message, and the partial reply is dropped.
  * - `edit` of the first message starts a new conversation (restart needs an entry before it).
  * - Client tools: calls whose name is in `options.tools` are run (in parallel), their results are
- *   appended and the continuation streamed, up to 8 rounds per `send`. Calls without a registered
- *   tool stay shown (pending) and the session returns to ready.
+ *   appended and the continuation streamed, up to 8 rounds per `send` (tool-rounds.ts). Calls without a
+ *   registered tool stay shown (pending) and the session returns to ready.
  * - Inputs that never reached the server (a turn stopped or failed before `conversation.response.started`)
  *   stay shown and are sent again with the next `send`, before its message, so nothing the user wrote is lost.
  * - `retry()` after a `load` that failed with nothing cached loads again.
@@ -69,10 +73,9 @@ interface ActiveTurn extends Lead {
  *   the store with its entries; `load` of a conversation with such a point resumes the reply from the relay
  *   instead of showing it cut. A reply the relay no longer has (410) is read from the server's history,
  *   without an error when it is complete there. A stop is never resumed.
- * - Tabs (with a store, BroadcastChannel and Web Locks): the tab that streams a reply holds the lock
- *   `parley:stream:<conversation>` and tells the others each entry change; tabs showing that conversation
- *   follow (`state.following`), wait on the lock and take the stream over from the stored point when the
- *   streaming tab goes away. A stop in a following tab stops the reply in the streaming one.
+ * - Tabs (with a store, BroadcastChannel and Web Locks): one tab streams a reply for all; tabs showing that
+ *   conversation follow it (`state.following`) and take the stream over from the stored point when the
+ *   streaming tab goes away (tab-leadership.ts). A stop in a following tab stops the reply in the streaming one.
  * - Offline: a message sent while `navigator.onLine` is false, or whose turn got no answer at all, stays in
  *   the transcript (`state.waiting`) and is sent when the browser says it is online again; `cancelWaiting()` drops it.
  * - Offline across reloads: a waiting turn is also kept in the store (see waiting-turns.ts: how tabs sharing
@@ -602,36 +605,4 @@ export class ChatSession implements ChatSessionApi {
 
 function initialState(agentName: string | null): ChatState {
   return { conversationId: null, entries: [], streamingEntryId: null, status: 'ready', error: null, agentName, notice: null, waiting: [], following: false };
-}
-
-/** Whether this runs in a browser (a network failure there before any answer means offline; under Node it is an error). */
-function inBrowser(): boolean {
-  return typeof (globalThis as { navigator?: { onLine?: unknown } }).navigator?.onLine === 'boolean';
-}
-
-/** Entries as they were at a stored resume point: the reply being streamed carries on (not marked cut). */
-function resumable(entries: CachedEntry[], entryId: string | null): CachedEntry[] {
-  return entries.map((e) => {
-    if (e.id !== entryId || !e.interrupted) return e;
-    const { interrupted: _, ...rest } = e;
-    return rest as CachedEntry;
-  });
-}
-
-function userEntry(text: string): CachedEntry {
-  const now = nowIso();
-  return { object: 'entry', type: 'message.input', id: localId(), role: 'user', content: text, prefix: false, created_at: now, completed_at: now };
-}
-
-function lastReply(entries: readonly CachedEntry[]): CachedEntry | undefined {
-  for (let i = entries.length - 1; i >= 0; i--) if (!isInputEntry(entries[i])) return entries[i];
-  return undefined;
-}
-
-function agentNameIn(entries: readonly ConversationEntry[]): string | null {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i];
-    if (e.type === 'agent.handoff' && e.next_agent_name) return e.next_agent_name;
-  }
-  return null;
 }

@@ -19,6 +19,11 @@ import { inputTurn, type Turn } from './conversation-transport.js';
 /** How long a message waits before it is tried again when the browser thinks it is online (the relay was unreachable). */
 export const WAIT_RETRY_MS = 10_000;
 
+/** Whether this runs in a browser (a network failure there before any answer means offline; under Node it is an error). */
+export function inBrowser(): boolean {
+  return typeof (globalThis as { navigator?: { onLine?: unknown } }).navigator?.onLine === 'boolean';
+}
+
 /** Whether the browser says it is offline (never under Node). */
 export function isOffline(): boolean {
   return (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine === false;
