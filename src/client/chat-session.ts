@@ -189,9 +189,7 @@ export class ChatSession implements ChatSessionApi {
     if (!active && this.#leadership.stopLeader(this.#state.conversationId)) return;
     if (!active || active.controller.signal.aborted) return;
     active.controller.abort();
-    const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
-    this.#set({ entries, status: 'ready', streamingEntryId: null });
-    if (changed) this.#history.persist(changed);
+    this.#interrupt({ status: 'ready' });
   }
 
   async retry(): Promise<void> {
@@ -236,13 +234,10 @@ export class ChatSession implements ChatSessionApi {
     if (!conversationId) return;
     const run = this.#next();
     this.#failed = null;
-    let target = entryId ?? lastReply(this.#state.entries)?.id;
+    const last = entryId ?? lastReply(this.#state.entries)?.id;
+    if (!last) return;
+    const target = await this.#serverId(run, last, isLocalId(last) || this.#state.entries.some((e) => isLocalId(e.id)));
     if (!target) return;
-    if (isLocalId(target) || this.#state.entries.some((e) => isLocalId(e.id))) {
-      const renamed = await this.#history.syncIds(run);
-      if (!run.current()) return;
-      target = (renamed && renamed.get(target)) ?? target;
-    }
     const entries = this.#state.entries;
     const index = entries.findIndex((e) => e.id === target);
     let userIndex = -1;
@@ -266,12 +261,8 @@ export class ChatSession implements ChatSessionApi {
     if (!text.trim()) return;
     const run = this.#next();
     this.#failed = null;
-    let target = entryId;
-    if (this.#state.conversationId && this.#state.entries.some((e) => isLocalId(e.id))) {
-      const renamed = await this.#history.syncIds(run);
-      if (!run.current()) return;
-      target = (renamed && renamed.get(target)) ?? target;
-    }
+    const target = await this.#serverId(run, entryId, !!this.#state.conversationId && this.#state.entries.some((e) => isLocalId(e.id)));
+    if (!target) return;
     const entries = this.#state.entries;
     const index = entries.findIndex((e) => e.id === target);
     const edited = entries[index];
@@ -488,10 +479,8 @@ export class ChatSession implements ChatSessionApi {
       }
       if (!active.run.current()) return null;
       if (failure.type === 'stream_error' && active.stream?.resumePoint) active.keepInflight = true;
-      const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
       this.#failed = { turn, reachedServer };
-      this.#set({ entries, status: 'error', error: PlatformError.from(error), streamingEntryId: null });
-      if (changed) this.#history.persist(changed);
+      this.#interrupt({ status: 'error', error: PlatformError.from(error) });
       return null;
     }
     if (!active.run.current()) return null;
@@ -522,6 +511,13 @@ export class ChatSession implements ChatSessionApi {
   #resumeFrom(run: RunToken, from: InflightReply, entries: CachedEntry[], locked: boolean): Promise<void> {
     this.#set({ entries: resumable(entries, from.entryId), status: 'streaming', streamingEntryId: from.entryId, following: false });
     return this.#perform(run, { kind: 'resume', conversationId: from.conversationId, from, locked, inputIds: [] });
+  }
+
+  /** `id` as the server names it, after reconciling the page's temporary ids when `sync`; null when the run went stale meanwhile. */
+  async #serverId(run: RunToken, id: string, sync: boolean): Promise<string | null> {
+    if (!sync) return id;
+    const renamed = await this.#history.syncIds(run);
+    return run.current() ? renamed?.get(id) ?? id : null;
   }
 
   #applyEvent(event: ConversationEvent, produced: Set<string>): void {
@@ -562,13 +558,16 @@ export class ChatSession implements ChatSessionApi {
       active.detached = true;
       active.stream?.detach?.();
       active.controller.abort();
-      const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
-      if (changed) {
-        this.#set({ entries, streamingEntryId: null });
-        this.#history.persist(changed);
-      }
+      this.#interrupt();
     }
     this.#active = null;
+  }
+
+  /** Marks the reply streaming now cut (kept, and stored so) with `patch`; without `patch`, only when there was one. */
+  #interrupt(patch?: Partial<ChatState>): void {
+    const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
+    if (changed || patch) this.#set({ entries, streamingEntryId: null, ...patch });
+    if (changed) this.#history.persist(changed);
   }
 
   #isBusy(): boolean {
