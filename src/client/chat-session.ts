@@ -20,7 +20,6 @@ import { WaitingTurns, inBrowser, isOffline } from './waiting-turns.js';
 import { answerCalls, callsToAnswer } from './tool-rounds.js';
 import { STREAM_GONE } from './conversation-stream.js';
 import { LatestRun, type RunToken } from './latest-run.js';
-import { TabSync } from './tab-sync.js';
 import { TabLeadership, type Lead } from './tab-leadership.js';
 
 /** A notice shown after old conversations were evicted for space. */
@@ -115,8 +114,6 @@ export class ChatSession implements ChatSessionApi {
         if (!this.#disposed) this.#set({ notice: EVICTED_NOTICE });
       };
     }
-    // The channel to this site's other tabs (none without a store or BroadcastChannel: each tab streams for itself).
-    const tabs = store?.name && typeof (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel === 'function' ? new TabSync(store.name) : null;
     // What the collaborators see of the session (each takes the narrow part it needs: HistoryHost, …).
     const session = this;
     const host = {
@@ -136,9 +133,9 @@ export class ChatSession implements ChatSessionApi {
       catchUp: (run: RunToken) => this.#history.catchUp(run),
       resume: (run: RunToken, conversationId: string) => this.#resume(run, conversationId),
     };
-    this.#history = new HistorySync(host, options, tabs);
+    this.#leadership = new TabLeadership(host, store);
+    this.#history = new HistorySync(host, options, this.#leadership.tabs);
     this.#waiting = new WaitingTurns(host, options);
-    this.#leadership = new TabLeadership(host, tabs, store);
   }
 
   get state(): ChatState {

@@ -108,11 +108,9 @@ export class HistorySync {
     const conversationId = this.#host.state.conversationId;
     if (!store || !conversationId) return;
     const now = updatedAt ?? nowIso();
-    const { agentId, model } = this.#options;
-    const record: CachedConversation = this.record && this.record.id === conversationId
+    const record = this.record = this.record && this.record.id === conversationId
       ? { ...this.record, title: this.record.title || titleOf(entries), updatedAt: now }
-      : { id: conversationId, title: titleOf(entries), agentId: agentId ?? null, model: agentId ? null : model ?? null, createdAt: entries[0]?.created_at ?? now, updatedAt: now };
-    this.record = record;
+      : this.#recordOf(entries, now, null, entries[0]?.created_at);
     store.putConversation(record).catch(() => this.#host.notSaved());
   }
 
@@ -128,9 +126,7 @@ export class HistorySync {
   keepPoint(stream: ConversationStream): void {
     const point = stream.resumePoint;
     const { conversationId, streamingEntryId: entryId } = this.#host.state;
-    if (!point || !conversationId || !this.#store?.putInflight) return;
-    this.#store.putInflight({ conversationId, streamId: point.streamId, lastEventId: point.lastEventId, entryId })
-      .catch(() => this.#host.notSaved());
+    if (point && conversationId) this.#store?.putInflight?.({ conversationId, streamId: point.streamId, lastEventId: point.lastEventId, entryId }).catch(() => this.#host.notSaved());
   }
 
   /**
@@ -141,21 +137,25 @@ export class HistorySync {
    */
   started(previous: string | null, start: boolean): void {
     const { conversationId, entries } = this.#host.state;
-    const { agentId, model } = this.#options;
-    const now = nowIso();
     const replaced = !!previous && conversationId !== previous;
-    if (conversationId !== previous || !this.record) {
-      const base = replaced ? this.record : null;
-      this.record = {
-        id: conversationId!, title: titleOf(entries), agentId: agentId ?? base?.agentId ?? null,
-        model: agentId ? null : model ?? base?.model ?? null, createdAt: base?.createdAt ?? now, updatedAt: now,
-      };
-    }
+    if (conversationId !== previous || !this.record) this.record = this.#recordOf(entries, nowIso(), replaced ? this.record : null);
     const store = this.#store;
     if (!store) return;
     this.save(entries);
     if (replaced) store.deleteConversation(previous).catch(() => {});
     for (const e of entries) if (replaced || start || isLocalId(e.id)) this.persist(e);
+  }
+
+  /**
+   * A new record of the shown conversation, updated `now`: its agent or model from the options, else from
+   * `base` (the conversation it replaces), created when `base` was (else at `createdAt`, else now).
+   */
+  #recordOf(entries: readonly ConversationEntry[], now: string, base: CachedConversation | null, createdAt?: string): CachedConversation {
+    const { agentId, model } = this.#options;
+    return {
+      id: this.#host.state.conversationId!, title: titleOf(entries), agentId: agentId ?? base?.agentId ?? null,
+      model: agentId ? null : model ?? base?.model ?? null, createdAt: base?.createdAt ?? createdAt ?? now, updatedAt: now,
+    };
   }
 
   #twins() {

@@ -9,7 +9,7 @@
 import type { CachedEntry, ChatState, ConversationStream, HistoryStoreApi } from './contracts.js';
 import type { RunToken } from './latest-run.js';
 import { isInputEntry, isLocalId } from './chat-entries.js';
-import { hasLocks, holdStreamLock, withStreamLock, type TabMessage, type TabSync } from './tab-sync.js';
+import { TabSync, hasLocks, holdStreamLock, withStreamLock, type TabMessage } from './tab-sync.js';
 
 /** What leadership keeps on a run of the session (its ActiveTurn). */
 export interface Lead {
@@ -44,27 +44,28 @@ export interface LeadershipHost {
 }
 
 export class TabLeadership {
-  readonly #host: LeadershipHost;
   /** The channel to this site's other tabs (null without a store or BroadcastChannel: each tab streams for itself). */
-  readonly #tabs: TabSync | null;
-  readonly #store: Pick<HistoryStoreApi, 'deleteInflight'> | undefined;
-  readonly #unsubscribe: () => void;
+  readonly tabs: TabSync | null;
+  readonly #host: LeadershipHost;
+  readonly #store: Pick<HistoryStoreApi, 'name' | 'deleteInflight'> | undefined;
   /** Following another tab's stream of this conversation (aborted when this page shows another one). */
   #follow: AbortController | null = null;
 
-  constructor(host: LeadershipHost, tabs: TabSync | null, store: Pick<HistoryStoreApi, 'deleteInflight'> | undefined) {
+  /** Opens the channel named after `store` (tabs showing the same store talk on it). */
+  constructor(host: LeadershipHost, store: Pick<HistoryStoreApi, 'name' | 'deleteInflight'> | undefined) {
     this.#host = host;
-    this.#tabs = tabs;
     this.#store = store;
-    this.#unsubscribe = tabs?.subscribe((message) => this.#onTab(message)) ?? (() => {});
+    this.tabs = store?.name && typeof (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel === 'function'
+      ? new TabSync(store.name, (message) => this.#onTab(message))
+      : null;
   }
 
   /** `run` streams `conversationId` for every tab: it holds the lock (unless `locked`) and says so. */
   lead(run: Lead, conversationId: string, locked: boolean): void {
     if (run.leading?.conversationId === conversationId) return;
     run.leading?.release();
-    run.leading = { conversationId, release: this.#tabs && !locked ? holdStreamLock(conversationId) : () => {} };
-    this.#tabs?.post({ kind: 'streaming', conversationId, entryId: this.#host.state.streamingEntryId });
+    run.leading = { conversationId, release: this.tabs && !locked ? holdStreamLock(conversationId) : () => {} };
+    this.tabs?.post({ kind: 'streaming', conversationId, entryId: this.#host.state.streamingEntryId });
   }
 
   /** The run's stream ended: unless left to be resumed, nothing is to resume; the lock goes (after the store has that). */
@@ -74,7 +75,7 @@ export class TabLeadership {
     const conversationId = leading?.conversationId ?? (run.stream?.resumePoint ? this.#host.state.conversationId : null);
     if (!conversationId) return;
     if (!run.detached && !run.keepInflight) await this.#store?.deleteInflight?.(conversationId).catch(() => {});
-    if (!run.detached) this.#tabs?.post({ kind: 'ended', conversationId });
+    if (!run.detached) this.tabs?.post({ kind: 'ended', conversationId });
     leading?.release();
   }
 
@@ -105,13 +106,12 @@ export class TabLeadership {
   /** A stop pressed while following: the leading tab stops the reply (and says so). False when this tab follows none. */
   stopLeader(conversationId: string | null): boolean {
     if (!this.#follow || !conversationId) return false;
-    this.#tabs?.post({ kind: 'stop', conversationId });
+    this.tabs?.post({ kind: 'stop', conversationId });
     return true;
   }
 
   close(): void {
-    this.#unsubscribe();
-    this.#tabs?.close();
+    this.tabs?.close();
   }
 
   /** A message from another tab of this site. */

@@ -34,8 +34,7 @@ function tab(channel: string, conversationId = 'conv_1') {
     resume: async (_run: RunToken, id: string) => void calls.push(`resume ${id}`),
   } satisfies LeadershipHost;
   const deleted: string[] = [];
-  const tabs = new TabSync(channel);
-  const leadership = new TabLeadership(host, tabs, { deleteInflight: async (id) => void deleted.push(id) });
+  const leadership = new TabLeadership(host, { name: channel, deleteInflight: async (id) => void deleted.push(id) });
   return { host, calls, deleted, leadership, runs };
 }
 
@@ -59,7 +58,7 @@ describe('TabLeadership', () => {
     expect(b.calls).toEqual([]);
 
     // What a streams, b shows; the leader ignores entries (it makes them).
-    const tabs = new TabSync(channel);
+    const tabs = new TabSync(channel, () => {}); // a third tab, to say what the leader streams
     tabs.post({ kind: 'entry', conversationId: 'conv_1', entry: reply('msg_2', false) });
     await vi.waitFor(() => expect(b.host.state.entries.map((e) => e.id)).toEqual(['msg_2']));
     expect(b.host.state.streamingEntryId).toBe('msg_2');
@@ -131,7 +130,7 @@ describe('TabLeadership', () => {
     const channel = `lead-${++n}`;
     const b = tab(channel);
     b.host.set({ entries: [user('msg_a')] });
-    const tabs = new TabSync(channel);
+    const tabs = new TabSync(channel, () => {}); // another tab of the site
     tabs.post({ kind: 'entry', conversationId: 'conv_1', entry: user('local_a') });
     tabs.post({ kind: 'entry', conversationId: 'conv_1', entry: reply('msg_2', true) });
     await vi.waitFor(() => expect(b.host.state.entries.map((e) => e.id)).toEqual(['msg_a', 'msg_2']));
