@@ -38,6 +38,18 @@ function tab(channel: string, conversationId = 'conv_1') {
   return { host, calls, deleted, leadership, runs };
 }
 
+/** Tabs on a new channel, all showing conv_1 but the last ones named; `a` (the first) will lead `run`. */
+function tabs(...conversations: string[]) {
+  const channel = `lead-${++n}`;
+  const [a, ...others] = ['conv_1', ...conversations].map((id) => tab(channel, id));
+  const run: Lead = {};
+  a.host.active = run;
+  const close = () => {
+    for (const t of [a, ...others]) t.leadership.close();
+  };
+  return { channel, a, others, run, lead: () => a.leadership.lead(run, 'conv_1', false), close };
+}
+
 const reply = (id: string, done: boolean): CachedEntry =>
   ({ object: 'entry', type: 'message.output', id, role: 'assistant', content: 'Once upon', agent_id: null, model: 'm', created_at: AT, completed_at: done ? AT : null });
 const user = (id: string): CachedEntry =>
@@ -45,21 +57,17 @@ const user = (id: string): CachedEntry =>
 
 describe('TabLeadership', () => {
   test('the leader says it streams; the other tab follows, shows its entries, and takes over from the stored point when the lead ends', async () => {
-    const channel = `lead-${++n}`;
-    const a = tab(channel);
-    const b = tab(channel);
-    const run: Lead = {};
-    a.host.active = run;
+    const { channel, a, others: [b], run, lead } = tabs('conv_1');
     a.host.set({ streamingEntryId: 'msg_2' });
-    a.leadership.lead(run, 'conv_1', false);
+    lead();
     await vi.waitFor(() => expect(b.host.state).toMatchObject({ status: 'streaming', streamingEntryId: 'msg_2', following: true }));
     // b waits on the lock a holds.
     await new Promise((r) => setTimeout(r, 20));
     expect(b.calls).toEqual([]);
 
     // What a streams, b shows; the leader ignores entries (it makes them).
-    const tabs = new TabSync(channel, () => {}); // a third tab, to say what the leader streams
-    tabs.post({ kind: 'entry', conversationId: 'conv_1', entry: reply('msg_2', false) });
+    const third = new TabSync(channel, () => {}); // a third tab, to say what the leader streams
+    third.post({ kind: 'entry', conversationId: 'conv_1', entry: reply('msg_2', false) });
     await vi.waitFor(() => expect(b.host.state.entries.map((e) => e.id)).toEqual(['msg_2']));
     expect(b.host.state.streamingEntryId).toBe('msg_2');
     expect(a.host.state.entries).toEqual([]);
@@ -68,17 +76,13 @@ describe('TabLeadership', () => {
     a.leadership.close();
     run.leading!.release();
     await vi.waitFor(() => expect(b.calls).toEqual(['resume conv_1']));
-    tabs.close();
+    third.close();
     b.leadership.close();
   });
 
   test('a lead that ends tells the others (they catch up from the server) and leaves nothing to resume; a detached one keeps its point', async () => {
-    const channel = `lead-${++n}`;
-    const a = tab(channel);
-    const b = tab(channel);
-    const run: Lead = {};
-    a.host.active = run;
-    a.leadership.lead(run, 'conv_1', false);
+    const { a, others: [b], run, lead, close } = tabs('conv_1');
+    lead();
     await vi.waitFor(() => expect(b.host.state.following).toBe(true));
     await a.leadership.endLead(run);
     expect(a.deleted).toEqual(['conv_1']);
@@ -92,50 +96,39 @@ describe('TabLeadership', () => {
     detached.detached = true;
     await a.leadership.endLead(detached);
     expect(a.deleted).toEqual(['conv_1']);
-    a.leadership.close();
-    b.leadership.close();
+    close();
   });
 
   test('a stop pressed in the following tab stops the reply in the leading one', async () => {
-    const channel = `lead-${++n}`;
-    const a = tab(channel);
-    const b = tab(channel);
+    const { a, others: [b], lead, close } = tabs('conv_1');
     expect(b.leadership.stopLeader('conv_1')).toBe(false); // following nobody: the stop is this tab's own
-    const run: Lead = {};
-    a.host.active = run;
-    a.leadership.lead(run, 'conv_1', false);
+    lead();
     await vi.waitFor(() => expect(b.host.state.following).toBe(true));
     expect(b.leadership.stopLeader('conv_1')).toBe(true);
     await vi.waitFor(() => expect(a.calls).toEqual(['stop']));
-    a.leadership.close();
-    b.leadership.close();
+    close();
   });
 
   test('a tab with messages waiting, or showing another conversation, does not follow', async () => {
-    const channel = `lead-${++n}`;
-    const a = tab(channel);
-    const waiting = tab(channel);
+    const { others: [waiting, elsewhere], lead, close } = tabs('conv_1', 'conv_2');
     waiting.host.queued = true;
-    const elsewhere = tab(channel, 'conv_2');
-    const run: Lead = {};
-    a.host.active = run;
-    a.leadership.lead(run, 'conv_1', false);
+    lead();
     await new Promise((r) => setTimeout(r, 30));
     expect(waiting.host.state.following).toBe(false);
     expect(elsewhere.host.state.following).toBe(false);
-    for (const t of [a, waiting, elsewhere]) t.leadership.close();
+    close();
   });
 
   test('the leader\'s late copy of a message this tab has under its server id is shown once', async () => {
     const channel = `lead-${++n}`;
     const b = tab(channel);
     b.host.set({ entries: [user('msg_a')] });
-    const tabs = new TabSync(channel, () => {}); // another tab of the site
-    tabs.post({ kind: 'entry', conversationId: 'conv_1', entry: user('local_a') });
-    tabs.post({ kind: 'entry', conversationId: 'conv_1', entry: reply('msg_2', true) });
+    const other = new TabSync(channel, () => {}); // another tab of the site
+    other.post({ kind: 'entry', conversationId: 'conv_1', entry: user('local_a') });
+    other.post({ kind: 'entry', conversationId: 'conv_1', entry: reply('msg_2', true) });
     await vi.waitFor(() => expect(b.host.state.entries.map((e) => e.id)).toEqual(['msg_a', 'msg_2']));
     expect(b.host.state.status).toBe('ready'); // not following: a finished entry does not make it stream
-    tabs.close();
+    other.close();
     b.leadership.close();
   });
 });

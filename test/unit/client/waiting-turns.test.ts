@@ -1,32 +1,17 @@
 import 'fake-indexeddb/auto';
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { WAIT_RETRY_MS, WaitingTurns, type WaitingHost } from '../../../src/client/waiting-turns.js';
 import { inputTurn, type Turn } from '../../../src/client/conversation-transport.js';
 import { LatestRun, type RunToken } from '../../../src/client/latest-run.js';
 import type { CachedEntry, ChatState } from '../../../src/client/contracts.js';
 import { HistoryStore } from '../../../src/store/history-store.js';
+import { browserNetwork } from './browser-network.js';
 
 // The offline queue on its own: a session is played by a state and a log of what it was asked to send.
-// The browser's view of the network: `navigator.onLine` and `online` events on the global.
-const events = new EventTarget();
-const navigator = { onLine: true };
-const g = globalThis as Record<string, unknown>;
-beforeEach(() => {
-  navigator.onLine = true;
-  g.navigator = navigator;
-  g.addEventListener = events.addEventListener.bind(events);
-  g.removeEventListener = events.removeEventListener.bind(events);
-});
+const { navigator, online, onlineEvent } = browserNetwork();
 afterEach(() => {
-  delete g.navigator;
-  delete g.addEventListener;
-  delete g.removeEventListener;
   vi.useRealTimers();
 });
-const online = () => {
-  navigator.onLine = true;
-  events.dispatchEvent(new Event('online'));
-};
 
 let n = 0;
 const user = (content: string, at: string): CachedEntry =>
@@ -104,7 +89,7 @@ describe('WaitingTurns', () => {
     host.idle = true;
     navigator.onLine = false;
     waiting.wait(inputTurn('conv_1', [entry]), false);
-    events.dispatchEvent(new Event('online')); // the event came, but the browser says it is offline again
+    onlineEvent(); // the event came, but the browser says it is offline again
     await new Promise((r) => setTimeout(r, 10));
     expect(sent).toEqual([]);
     expect(waiting.queued).not.toBeNull();
