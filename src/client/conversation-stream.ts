@@ -23,7 +23,7 @@ import type { ConversationStream, ResumePoint } from './contracts.js';
 import type { ConversationEvent, ConversationEventType } from './types.js';
 import { EventQueue } from './event-queue.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
-import { abortError } from './retry.js';
+import { abortError, backoffDelay, retryPolicy, type RetryPolicy } from './retry.js';
 import { endlessBody, never } from './event-stream-reader.js';
 import { LatestRun, type RunToken } from './latest-run.js';
 
@@ -79,8 +79,8 @@ export class ConversationEventStream implements ConversationStream {
   readonly #controller = new AbortController();
   readonly #transport: StreamTransport;
   readonly #resumeBase: string | null;
-  readonly #attempts: number;
-  readonly #baseDelay: number;
+  /** Reconnections in a row (`retries`) and their backoff. */
+  readonly #backoff: RetryPolicy;
   readonly #idleTimeout: number;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   #resolveId!: (id: string) => void;
@@ -105,8 +105,7 @@ export class ConversationEventStream implements ConversationStream {
   constructor(url: string, body: unknown, transport: StreamTransport, signal?: AbortSignal, options: StreamResumeOptions = {}) {
     this.#transport = transport;
     this.#resumeBase = options.resumeBase ? options.resumeBase.replace(/\/+$/, '') : null;
-    this.#attempts = Math.max(0, options.attempts ?? 6);
-    this.#baseDelay = Math.max(0, options.baseDelayMs ?? 250);
+    this.#backoff = retryPolicy({ retries: options.attempts ?? 6, baseDelayMs: options.baseDelayMs ?? 250, maxDelayMs: Infinity });
     this.#idleTimeout = Math.max(0, options.idleTimeoutMs ?? 45_000);
     this.conversationId = new Promise<string>((resolve, reject) => {
       this.#resolveId = resolve;
@@ -336,8 +335,8 @@ export class ConversationEventStream implements ConversationStream {
       this.#signalOff = () => target.removeEventListener('online', onOnline);
       return;
     }
-    if (this.#failures >= this.#attempts) return this.#finish(failure);
-    const delay = Math.round(this.#baseDelay * 2 ** this.#failures * (0.5 + Math.random() * 0.5));
+    if (this.#failures >= this.#backoff.retries) return this.#finish(failure);
+    const delay = backoffDelay(this.#backoff, this.#failures, null)!;
     this.#failures += 1;
     this.#timer = setTimeout(() => {
       if (!this.#finished) this.#resume();
