@@ -477,7 +477,7 @@ export class ChatSession implements ChatSessionApi {
       if (!active.run.current()) return null;
       if (failure.type === 'stream_error' && active.stream?.resumePoint) active.keepInflight = true;
       this.#failed = { turn, reachedServer };
-      this.#interrupt({ status: 'error', error: PlatformError.from(error) });
+      this.#interrupt({ status: 'error', error: failure });
       return null;
     }
     if (!active.run.current()) return null;
