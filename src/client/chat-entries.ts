@@ -5,7 +5,7 @@
 import type { CachedEntry } from './contracts.js';
 import { contentText } from './message-content.js';
 import type {
-  ConversationEntry, ConversationEvent, MessageOutputEntry, OutputContentChunk,
+  ConversationEntry, ConversationEvent, InputEntry, MessageOutputEntry, OutputContentChunk,
 } from './types.js';
 
 /** Prefix of the ids given to entries the server has not named yet (the user's message before the history says its id). */
@@ -27,6 +27,13 @@ export function isLocalId(id: string): boolean {
 /** Entries the caller sends (a user message, a function result); everything else is produced by the agent. */
 export function isInputEntry(entry: ConversationEntry): boolean {
   return entry.type === 'message.input' || entry.type === 'function.result';
+}
+
+/** A page-made entry as the input it was sent as. */
+export function toInput(entry: CachedEntry): InputEntry {
+  if (entry.type === 'function.result') return { type: 'function.result', tool_call_id: entry.tool_call_id, result: entry.result };
+  if (entry.type === 'message.input') return { role: entry.role, content: entry.content };
+  throw new Error(`Entry '${entry.id}' of type ${entry.type} is not an input`);
 }
 
 /** A conversation's title: its first user message on one line, shortened. */
@@ -162,6 +169,36 @@ export function markCutReply(entries: CachedEntry[]): CachedEntry[] {
   const last = entries[entries.length - 1];
   if (!last || isInputEntry(last) || last.completed_at || last.interrupted) return entries;
   return [...entries.slice(0, -1), { ...last, interrupted: true }];
+}
+
+/** A message the visitor writes, as the page shows it until the server names it. */
+export function userEntry(text: string): CachedEntry {
+  const now = nowIso();
+  return { object: 'entry', type: 'message.input', id: localId(), role: 'user', content: text, prefix: false, created_at: now, completed_at: now };
+}
+
+/** The last entry the agent produced (not an input), if any. */
+export function lastReply(entries: readonly CachedEntry[]): CachedEntry | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) if (!isInputEntry(entries[i])) return entries[i];
+  return undefined;
+}
+
+/** The agent speaking after the last handoff in `entries`, if any. */
+export function agentNameIn(entries: readonly ConversationEntry[]): string | null {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i];
+    if (e.type === 'agent.handoff' && e.next_agent_name) return e.next_agent_name;
+  }
+  return null;
+}
+
+/** Entries as they were at a stored resume point: the reply being streamed carries on (not marked cut). */
+export function resumable(entries: CachedEntry[], entryId: string | null): CachedEntry[] {
+  return entries.map((e) => {
+    if (e.id !== entryId || !e.interrupted) return e;
+    const { interrupted: _, ...rest } = e;
+    return rest as CachedEntry;
+  });
 }
 
 /** What identifies an entry the page made before the server named it. */

@@ -1,38 +1,31 @@
 /**
  * The state machine of one chat: what `<agent-chat>` renders. No DOM: an element subscribes and
- * renders `state`; all I/O goes through the client and the history store.
+ * renders `state`; all I/O goes through the client and the history store. The session holds the
+ * states, the turns and the public API; it constructs four collaborators, each seeing only a narrow
+ * host: the transport (conversation-transport.ts), history sync (history-sync.ts), the messages waiting
+ * for the connection (waiting-turns.ts) and tab leadership (tab-leadership.ts). The client-tool round
+ * limit is a policy of its own (tool-rounds.ts).
  */
 import type {
   CachedConversation, CachedEntry, ChatSessionApi, ChatSessionOptions, ChatState, ConversationStream, HistoryStoreApi, InflightReply, WaitingTurn,
 } from './contracts.js';
-import type { ConversationEntry, ConversationEvent, ConversationInputs, FunctionCallEntry, InputEntry } from './types.js';
+import type { ConversationEvent, ConversationInputs } from './types.js';
 import {
-  applyEvent, byCreatedAt, completeEntries, dropLocalTwins, isInputEntry, isLocalId, localId, markCutReply, markInterrupted, nowIso, reconcileEntries, titleOf,
-  type Reconciled,
+  agentNameIn, applyEvent, completeEntries, isInputEntry, isLocalId, lastReply, markCutReply, markInterrupted, resumable, toInput, userEntry,
 } from './chat-entries.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
+import { ConversationTransport, inputTurn, type Turn } from './conversation-transport.js';
+import { HistorySync } from './history-sync.js';
+import { WaitingTurns, inBrowser, isOffline } from './waiting-turns.js';
+import { answerCalls, callsToAnswer } from './tool-rounds.js';
 import { STREAM_GONE } from './conversation-stream.js';
-import { TabSync, hasLocks, holdStreamLock, withStreamLock, type TabMessage } from './tab-sync.js';
+import { LatestRun, type RunToken } from './latest-run.js';
+import { TabLeadership, type Lead } from './tab-leadership.js';
 
 /** A notice shown after old conversations were evicted for space. */
 export const EVICTED_NOTICE = 'Older conversations were removed from this device to free space.';
 /** A notice shown when the conversation could not be saved on this device. */
 export const NOT_SAVED_NOTICE = 'This conversation could not be saved on this device.';
-
-/** How long a message waits before it is tried again when the browser thinks it is online (the relay was unreachable). */
-const WAIT_RETRY_MS = 10_000;
-
-/** Function-call rounds the page answers in one `send` before it stops (a model calling tools forever). */
-const MAX_TOOL_ROUNDS = 8;
-
-/** One request that produces a reply; `inputIds` are the page-made entries (in the state) it sends. */
-type Turn = { inputIds: string[] } & (
-  | { kind: 'start'; inputs: ConversationInputs }
-  | { kind: 'append'; conversationId: string; inputs: ConversationInputs }
-  | { kind: 'restart'; conversationId: string; fromEntryId: string; inputs?: ConversationInputs }
-  /** A reply streaming when the page last saw it, resumed from the relay (`locked`: the stream lock is held already). */
-  | { kind: 'resume'; conversationId: string; from: InflightReply; locked: boolean }
-);
 
 /** A turn that failed, kept for `retry()`. */
 interface FailedTurn {
@@ -42,17 +35,12 @@ interface FailedTurn {
 }
 
 /** One user action in progress (send, retry, regenerate, edit): stop() aborts it. */
-interface Run {
-  epoch: number;
+interface ActiveTurn extends Lead {
+  /** Its run: stale once a newer action starts (see LatestRun). */
+  run: RunToken;
   controller: AbortController;
   /** The turn's stream while it runs. */
   stream?: ConversationStream;
-  /** The conversation whose stream lock this run holds (it streams for every tab), and how to let go. */
-  leading?: { conversationId: string; release: () => void };
-  /** Left to be resumed (another conversation shown, disposed): the relay keeps the reply, the store its point. */
-  detached?: boolean;
-  /** The connection was lost for good: the point stays in the store, so a reload or `retry()` resumes. */
-  keepInflight?: boolean;
 }
 
 /**
@@ -73,8 +61,8 @@ interface Run {
  *   duplicated user message, and the partial reply is dropped.
  * - `edit` of the first message starts a new conversation (restart needs an entry before it).
  * - Client tools: calls whose name is in `options.tools` are run (in parallel), their results are
- *   appended and the continuation streamed, up to 8 rounds per `send`. Calls without a registered
- *   tool stay shown (pending) and the session returns to ready.
+ *   appended and the continuation streamed, up to 8 rounds per `send` (tool-rounds.ts). Calls without a
+ *   registered tool stay shown (pending) and the session returns to ready.
  * - Inputs that never reached the server (a turn stopped or failed before `conversation.response.started`)
  *   stay shown and are sent again with the next `send`, before its message, so nothing the user wrote is lost.
  * - `retry()` after a `load` that failed with nothing cached loads again.
@@ -84,51 +72,37 @@ interface Run {
  *   the store with its entries; `load` of a conversation with such a point resumes the reply from the relay
  *   instead of showing it cut. A reply the relay no longer has (410) is read from the server's history,
  *   without an error when it is complete there. A stop is never resumed.
- * - Tabs (with a store, BroadcastChannel and Web Locks): the tab that streams a reply holds the lock
- *   `parley:stream:<conversation>` and tells the others each entry change; tabs showing that conversation
- *   follow (`state.following`), wait on the lock and take the stream over from the stored point when the
- *   streaming tab goes away. A stop in a following tab stops the reply in the streaming one.
+ * - Tabs (with a store, BroadcastChannel and Web Locks): one tab streams a reply for all; tabs showing that
+ *   conversation follow it (`state.following`) and take the stream over from the stored point when the
+ *   streaming tab goes away (tab-leadership.ts). A stop in a following tab stops the reply in the streaming one.
  * - Offline: a message sent while `navigator.onLine` is false, or whose turn got no answer at all, stays in
  *   the transcript (`state.waiting`) and is sent when the browser says it is online again; `cancelWaiting()` drops it.
- * - Offline across reloads: a waiting turn is also kept in the store (its user entries, under the conversation id,
- *   or `new:agent:<id>` / `new:model:<name>` for a first message). `load` shows a conversation's waiting messages
- *   again after its history, waiting (sent on `online`, or at once when online); `restoreWaiting()` does the same
- *   for a first message on a new chat. The record goes when the messages are cancelled, their conversation
- *   deleted, or just before they are sent: the sending tab takes it (read and deleted in one IndexedDB
- *   transaction, which tabs cannot interleave) and only a tab whose take found it sends; a tab whose take found
- *   nothing drops its copy (another tab sent it). A send that then gets no answer keeps it again; a send that
- *   fails otherwise leaves it to `retry()` in this page only.
+ * - Offline across reloads: a waiting turn is also kept in the store (see waiting-turns.ts: how tabs sharing
+ *   the store send it once). `load` shows a conversation's waiting messages again after its history, waiting
+ *   (sent on `online`, or at once when online); `restoreWaiting()` does the same for a first message on a new chat.
  */
 export class ChatSession implements ChatSessionApi {
   readonly #options: ChatSessionOptions;
+  readonly #transport: ConversationTransport;
+  readonly #history: HistorySync;
+  readonly #waiting: WaitingTurns;
+  readonly #leadership: TabLeadership;
   readonly #store: HistoryStoreApi | undefined;
   readonly #listeners = new Set<(state: ChatState) => void>();
   #state: ChatState;
-  #record: CachedConversation | null = null;
-  #run: Run | null = null;
-  #epoch = 0;
+  #active: ActiveTurn | null = null;
+  /** Latest action wins: a load, reset or newer send makes the answers of older ones stale. */
+  readonly #runs = new LatestRun();
   #failed: FailedTurn | null = null;
   /** Ids of page-made input entries whose turn never reached the server. */
   #unsent: string[] = [];
-  /** Temporary ids of this conversation that reconciliations matched to server ids (a tab's copy arriving late is dropped). */
-  #aliases = new Map<string, string>();
   #failedLoad: string | null = null;
   #defaultAgentName: string | null = null;
   #disposed = false;
-  /** The channel to this site's other tabs (null without a store or BroadcastChannel). */
-  readonly #tabs: TabSync | null;
-  #unsubscribeTabs: () => void = () => {};
-  /** Following another tab's stream of this conversation (aborted when this page shows another one). */
-  #follow: AbortController | null = null;
-  /** A turn waiting for the connection (see the class comment). */
-  #queued: Turn | null = null;
-  readonly #onOnline = () => void this.#sendQueued();
-  #waitTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The queued turn's messages are in the store (so a take that finds nothing means another tab took them). */
-  #waitStored = false;
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
+    this.#transport = new ConversationTransport(options);
     this.#store = options.store;
     this.#state = initialState(null);
     const store = this.#store;
@@ -140,8 +114,28 @@ export class ChatSession implements ChatSessionApi {
         if (!this.#disposed) this.#set({ notice: EVICTED_NOTICE });
       };
     }
-    this.#tabs = store?.name && typeof (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel === 'function' ? new TabSync(store.name) : null;
-    if (this.#tabs) this.#unsubscribeTabs = this.#tabs.subscribe((message) => this.#onTab(message));
+    // What the collaborators see of the session (each takes the narrow part it needs: HistoryHost, …).
+    const session = this;
+    const host = {
+      get state() { return session.#state; },
+      set: (patch: Partial<ChatState>) => this.#set(patch),
+      get unsent() { return session.#unsent; },
+      set unsent(ids: string[]) { session.#unsent = ids; },
+      get idle() { return !session.#disposed && !session.#isBusy(); },
+      get active() { return session.#active; },
+      notSaved: () => this.#notSaved(),
+      next: () => this.#next(),
+      perform: (run: RunToken, turn: Turn) => this.#perform(run, turn),
+      get queued() { return !!session.#waiting.queued; },
+      now: () => this.#runs.now(),
+      stop: () => this.stop(),
+      dedupe: (entries: readonly CachedEntry[]) => this.#history.dedupe(entries),
+      catchUp: (run: RunToken) => this.#history.catchUp(run),
+      resume: (run: RunToken, conversationId: string) => this.#resume(run, conversationId),
+    };
+    this.#leadership = new TabLeadership(host, store);
+    this.#history = new HistorySync(host, options, this.#leadership.tabs);
+    this.#waiting = new WaitingTurns(host, options);
   }
 
   get state(): ChatState {
@@ -158,57 +152,41 @@ export class ChatSession implements ChatSessionApi {
   async send(text: string): Promise<void> {
     this.#assertIdle('send');
     if (!text.trim()) return;
-    const epoch = ++this.#epoch;
+    const run = this.#next();
     this.#failed = null;
     this.#failedLoad = null;
-    const queued = this.#queued;
-    const stored = this.#waitStored;
-    if (this.#queued) {
-      // Still waiting: the waiting messages go with this one (see below).
-      this.#unsent = [...this.#unsent, ...this.#queued.inputIds.filter((id) => !this.#unsent.includes(id))];
-      this.#queued = null;
-    }
+    // Still waiting: the waiting messages go with this one (see below).
+    const queued = this.#waiting.take();
     const user = userEntry(text);
     // Inputs that never reached the server go first, so the conversation has everything the user wrote.
     const unsent = this.#state.entries.filter((e) => this.#unsent.includes(e.id) && isInputEntry(e));
     const inputs: ConversationInputs = unsent.length ? [...unsent, user].map(toInput) : text;
     const inputIds = [...unsent, user].map((e) => e.id);
     this.#set({ entries: [...this.#state.entries, user], status: 'submitted', error: null, notice: null, streamingEntryId: null, waiting: [] });
-    void this.#resolveAgentName(epoch);
+    void this.#resolveAgentName(run);
     const conversationId = this.#state.conversationId;
     let turn: Turn = conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds };
-    if (isOffline()) return this.#wait(turn);
-    if (queued && stored) {
+    if (isOffline()) return this.#waiting.wait(turn);
+    if (queued?.stored) {
       // The waiting messages leave the store as they go out (another tab may have sent them already).
-      const claimed = await this.#claim(epoch, turn, queued.inputIds);
+      const claimed = await this.#waiting.claim(run, turn, queued.turn.inputIds);
       if (!claimed) return;
       turn = claimed;
     }
-    await this.#perform(epoch, turn);
+    await this.#perform(run, turn);
   }
 
   cancelWaiting(): void {
-    const waiting = new Set(this.#state.waiting ?? []);
-    if (!waiting.size && !this.#queued) return;
-    const key = this.#queued ? this.#waitKey(this.#queued) : null;
-    if (key) this.#store?.deleteWaiting?.(key, [...waiting]).catch(() => this.#notSaved());
-    this.#dropQueued();
-    this.#unsent = this.#unsent.filter((id) => !waiting.has(id));
-    this.#set({ entries: this.#state.entries.filter((e) => !waiting.has(e.id)), waiting: [] });
+    this.#waiting.cancel();
   }
 
   stop(): void {
-    const run = this.#run;
-    if (!run && this.#follow && this.#state.conversationId) {
-      // Another tab streams this reply: it stops it (and says so).
-      this.#tabs?.post({ kind: 'stop', conversationId: this.#state.conversationId });
-      return;
-    }
-    if (!run || run.controller.signal.aborted) return;
-    run.controller.abort();
-    const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
-    this.#set({ entries, status: 'ready', streamingEntryId: null });
-    if (changed) this.#persist(changed);
+    const active = this.#active;
+    // Another tab streams this reply: it stops it (and says so).
+    if (!active && this.#leadership.stopLeader(this.#state.conversationId)) return;
+    if (!active || active.controller.signal.aborted) return;
+    active.controller.abort();
+    this.#interrupt({ status: 'ready' });
   }
 
   async retry(): Promise<void> {
@@ -216,24 +194,20 @@ export class ChatSession implements ChatSessionApi {
     if (this.#failedLoad) return this.load(this.#failedLoad);
     const failed = this.#failed;
     if (!failed) return;
-    const epoch = ++this.#epoch;
+    const run = this.#next();
     this.#failed = null;
     this.#set({ status: 'submitted', error: null, streamingEntryId: null });
     if (!failed.reachedServer) {
-      await this.#perform(epoch, failed.turn);
+      await this.#perform(run, failed.turn);
       return;
     }
     const conversationId = this.#state.conversationId;
-    const inflight = conversationId && this.#options.client.conversations.resume ? await this.#store?.getInflight?.(conversationId).catch(() => undefined) : undefined;
-    if (!this.#current(epoch)) return;
-    if (inflight) {
-      // The connection was lost, the reply may still be on the relay: carry on from where it was.
-      this.#set({ entries: resumable(this.#state.entries, inflight.entryId), status: 'streaming', streamingEntryId: inflight.entryId });
-      await this.#perform(epoch, { kind: 'resume', conversationId: inflight.conversationId, from: inflight, locked: false, inputIds: [] });
-      return;
-    }
-    const ok = conversationId && await this.#syncIds(epoch);
-    if (!this.#current(epoch)) return;
+    const inflight = conversationId && this.#transport.canReconnect ? await this.#store?.getInflight?.(conversationId).catch(() => undefined) : undefined;
+    if (!run.current()) return;
+    // The connection was lost, the reply may still be on the relay: carry on from where it was.
+    if (inflight) return this.#resumeFrom(run, inflight, this.#state.entries, false);
+    const ok = conversationId && await this.#history.syncIds(run);
+    if (!run.current()) return;
     const entries = this.#state.entries;
     let last = -1;
     for (let i = entries.length - 1; i >= 0; i--) {
@@ -248,22 +222,19 @@ export class ChatSession implements ChatSessionApi {
       return;
     }
     this.#set({ entries: entries.slice(0, last + 1) });
-    await this.#perform(epoch, { kind: 'restart', conversationId, fromEntryId: entries[last].id, inputIds: [] });
+    await this.#perform(run, { kind: 'restart', conversationId, fromEntryId: entries[last].id, inputIds: [] });
   }
 
   async regenerate(entryId?: string): Promise<void> {
     this.#assertIdle('regenerate');
     const conversationId = this.#state.conversationId;
     if (!conversationId) return;
-    const epoch = ++this.#epoch;
+    const run = this.#next();
     this.#failed = null;
-    let target = entryId ?? lastReply(this.#state.entries)?.id;
+    const last = entryId ?? lastReply(this.#state.entries)?.id;
+    if (!last) return;
+    const target = await this.#serverId(run, last, isLocalId(last) || this.#state.entries.some((e) => isLocalId(e.id)));
     if (!target) return;
-    if (isLocalId(target) || this.#state.entries.some((e) => isLocalId(e.id))) {
-      const renamed = await this.#syncIds(epoch);
-      if (!this.#current(epoch)) return;
-      target = (renamed && renamed.get(target)) ?? target;
-    }
     const entries = this.#state.entries;
     const index = entries.findIndex((e) => e.id === target);
     let userIndex = -1;
@@ -279,20 +250,16 @@ export class ChatSession implements ChatSessionApi {
     }
     this.#unsent = [];
     this.#set({ entries: entries.slice(0, userIndex + 1), status: 'submitted', error: null, notice: null, streamingEntryId: null });
-    await this.#perform(epoch, { kind: 'restart', conversationId, fromEntryId: entries[userIndex].id, inputIds: [] });
+    await this.#perform(run, { kind: 'restart', conversationId, fromEntryId: entries[userIndex].id, inputIds: [] });
   }
 
   async edit(entryId: string, text: string): Promise<void> {
     this.#assertIdle('edit');
     if (!text.trim()) return;
-    const epoch = ++this.#epoch;
+    const run = this.#next();
     this.#failed = null;
-    let target = entryId;
-    if (this.#state.conversationId && this.#state.entries.some((e) => isLocalId(e.id))) {
-      const renamed = await this.#syncIds(epoch);
-      if (!this.#current(epoch)) return;
-      target = (renamed && renamed.get(target)) ?? target;
-    }
+    const target = await this.#serverId(run, entryId, !!this.#state.conversationId && this.#state.entries.some((e) => isLocalId(e.id)));
+    if (!target) return;
     const entries = this.#state.entries;
     const index = entries.findIndex((e) => e.id === target);
     const edited = entries[index];
@@ -304,7 +271,7 @@ export class ChatSession implements ChatSessionApi {
     this.#unsent = [];
     this.#set({ entries: [...entries.slice(0, index), user], status: 'submitted', error: null, notice: null, streamingEntryId: null });
     if (index === 0 || !conversationId) {
-      await this.#perform(epoch, { kind: 'start', inputs: text, inputIds: [user.id] });
+      await this.#perform(run, { kind: 'start', inputs: text, inputIds: [user.id] });
       return;
     }
     const before = entries[index - 1];
@@ -312,18 +279,17 @@ export class ChatSession implements ChatSessionApi {
       this.#set({ status: 'error', error: PlatformError.network() });
       return;
     }
-    await this.#perform(epoch, { kind: 'restart', conversationId, fromEntryId: before.id, inputs: text, inputIds: [user.id] });
+    await this.#perform(run, { kind: 'restart', conversationId, fromEntryId: before.id, inputs: text, inputIds: [user.id] });
   }
 
   async load(conversationId: string): Promise<void> {
-    this.#dropQueued();
+    this.#waiting.drop();
     this.#abortRun();
-    const epoch = ++this.#epoch;
+    const run = this.#next();
     this.#failed = null;
     this.#failedLoad = null;
     this.#unsent = [];
-    this.#aliases = new Map();
-    this.#record = null;
+    this.#history.forget();
     this.#set({ ...initialState(this.#defaultAgentName), conversationId });
     let cached: CachedEntry[] = [];
     let inflight: InflightReply | undefined;
@@ -332,35 +298,35 @@ export class ChatSession implements ChatSessionApi {
       try {
         const [record, entries, point, queued] = await Promise.all([
           this.#store.getConversation(conversationId), this.#store.getEntries(conversationId),
-          this.#options.client.conversations.resume ? this.#store.getInflight?.(conversationId) : undefined,
+          this.#transport.canReconnect ? this.#store.getInflight?.(conversationId) : undefined,
           this.#store.getWaiting?.(conversationId).catch(() => undefined),
         ]);
-        this.#record = record ?? null;
+        this.#history.record = record ?? null;
         inflight = point;
         waiting = queued;
         // Two tabs write the store: a page-made copy of a message may sit beside the server's.
-        const stored = this.#dedupe(entries);
+        const stored = this.#history.dedupe(entries);
         cached = inflight ? resumable(stored, inflight.entryId) : markCutReply(stored);
       } catch {
         cached = []; // an unreadable cache is no cache: the server answers below
       }
-      if (!this.#current(epoch)) return;
+      if (!run.current()) return;
       if (cached.length) this.#set({ entries: cached, agentName: agentNameIn(cached) ?? this.#state.agentName });
     }
-    void this.#resolveAgentName(epoch);
+    void this.#resolveAgentName(run);
     if (inflight) {
       // A reply was streaming when this conversation was last seen: follow the tab streaming it, or resume it.
       this.#set({ status: 'streaming', streamingEntryId: inflight.entryId, following: true });
-      await this.#takeOver(epoch, conversationId);
+      await this.#leadership.takeOver(run, conversationId);
       return;
     }
     try {
       const history = await this.#options.client.conversations.history(conversationId);
-      if (!this.#current(epoch)) return;
-      const { entries } = this.#adoptHistory(conversationId, history.entries, (merged) => ({ agentName: agentNameIn(merged) ?? this.#state.agentName }));
-      if (!this.#record) this.#saveConversation(entries, entries.at(-1)?.created_at);
+      if (!run.current()) return;
+      const { entries } = this.#history.adopt(conversationId, history.entries, (merged) => ({ agentName: agentNameIn(merged) ?? this.#state.agentName }));
+      if (!this.#history.record) this.#history.save(entries, entries.at(-1)?.created_at);
     } catch (error) {
-      if (!this.#current(epoch)) return;
+      if (!run.current()) return;
       // Offline (or gone from the server): the cached copy is still worth showing.
       if (!cached.length && !waiting) {
         this.#failedLoad = conversationId;
@@ -368,28 +334,27 @@ export class ChatSession implements ChatSessionApi {
       }
     }
     // Messages written offline in an earlier page: shown after the history, waiting again.
-    if (waiting && this.#current(epoch) && !this.#run) this.#restore(waiting);
+    if (waiting && run.current() && !this.#active) this.#waiting.restore(waiting);
   }
 
   async restoreWaiting(): Promise<boolean> {
     const store = this.#store;
-    const fresh = () => !this.#disposed && !this.#state.conversationId && !this.#state.entries.length && !this.#queued && !this.#isBusy();
+    const fresh = () => !this.#disposed && !this.#state.conversationId && !this.#state.entries.length && !this.#waiting.queued && !this.#isBusy();
     if (!store?.getWaiting || !fresh()) return false;
-    const epoch = this.#epoch;
-    const record = await store.getWaiting(this.#newKey()).catch(() => undefined);
-    if (!record || !this.#current(epoch) || !fresh()) return false;
-    return this.#restore(record);
+    const run = this.#runs.now();
+    const record = await store.getWaiting(this.#waiting.newKey).catch(() => undefined);
+    if (!record || !run.current() || !fresh()) return false;
+    return this.#waiting.restore(record);
   }
 
   reset(): void {
-    this.#dropQueued();
+    this.#waiting.drop();
     this.#abortRun();
-    this.#epoch++;
+    this.#runs.cancel();
     this.#failed = null;
     this.#failedLoad = null;
     this.#unsent = [];
-    this.#aliases = new Map();
-    this.#record = null;
+    this.#history.forget();
     this.#set(initialState(this.#defaultAgentName));
   }
 
@@ -418,408 +383,138 @@ export class ChatSession implements ChatSessionApi {
   }
 
   dispose(): void {
-    this.#dropQueued();
+    this.#waiting.drop();
     this.#abortRun();
-    this.#epoch++;
     this.#disposed = true;
+    this.#runs.cancel();
     this.#listeners.clear();
-    this.#unsubscribeTabs();
-    this.#tabs?.close();
+    this.#leadership.close();
   }
 
   // ------------------------------------------------------------ turns
 
   /** Runs a turn and the client-tool rounds that follow it, then reconciles with the server. */
-  async #perform(epoch: number, turn: Turn): Promise<void> {
-    const run: Run = { epoch, controller: new AbortController() };
-    this.#run = run;
+  async #perform(run: RunToken, turn: Turn): Promise<void> {
+    const active: ActiveTurn = { run, controller: new AbortController() };
+    this.#active = active;
     try {
       let next: Turn | null = turn;
-      for (let round = 0; next && round <= MAX_TOOL_ROUNDS; round++) {
-        const produced = await this.#stream(run, next);
+      for (let round = 0; next; round++) {
+        const produced = await this.#stream(active, next);
         next = null;
-        if (!produced || run.controller.signal.aborted || !this.#current(epoch)) break;
-        const calls = this.#state.entries.filter((e): e is FunctionCallEntry =>
-          e.type === 'function.call' && produced.has(e.id) && !!this.#options.tools?.[e.name] && !this.#answered(e.tool_call_id));
+        if (!produced || active.controller.signal.aborted || !run.current()) break;
+        const calls = callsToAnswer(this.#state.entries, produced, this.#options.tools, round);
         const conversationId = this.#state.conversationId;
-        if (!calls.length || !conversationId || round === MAX_TOOL_ROUNDS) break;
+        if (!calls.length || !conversationId) break;
         this.#set({ status: 'submitted' });
-        const results = await Promise.all(calls.map((call) => this.#runTool(call)));
-        if (run.controller.signal.aborted || !this.#current(epoch)) break;
-        const entries = results.map((r): CachedEntry => ({
-          object: 'entry', type: 'function.result', id: localId(), tool_call_id: r.tool_call_id, result: r.result, created_at: nowIso(), completed_at: nowIso(),
-        }));
+        const entries = await answerCalls(calls, this.#options.tools!);
+        if (active.controller.signal.aborted || !run.current()) break;
         this.#set({ entries: [...this.#state.entries, ...entries] });
         next = inputTurn(conversationId, entries);
       }
-      if (this.#current(epoch) && this.#state.status !== 'error') this.#set({ status: 'ready', streamingEntryId: null });
+      if (run.current() && this.#state.status !== 'error') this.#set({ status: 'ready', streamingEntryId: null });
     } finally {
-      if (this.#run === run) this.#run = null;
+      if (this.#active === active) this.#active = null;
     }
-    if (this.#current(epoch)) await this.#syncIds(epoch);
+    if (run.current()) await this.#history.syncIds(run);
   }
 
   /**
    * Streams one turn into the state. Returns the ids of the entries it produced when it finished
    * normally, null when it was stopped or failed (the failure is in the state).
    */
-  async #stream(run: Run, turn: Turn): Promise<Set<string> | null> {
+  async #stream(active: ActiveTurn, turn: Turn): Promise<Set<string> | null> {
     try {
-      return await this.#streamTurn(run, turn);
+      return await this.#streamTurn(active, turn);
     } finally {
-      await this.#endLead(run);
+      await this.#leadership.endLead(active);
     }
   }
 
-  async #streamTurn(run: Run, turn: Turn): Promise<Set<string> | null> {
+  async #streamTurn(active: ActiveTurn, turn: Turn): Promise<Set<string> | null> {
     const produced = new Set<string>();
     let reachedServer = turn.kind === 'resume';
     let stream: ConversationStream;
     try {
-      stream = this.#open(turn, run.controller.signal);
-      run.stream = stream;
-      if (turn.kind === 'resume') this.#lead(run, turn.conversationId, turn.locked);
+      stream = this.#transport.open(turn, active.controller.signal);
+      active.stream = stream;
+      if (turn.kind === 'resume') this.#leadership.lead(active, turn.conversationId, turn.locked);
       for await (const event of stream) {
-        if (!this.#current(run.epoch) || run.controller.signal.aborted) break;
+        if (!active.run.current() || active.controller.signal.aborted) break;
         if (event.type === 'conversation.response.started') {
           reachedServer = true;
           this.#unsent = [];
-          this.#started(event.conversation_id, turn);
-          this.#lead(run, event.conversation_id, false);
-          this.#keepPoint(stream);
+          // The server stored the inputs; a start or restart names a new conversation.
+          const previous = this.#state.conversationId;
+          this.#set({ conversationId: event.conversation_id, status: 'streaming' });
+          this.#history.started(previous, turn.kind === 'start');
+          this.#leadership.lead(active, event.conversation_id, false);
+          this.#history.keepPoint(stream);
           continue;
         }
         this.#applyEvent(event, produced);
-        this.#keepPoint(stream);
+        this.#history.keepPoint(stream);
       }
     } catch (error) {
-      if (!this.#current(run.epoch)) return null;
+      if (!active.run.current()) return null;
       if (!reachedServer) this.#unsent = turn.inputIds;
-      if (run.controller.signal.aborted || isAbortError(error)) return null;
+      if (active.controller.signal.aborted || isAbortError(error)) return null;
       const failure = PlatformError.from(error);
       if (!reachedServer && failure.type === NETWORK_ERROR && inBrowser() && (turn.kind === 'start' || turn.kind === 'append')) {
         // No answer at all: most likely offline. The message waits for the connection.
-        this.#wait(turn);
+        this.#waiting.wait(turn);
         return null;
       }
-      if (failure.code === STREAM_GONE && await this.#recoverGone(run)) return null;
-      if (!this.#current(run.epoch)) return null;
-      if (failure.type === 'stream_error' && run.stream?.resumePoint) run.keepInflight = true;
-      const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
+      if (failure.code === STREAM_GONE) {
+        // The relay no longer has the reply: shown from the server's history, without an error when complete there.
+        const { conversationId, streamingEntryId } = this.#state;
+        const history = conversationId && await this.#transport.recoverGone(conversationId, streamingEntryId);
+        if (history && active.run.current()) {
+          this.#history.adopt(conversationId, history, () => ({ streamingEntryId: null }));
+          return null;
+        }
+      }
+      if (!active.run.current()) return null;
+      if (failure.type === 'stream_error' && active.stream?.resumePoint) active.keepInflight = true;
       this.#failed = { turn, reachedServer };
-      this.#set({ entries, status: 'error', error: PlatformError.from(error), streamingEntryId: null });
-      if (changed) this.#persist(changed);
+      this.#interrupt({ status: 'error', error: failure });
       return null;
     }
-    if (!this.#current(run.epoch)) return null;
-    if (run.controller.signal.aborted) {
+    if (!active.run.current()) return null;
+    if (active.controller.signal.aborted) {
       if (!reachedServer) this.#unsent = turn.inputIds;
       return null;
     }
     const entries = completeEntries(this.#state.entries, produced);
     this.#set({ entries, streamingEntryId: null });
-    for (const e of entries) if (produced.has(e.id)) this.#persist(e);
+    for (const e of entries) if (produced.has(e.id)) this.#history.persist(e);
     return produced;
   }
 
-  #open(turn: Turn, signal: AbortSignal): ConversationStream {
-    const { client, agentId, agentVersion, model, instructions, handoffExecution, toolDefinitions } = this.#options;
-    const handoff = handoffExecution ? { handoff_execution: handoffExecution } : {};
-    switch (turn.kind) {
-      case 'start':
-        return client.conversations.start({
-          inputs: turn.inputs,
-          ...(agentId
-            ? { agent_id: agentId, ...(agentVersion != null ? { agent_version: agentVersion } : {}) }
-            : { model: model ?? null, ...(instructions ? { instructions } : {}), ...(toolDefinitions?.length ? { tools: toolDefinitions } : {}) }),
-          ...handoff,
-        }, { signal });
-      case 'append':
-        return client.conversations.append(turn.conversationId, { inputs: turn.inputs, ...handoff }, { signal });
-      case 'restart':
-        return client.conversations.restart(turn.conversationId, {
-          from_entry_id: turn.fromEntryId, ...(turn.inputs !== undefined ? { inputs: turn.inputs } : {}), ...handoff,
-        }, { signal });
-      case 'resume':
-        return client.conversations.resume!({ streamId: turn.from.streamId, lastEventId: turn.from.lastEventId, conversationId: turn.conversationId }, { signal });
+  /** Holding the conversation's stream lock: resumes its reply from the stored point, or shows the server's history when there is none. */
+  async #resume(run: RunToken, conversationId: string): Promise<void> {
+    const inflight = await this.#store?.getInflight?.(conversationId).catch(() => undefined);
+    if (!run.current()) return;
+    if (!inflight || !this.#transport.canReconnect) {
+      this.#set({ status: 'ready', streamingEntryId: null, following: false });
+      return this.#history.catchUp(run);
     }
+    // The stored entries are those of the stored point (one batch): resume from there.
+    const entries = await this.#store!.getEntries(conversationId).catch(() => this.#state.entries);
+    if (run.current()) await this.#resumeFrom(run, inflight, this.#history.dedupe(entries), true);
   }
 
-  // ------------------------------------------------------------ resuming, tabs, offline
-
-  /** This run streams `conversationId` for every tab: it holds the lock (unless `locked`) and says so. */
-  #lead(run: Run, conversationId: string, locked: boolean): void {
-    if (run.leading?.conversationId === conversationId) return;
-    run.leading?.release();
-    run.leading = { conversationId, release: this.#tabs && !locked ? holdStreamLock(conversationId) : () => {} };
-    this.#tabs?.post({ kind: 'streaming', conversationId, entryId: this.#state.streamingEntryId });
+  /** Streams the reply at `from` again, over `entries` as they were there (`locked`: the stream lock is held). */
+  #resumeFrom(run: RunToken, from: InflightReply, entries: CachedEntry[], locked: boolean): Promise<void> {
+    this.#set({ entries: resumable(entries, from.entryId), status: 'streaming', streamingEntryId: from.entryId, following: false });
+    return this.#perform(run, { kind: 'resume', conversationId: from.conversationId, from, locked, inputIds: [] });
   }
 
-  /** Keeps where the stream is, beside the entries it produced (one store batch: they agree). */
-  #keepPoint(stream: ConversationStream): void {
-    const point = stream.resumePoint;
-    const conversationId = this.#state.conversationId;
-    if (!point || !conversationId || !this.#store?.putInflight) return;
-    this.#store.putInflight({ conversationId, streamId: point.streamId, lastEventId: point.lastEventId, entryId: this.#state.streamingEntryId })
-      .catch(() => this.#notSaved());
-  }
-
-  /** The run's stream ended: unless left to be resumed, nothing is to resume; the lock goes (after the store has that). */
-  async #endLead(run: Run): Promise<void> {
-    const leading = run.leading;
-    run.leading = undefined;
-    const conversationId = leading?.conversationId ?? (run.stream?.resumePoint ? this.#state.conversationId : null);
-    if (!conversationId) return;
-    if (!run.detached && !run.keepInflight) await this.#store?.deleteInflight?.(conversationId).catch(() => {});
-    if (!run.detached) this.#tabs?.post({ kind: 'ended', conversationId });
-    leading?.release();
-  }
-
-  /**
-   * Waits until no tab streams `conversationId` (following the one that does), then resumes its reply
-   * from the stored point, or, when there is none any more, shows the server's history.
-   */
-  async #takeOver(epoch: number, conversationId: string, following = false): Promise<void> {
-    this.#follow?.abort();
-    const follow = new AbortController();
-    this.#follow = follow;
-    // Without Web Locks a following tab cannot tell when the streaming one is gone: it waits for 'ended'.
-    if (following && !hasLocks()) return;
-    await withStreamLock(conversationId, follow.signal, async () => {
-      if (this.#follow !== follow || !this.#current(epoch)) return;
-      this.#follow = null;
-      const inflight = await this.#store?.getInflight?.(conversationId).catch(() => undefined);
-      if (!this.#current(epoch)) return;
-      if (!inflight || !this.#options.client.conversations.resume) {
-        this.#set({ status: 'ready', streamingEntryId: null, following: false });
-        await this.#catchUp(epoch);
-        return;
-      }
-      // The stored entries are those of the stored point (one batch): resume from there.
-      const entries = await this.#store!.getEntries(conversationId).catch(() => this.#state.entries);
-      if (!this.#current(epoch)) return;
-      this.#set({ entries: resumable(this.#dedupe(entries), inflight.entryId), status: 'streaming', streamingEntryId: inflight.entryId, following: false });
-      await this.#perform(epoch, { kind: 'resume', conversationId, from: inflight, locked: true, inputIds: [] });
-    });
-    if (this.#follow === follow) this.#follow = null;
-  }
-
-  /** Shows the server's history of the conversation (the reply another tab or the relay finished). */
-  async #catchUp(epoch: number): Promise<void> {
-    const conversationId = this.#state.conversationId;
-    if (!conversationId) return;
-    try {
-      const history = await this.#options.client.conversations.history(conversationId);
-      if (!this.#current(epoch) || this.#run || this.#state.conversationId !== conversationId) return;
-      this.#adoptHistory(conversationId, history.entries);
-    } catch {
-      // Offline: what the store had stays shown.
-      if (this.#current(epoch)) this.#set({ entries: markCutReply(this.#state.entries) });
-    }
-  }
-
-  /**
-   * The relay no longer has the reply (410): the server stored it when it ended. Shows the server's
-   * history; true when the reply is complete there (no error to show).
-   */
-  async #recoverGone(run: Run): Promise<boolean> {
-    const conversationId = this.#state.conversationId;
-    const entryId = this.#state.streamingEntryId;
-    if (!conversationId) return false;
-    let history: ConversationEntry[];
-    try {
-      history = (await this.#options.client.conversations.history(conversationId)).entries;
-    } catch {
-      return false;
-    }
-    if (!this.#current(run.epoch)) return true;
-    const last = history.at(-1);
-    const reply = entryId ? history.find((e) => e.id === entryId) : last;
-    const complete = !!last && !isInputEntry(last) && !!last.completed_at && (!reply || !!reply.completed_at);
-    if (!complete) return false;
-    this.#adoptHistory(conversationId, history, () => ({ streamingEntryId: null }));
-    return true;
-  }
-
-  /** A message from another tab of this site. */
-  #onTab(message: TabMessage): void {
-    if (this.#disposed || message.conversationId !== this.#state.conversationId) return;
-    const ours = !!this.#run;
-    switch (message.kind) {
-      case 'entry': {
-        if (ours) return;
-        const entry = message.entry;
-        const index = this.#state.entries.findIndex((e) => e.id === entry.id);
-        let entries = index < 0 ? [...this.#state.entries, entry] : this.#state.entries.map((e, i) => (i === index ? entry : e));
-        // The streaming tab's copy of a message this tab already has under its server id (read from the history first).
-        if (index < 0 && isLocalId(entry.id)) entries = this.#dedupe(entries);
-        const streaming = !isInputEntry(entry) && !entry.completed_at && !entry.interrupted;
-        this.#set(streaming && this.#follow
-          ? { entries, streamingEntryId: entry.id, status: 'streaming' }
-          : { entries });
-        return;
-      }
-      case 'streaming':
-        if (ours || this.#follow || this.#queued) return;
-        this.#set({ status: 'streaming', streamingEntryId: message.entryId, error: null, following: true });
-        void this.#takeOver(this.#epoch, message.conversationId, true);
-        return;
-      case 'ended':
-        if (ours) return;
-        if (this.#follow) {
-          this.#follow.abort();
-          this.#follow = null;
-        }
-        this.#set({ status: 'ready', streamingEntryId: null, following: false });
-        void this.#catchUp(this.#epoch);
-        return;
-      case 'stop':
-        if (ours && this.#run?.leading?.conversationId === message.conversationId) this.stop();
-        return;
-    }
-  }
-
-  /**
-   * Keeps `turn` until the browser is online again (see the class comment), in the store too unless `stored`
-   * says whether it is there already.
-   */
-  #wait(turn: Turn, stored?: boolean): void {
-    if (stored === undefined) this.#keepWaiting(turn);
-    else this.#waitStored = stored;
-    this.#queued = turn;
-    this.#unsent = turn.inputIds;
-    this.#set({ status: 'ready', error: null, streamingEntryId: null, waiting: [...turn.inputIds] });
-    globalThis.removeEventListener?.('online', this.#onOnline);
-    globalThis.addEventListener?.('online', this.#onOnline, { once: true });
-    // A browser that believes it is online (the relay was unreachable) gets no `online` event: try again later.
-    clearTimeout(this.#waitTimer);
-    if (!isOffline()) this.#waitTimer = setTimeout(this.#onOnline, WAIT_RETRY_MS);
-  }
-
-  /** Forgets the waiting turn (another conversation is shown; its messages stay in the store). */
-  #dropQueued(): void {
-    this.#queued = null;
-    this.#waitStored = false;
-    clearTimeout(this.#waitTimer);
-    globalThis.removeEventListener?.('online', this.#onOnline);
-  }
-
-  /** Online again: the waiting turn goes out (unless the user is doing something else). */
-  async #sendQueued(): Promise<void> {
-    const turn = this.#queued;
-    if (!turn || this.#disposed || this.#isBusy()) return;
-    if (isOffline()) return this.#wait(turn, this.#waitStored);
-    const stored = this.#waitStored;
-    this.#dropQueued();
-    const epoch = ++this.#epoch;
-    this.#set({ status: 'submitted', error: null, waiting: [] });
-    const claimed = stored ? await this.#claim(epoch, turn, turn.inputIds) : turn;
-    if (!claimed) return;
-    await this.#perform(epoch, claimed);
-  }
-
-  /** The store key of a turn's waiting messages: its conversation, or this session's agent/model for a first message. */
-  #waitKey(turn: Turn): string | null {
-    if (turn.kind === 'append') return turn.conversationId;
-    return turn.kind === 'start' ? this.#newKey() : null;
-  }
-
-  #newKey(): string {
-    return this.#options.agentId ? `new:agent:${this.#options.agentId}` : `new:model:${this.#options.model ?? ''}`;
-  }
-
-  /** Writes the waiting turn's entries to the store (merged with what is there under its key). */
-  #keepWaiting(turn: Turn): void {
-    const key = this.#waitKey(turn);
-    const store = this.#store;
-    this.#waitStored = false;
-    if (!key || !store?.putWaiting) return;
-    const ids = new Set(turn.inputIds);
-    const entries = this.#state.entries.filter((e) => ids.has(e.id));
-    if (!entries.length) return;
-    this.#waitStored = true;
-    store.putWaiting({ key, conversationId: turn.kind === 'append' ? turn.conversationId : null, entries, savedAt: nowIso() }).catch(() => {
-      if (this.#queued === turn) this.#waitStored = false;
-      this.#notSaved();
-    });
-  }
-
-  /**
-   * Takes the turn's waiting messages (`waitingIds`) out of the store before they are sent. Those another tab
-   * took meanwhile leave this transcript (that tab sends them); those another tab kept under the same key
-   * join the turn. Null when nothing is left to send (the state is ready again) or the session moved on.
-   */
-  async #claim(epoch: number, turn: Turn, waitingIds: readonly string[]): Promise<Turn | null> {
-    const key = this.#waitKey(turn);
-    const store = this.#store;
-    if (!key || !store?.takeWaiting) return turn;
-    let record: WaitingTurn | undefined;
-    try {
-      record = await store.takeWaiting(key);
-    } catch {
-      return this.#current(epoch) ? turn : null; // an unreadable store: send what this page has
-    }
-    if (!this.#current(epoch)) {
-      // Another conversation is shown (or the page is going): the messages go back to wait.
-      if (record) store.putWaiting?.(record).catch(() => {});
-      return null;
-    }
-    const gone = new Set(record ? [] : waitingIds);
-    const shown = new Set(this.#state.entries.map((e) => e.id));
-    const extra = (record?.entries ?? []).filter((e) => !shown.has(e.id));
-    if (!gone.size && !extra.length) return turn;
-    const ids = new Set([...turn.inputIds.filter((id) => !gone.has(id)), ...extra.map((e) => e.id)]);
-    const rest = this.#state.entries.filter((e) => !ids.has(e.id) && !gone.has(e.id));
-    const mine = [...this.#state.entries.filter((e) => ids.has(e.id)), ...extra]
-      .sort(byCreatedAt);
-    this.#unsent = this.#unsent.filter((id) => !gone.has(id));
-    this.#set({ entries: [...rest, ...mine] });
-    if (!mine.length) {
-      this.#set({ status: 'ready' });
-      return null;
-    }
-    return inputTurn(turn.kind === 'append' ? turn.conversationId : null, mine);
-  }
-
-  /** Shows messages kept waiting in the store (an earlier page) after the transcript, and waits to send them again. */
-  #restore(record: WaitingTurn): boolean {
-    if (!record.entries.length) return false;
-    const have = new Set(this.#state.entries.map((e) => e.id));
-    this.#set({ entries: [...this.#state.entries, ...record.entries.filter((e) => !have.has(e.id))] });
-    this.#wait(inputTurn(record.conversationId, record.entries), true);
-    if (!isOffline()) void this.#sendQueued();
-    return true;
-  }
-
-  /** `conversation.response.started`: the server stored the inputs; a start or restart names a new conversation. */
-  #started(conversationId: string, turn: Turn): void {
-    const previous = this.#state.conversationId;
-    const now = nowIso();
-    if (conversationId !== previous || !this.#record) {
-      const base = previous && conversationId !== previous ? this.#record : null;
-      this.#record = {
-        id: conversationId,
-        title: titleOf(this.#state.entries),
-        agentId: this.#options.agentId ?? base?.agentId ?? null,
-        model: this.#options.agentId ? null : this.#options.model ?? base?.model ?? null,
-        createdAt: base?.createdAt ?? now,
-        updatedAt: now,
-      };
-    }
-    this.#set({ conversationId, status: 'streaming' });
-    const store = this.#store;
-    if (!store) return;
-    this.#saveConversation(this.#state.entries);
-    if (previous && previous !== conversationId) {
-      // The restarted conversation replaces the old one in the cache (see the class comment).
-      store.deleteConversation(previous).catch(() => {});
-      for (const e of this.#state.entries) this.#persist(e);
-    } else if (turn.kind === 'start') {
-      for (const e of this.#state.entries) this.#persist(e);
-    } else {
-      // Append: the inputs of this turn are the trailing page-made entries.
-      for (const e of this.#state.entries) if (isLocalId(e.id)) this.#persist(e);
-    }
+  /** `id` as the server names it, after reconciling the page's temporary ids when `sync`; null when the run went stale meanwhile. */
+  async #serverId(run: RunToken, id: string, sync: boolean): Promise<string | null> {
+    if (!sync) return id;
+    const renamed = await this.#history.syncIds(run);
+    return run.current() ? renamed?.get(id) ?? id : null;
   }
 
   #applyEvent(event: ConversationEvent, produced: Set<string>): void {
@@ -829,93 +524,7 @@ export class ChatSession implements ChatSessionApi {
     const patch: Partial<ChatState> = { entries, streamingEntryId: changed.id, status: 'streaming' };
     if (event.type === 'agent.handoff.done' && event.next_agent_name) patch.agentName = event.next_agent_name;
     this.#set(patch);
-    this.#persist(changed);
-  }
-
-  async #runTool(call: FunctionCallEntry): Promise<{ tool_call_id: string; result: string }> {
-    const tool = this.#options.tools?.[call.name];
-    let result: string;
-    try {
-      let args: unknown = {};
-      if (call.arguments.trim()) args = JSON.parse(call.arguments);
-      const value = await tool!(args);
-      result = typeof value === 'string' ? value : JSON.stringify(value ?? null);
-    } catch (error) {
-      result = JSON.stringify({ error: error instanceof Error ? error.message : String(error) });
-    }
-    return { tool_call_id: call.tool_call_id, result };
-  }
-
-  #answered(toolCallId: string): boolean {
-    return this.#state.entries.some((e) => e.type === 'function.result' && e.tool_call_id === toolCallId);
-  }
-
-  // ------------------------------------------------------------ server reconciliation and store
-
-  /**
-   * Replaces the page's view of the conversation with the server's history (ids included), keeping what
-   * the server lacks; returns the temporary → server id map, or null when the server could not be asked.
-   */
-  async #syncIds(epoch: number): Promise<Map<string, string> | null> {
-    const conversationId = this.#state.conversationId;
-    if (!conversationId) return null;
-    let history: ConversationEntry[];
-    try {
-      history = (await this.#options.client.conversations.history(conversationId)).entries;
-    } catch {
-      return null; // offline: the page keeps its temporary ids until the next reconciliation
-    }
-    // A turn started meanwhile owns the entries now; its own reconciliation comes later.
-    if (!this.#current(epoch) || this.#state.conversationId !== conversationId || this.#run) return null;
-    const { entries, renamed } = this.#adoptHistory(conversationId, history);
-    this.#saveConversation(entries);
-    return renamed;
-  }
-
-  /** The server's history merged into the state's entries (see reconcileEntries); remembers the ids it learnt. */
-  #reconcile(history: readonly ConversationEntry[]): Reconciled {
-    const reconciled = reconcileEntries(this.#state.entries, history, { aliases: this.#aliases, keep: new Set(this.#unsent) });
-    for (const [from, to] of reconciled.renamed) this.#aliases.set(from, to);
-    return reconciled;
-  }
-
-  /** Shows the server's history merged into the state (with `patch` of the merged entries) and stores it. */
-  #adoptHistory(conversationId: string, history: readonly ConversationEntry[], patch?: (entries: CachedEntry[]) => Partial<ChatState>): Reconciled {
-    const reconciled = this.#reconcile(history);
-    const { entries } = reconciled;
-    this.#set({ entries, ...patch?.(entries) });
-    this.#store?.replaceEntries(conversationId, entries).catch(() => this.#notSaved());
-    return reconciled;
-  }
-
-  /** `entries` without the page-made copies of entries they also hold under server ids (see dropLocalTwins). */
-  #dedupe(entries: readonly CachedEntry[]): CachedEntry[] {
-    const twins = dropLocalTwins(entries, { aliases: this.#aliases, keep: new Set(this.#unsent) });
-    for (const [from, to] of twins.renamed) this.#aliases.set(from, to);
-    return twins.entries;
-  }
-
-  /** Writes the conversation's record, updated at `updatedAt` (default: now). */
-  #saveConversation(entries: readonly ConversationEntry[], updatedAt?: string): void {
-    const store = this.#store;
-    const conversationId = this.#state.conversationId;
-    if (!store || !conversationId) return;
-    const now = updatedAt ?? nowIso();
-    const record: CachedConversation = this.#record && this.#record.id === conversationId
-      ? { ...this.#record, title: this.#record.title || titleOf(entries), updatedAt: now }
-      : {
-        id: conversationId, title: titleOf(entries), agentId: this.#options.agentId ?? null,
-        model: this.#options.agentId ? null : this.#options.model ?? null, createdAt: entries[0]?.created_at ?? now, updatedAt: now,
-      };
-    this.#record = record;
-    store.putConversation(record).catch(() => this.#notSaved());
-  }
-
-  #persist(entry: CachedEntry): void {
-    const conversationId = this.#state.conversationId;
-    if (!this.#store || !conversationId) return;
-    this.#store.putEntry(conversationId, entry).catch(() => this.#notSaved());
-    this.#tabs?.post({ kind: 'entry', conversationId, entry });
+    this.#history.persist(changed);
   }
 
   #notSaved(): void {
@@ -924,14 +533,14 @@ export class ChatSession implements ChatSessionApi {
 
   // ------------------------------------------------------------ helpers
 
-  async #resolveAgentName(epoch: number): Promise<void> {
-    const agentId = this.#record?.agentId ?? this.#options.agentId;
+  async #resolveAgentName(run: RunToken): Promise<void> {
+    const agentId = this.#history.record?.agentId ?? this.#options.agentId;
     if (!agentId || this.#state.agentName) return;
     try {
       const agent = await this.#options.client.agents.get(agentId);
-      if (agentId === (this.#record?.agentId ?? this.#options.agentId)) {
+      if (agentId === (this.#history.record?.agentId ?? this.#options.agentId)) {
         if (agentId === this.#options.agentId) this.#defaultAgentName = agent.name;
-        if (this.#current(epoch) && !this.#state.agentName) this.#set({ agentName: agent.name });
+        if (run.current() && !this.#state.agentName) this.#set({ agentName: agent.name });
       }
     } catch {
       // The name is decoration; the chat works without it.
@@ -939,21 +548,23 @@ export class ChatSession implements ChatSessionApi {
   }
 
   #abortRun(): void {
-    this.#follow?.abort();
-    this.#follow = null;
-    const run = this.#run;
-    if (run && !run.controller.signal.aborted) {
+    this.#leadership.unfollow();
+    const active = this.#active;
+    if (active && !active.controller.signal.aborted) {
       // Not a stop: the reply carries on on the relay and can be resumed (its point stays in the store).
-      run.detached = true;
-      run.stream?.detach?.();
-      run.controller.abort();
-      const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
-      if (changed) {
-        this.#set({ entries, streamingEntryId: null });
-        this.#persist(changed);
-      }
+      active.detached = true;
+      active.stream?.detach?.();
+      active.controller.abort();
+      this.#interrupt();
     }
-    this.#run = null;
+    this.#active = null;
+  }
+
+  /** Marks the reply streaming now cut (kept, and stored so) with `patch`; without `patch`, only when there was one. */
+  #interrupt(patch?: Partial<ChatState>): void {
+    const { entries, changed } = markInterrupted(this.#state.entries, this.#state.streamingEntryId);
+    if (changed || patch) this.#set({ entries, streamingEntryId: null, ...patch });
+    if (changed) this.#history.persist(changed);
   }
 
   #isBusy(): boolean {
@@ -965,8 +576,11 @@ export class ChatSession implements ChatSessionApi {
     if (this.#isBusy()) throw new Error(`Cannot ${action} while a reply is in progress; stop it first`);
   }
 
-  #current(epoch: number): boolean {
-    return !this.#disposed && epoch === this.#epoch;
+  /** Starts a run (every earlier one goes stale); once the session is disposed, runs are stale from the start. */
+  #next(): RunToken {
+    const run = this.#runs.next();
+    if (this.#disposed) this.#runs.cancel();
+    return run;
   }
 
   #set(patch: Partial<ChatState>): void {
@@ -987,55 +601,4 @@ export class ChatSession implements ChatSessionApi {
 
 function initialState(agentName: string | null): ChatState {
   return { conversationId: null, entries: [], streamingEntryId: null, status: 'ready', error: null, agentName, notice: null, waiting: [], following: false };
-}
-
-/** Whether this runs in a browser (a network failure there before any answer means offline; under Node it is an error). */
-function inBrowser(): boolean {
-  return typeof (globalThis as { navigator?: { onLine?: unknown } }).navigator?.onLine === 'boolean';
-}
-
-/** Whether the browser says it is offline (never under Node). */
-function isOffline(): boolean {
-  return (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine === false;
-}
-
-/** Entries as they were at a stored resume point: the reply being streamed carries on (not marked cut). */
-function resumable(entries: CachedEntry[], entryId: string | null): CachedEntry[] {
-  return entries.map((e) => {
-    if (e.id !== entryId || !e.interrupted) return e;
-    const { interrupted: _, ...rest } = e;
-    return rest as CachedEntry;
-  });
-}
-
-function userEntry(text: string): CachedEntry {
-  const now = nowIso();
-  return { object: 'entry', type: 'message.input', id: localId(), role: 'user', content: text, prefix: false, created_at: now, completed_at: now };
-}
-
-/** A page-made entry as the input it was sent as. */
-function toInput(entry: CachedEntry): InputEntry {
-  if (entry.type === 'function.result') return { type: 'function.result', tool_call_id: entry.tool_call_id, result: entry.result };
-  if (entry.type === 'message.input') return { role: entry.role, content: entry.content };
-  throw new Error(`Entry '${entry.id}' of type ${entry.type} is not an input`);
-}
-
-/** The turn that sends these page-made entries: appended to `conversationId`, or starting a conversation. */
-function inputTurn(conversationId: string | null, entries: readonly CachedEntry[]): Turn {
-  const inputs = entries.map(toInput);
-  const inputIds = entries.map((e) => e.id);
-  return conversationId ? { kind: 'append', conversationId, inputs, inputIds } : { kind: 'start', inputs, inputIds };
-}
-
-function lastReply(entries: readonly CachedEntry[]): CachedEntry | undefined {
-  for (let i = entries.length - 1; i >= 0; i--) if (!isInputEntry(entries[i])) return entries[i];
-  return undefined;
-}
-
-function agentNameIn(entries: readonly ConversationEntry[]): string | null {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i];
-    if (e.type === 'agent.handoff' && e.next_agent_name) return e.next_agent_name;
-  }
-  return null;
 }

@@ -23,8 +23,9 @@ import type { ConversationStream, ResumePoint } from './contracts.js';
 import type { ConversationEvent, ConversationEventType } from './types.js';
 import { EventQueue } from './event-queue.js';
 import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
-import { abortError } from './retry.js';
+import { abortError, backoffDelay, retryPolicy, type RetryPolicy } from './retry.js';
 import { endlessBody, never } from './event-stream-reader.js';
+import { LatestRun, type RunToken } from './latest-run.js';
 
 /** Sends the request (with auth and retries before any answer); rejects with PlatformError or AbortError. */
 export type StreamTransport = (url: string, init: RequestInit & { signal: AbortSignal }) => Promise<Response>;
@@ -78,8 +79,8 @@ export class ConversationEventStream implements ConversationStream {
   readonly #controller = new AbortController();
   readonly #transport: StreamTransport;
   readonly #resumeBase: string | null;
-  readonly #attempts: number;
-  readonly #baseDelay: number;
+  /** Reconnections in a row (`retries`) and their backoff. */
+  readonly #backoff: RetryPolicy;
   readonly #idleTimeout: number;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   #resolveId!: (id: string) => void;
@@ -93,7 +94,7 @@ export class ConversationEventStream implements ConversationStream {
   #lastEventId: string | null = null;
   #yielded: ResumePoint | null = null;
   /** Which connection is current: callbacks of an earlier one are ignored. */
-  #connection = 0;
+  readonly #connections = new LatestRun();
   #failures = 0;
   /** Whether the current connection is a resume (`GET …/streams/{id}`). */
   #resuming = false;
@@ -104,8 +105,7 @@ export class ConversationEventStream implements ConversationStream {
   constructor(url: string, body: unknown, transport: StreamTransport, signal?: AbortSignal, options: StreamResumeOptions = {}) {
     this.#transport = transport;
     this.#resumeBase = options.resumeBase ? options.resumeBase.replace(/\/+$/, '') : null;
-    this.#attempts = Math.max(0, options.attempts ?? 6);
-    this.#baseDelay = Math.max(0, options.baseDelayMs ?? 250);
+    this.#backoff = retryPolicy({ retries: options.attempts ?? 6, baseDelayMs: options.baseDelayMs ?? 250, maxDelayMs: Infinity });
     this.#idleTimeout = Math.max(0, options.idleTimeoutMs ?? 45_000);
     this.conversationId = new Promise<string>((resolve, reject) => {
       this.#resolveId = resolve;
@@ -190,8 +190,8 @@ export class ConversationEventStream implements ConversationStream {
 
   #open(url: string, init: { method: string; headers: Record<string, string>; body?: string }): void {
     const signal = this.#controller.signal;
-    const connection = ++this.#connection;
-    const current = () => connection === this.#connection && !this.#finished;
+    const connection = this.#connections.next();
+    const current = () => connection.current() && !this.#finished;
     void fetchEventSource(url, {
       ...init,
       headers: { ...init.headers, accept: 'text/event-stream' },
@@ -239,18 +239,18 @@ export class ConversationEventStream implements ConversationStream {
   }
 
   /** The body the library reads: forwards chunks one read at a time, reports the real end here. */
-  #watch(upstream: ReadableStream<Uint8Array>, connection: number): ReadableStream<Uint8Array> {
+  #watch(upstream: ReadableStream<Uint8Array>, connection: RunToken): ReadableStream<Uint8Array> {
     const reader = upstream.getReader();
     this.#upstream = reader;
     if (this.#controller.signal.aborted) reader.cancel().catch(() => {});
     // A connection that went silent (no event, no ping) is dropped: the read then ends and the stream resumes.
     const watchdog = () => {
       clearTimeout(this.#idleTimer);
-      if (!this.#idleTimeout || !this.#resumable() || connection !== this.#connection || this.#finished) return;
+      if (!this.#idleTimeout || !this.#resumable() || !connection.current() || this.#finished) return;
       this.#idleTimer = setTimeout(() => void reader.cancel().catch(() => {}), this.#idleTimeout);
     };
     return endlessBody(reader, (error) => {
-      if (connection === this.#connection) this.#onBodyEnd(error);
+      if (connection.current()) this.#onBodyEnd(error);
     }, watchdog);
   }
 
@@ -320,7 +320,7 @@ export class ConversationEventStream implements ConversationStream {
   /** Waits (backoff with jitter) and resumes; after too many failures in a row, ends with `failure`. */
   #retryLater(failure: PlatformError): void {
     if (this.#finished) return;
-    this.#connection += 1; // whatever the old connection still reports is ignored
+    this.#connections.cancel(); // whatever the old connection still reports is ignored
     clearTimeout(this.#idleTimer);
     this.#upstream?.cancel().catch(() => {});
     this.#upstream = null;
@@ -335,8 +335,8 @@ export class ConversationEventStream implements ConversationStream {
       this.#signalOff = () => target.removeEventListener('online', onOnline);
       return;
     }
-    if (this.#failures >= this.#attempts) return this.#finish(failure);
-    const delay = Math.round(this.#baseDelay * 2 ** this.#failures * (0.5 + Math.random() * 0.5));
+    if (this.#failures >= this.#backoff.retries) return this.#finish(failure);
+    const delay = backoffDelay(this.#backoff, this.#failures, null)!;
     this.#failures += 1;
     this.#timer = setTimeout(() => {
       if (!this.#finished) this.#resume();

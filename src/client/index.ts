@@ -1,7 +1,8 @@
 /**
  * The client layer: typed platform calls, streamed turns, errors, relay sessions, and the chat
  * state machine the elements render. Isomorphic and side-effect free (nothing touches `window`,
- * `document` or IndexedDB at import).
+ * `document` or IndexedDB at import). The history cache the chat keeps is in src/store (`parley-kit`
+ * exports `HistoryStore`); the client only knows its contract, `HistoryStoreApi`.
  */
 export type * from './types.js';
 export type * from './contracts.js';
@@ -18,8 +19,3 @@ export { PlatformError, NETWORK_ERROR, ORIGIN_NOT_ALLOWED, STREAM_ERROR, isAbort
 export type { RetryOptions } from './retry.js';
 export { ChatSession, EVICTED_NOTICE, NOT_SAVED_NOTICE } from './chat-session.js';
 export { isLocalId } from './chat-entries.js';
-
-// The history cache lives in src/store (browser only); re-exported here so one import gives an element
-// everything it needs. `idb` is import-safe: IndexedDB is first touched by `HistoryStore.open()`.
-export { HistoryStore } from '../store/index.js';
-export type { HistoryStoreOptions } from '../store/index.js';

@@ -44,12 +44,12 @@ const ENTRY_INTERVAL_MS = 50;
 /** One page's end of the channel; see the module comment. */
 export class TabSync {
   readonly #channel: BroadcastChannel | null;
-  readonly #listeners = new Set<(message: TabMessage) => void>();
   /** Entry changes not sent yet, latest state per entry (sent in the order first changed). */
   #entries = new Map<string, TabMessage & { kind: 'entry' }>();
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(storeName: string) {
+  /** Opens the channel of the store named `storeName`; `onMessage` hears the other tabs. */
+  constructor(storeName: string, onMessage: (message: TabMessage) => void) {
     const Channel = (globalThis as { BroadcastChannel?: typeof BroadcastChannel }).BroadcastChannel;
     this.#channel = Channel ? new Channel(`parley:${storeName}`) : null;
     // Under Node an open channel keeps the process alive: it must not, for a session nobody disposed.
@@ -57,8 +57,7 @@ export class TabSync {
     if (this.#channel) {
       this.#channel.onmessage = (event: MessageEvent) => {
         const message = event.data as TabMessage;
-        if (!message || typeof message !== 'object' || typeof message.conversationId !== 'string') return;
-        for (const listener of [...this.#listeners]) listener(message);
+        if (message && typeof message === 'object' && typeof message.conversationId === 'string') onMessage(message);
       };
     }
   }
@@ -92,16 +91,9 @@ export class TabSync {
     }
   }
 
-  subscribe(listener: (message: TabMessage) => void): () => void {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
-  }
-
+  /** Sends what is pending and closes the channel: nothing is heard after. */
   close(): void {
     this.#flush();
-    this.#listeners.clear();
     this.#channel?.close();
   }
 }

@@ -261,27 +261,7 @@ export type ConversationEventType = ConversationEvent['type'];
 
 // ---------------------------------------------------------------- agents
 
-export interface Agent {
-  object: 'agent';
-  id: string;
-  name: string;
-  model: string;
-  version: number;
-  versions: number[];
-  instructions?: string | null;
-  tools?: Tool[];
-  completion_args?: CompletionArgs;
-  guardrails?: GuardrailConfig[] | null;
-  description?: string | null;
-  handoffs?: string[] | null;
-  metadata?: Record<string, unknown> | null;
-  owner_id?: string | null;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-  deployment_chat: boolean;
-  source: string;
-  version_message?: string | null;
-}
+/** What an agent is made of: what a create request sends, and what an agent carries besides its ids and dates. */
 export interface CreateAgentRequest {
   model: string;
   name: string;
@@ -293,6 +273,17 @@ export interface CreateAgentRequest {
   handoffs?: string[] | null;
   metadata?: Record<string, unknown> | null;
   version_message?: string | null;
+}
+export interface Agent extends CreateAgentRequest {
+  object: 'agent';
+  id: string;
+  version: number;
+  versions: number[];
+  owner_id?: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deployment_chat: boolean;
+  source: string;
 }
 export type UpdateAgentRequest = Partial<CreateAgentRequest> & { deployment_chat?: boolean | null };
 export interface AgentAlias { alias: string; version: number; created_at: Timestamp; updated_at: Timestamp }

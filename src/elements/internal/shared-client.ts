@@ -1,4 +1,5 @@
-import { HistoryStore, PlatformError, getClient } from '../../client/index.js';
+import { PlatformError, getClient } from '../../client/index.js';
+import { HistoryStore } from '../../store/index.js';
 import type { HistoryStoreApi, ParleyClientApi } from '../../client/contracts.js';
 
 let sharedStore: Promise<HistoryStoreApi | undefined> | null = null;

@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Platform } from '@parley-kit/platform';
 import { ChatSession } from '../../../src/client/chat-session.js';
 import { ParleyClient } from '../../../src/client/client.js';
@@ -7,6 +7,7 @@ import type { ChatState, HistoryStoreApi } from '../../../src/client/contracts.j
 import { HistoryStore } from '../../../src/store/history-store.js';
 import { callPlatform, startPlatform, untilState as until } from './helpers.js';
 import { resumeRelay, type ResumeRelay } from './resume-relay.js';
+import { browserNetwork } from './browser-network.js';
 
 // Messages written offline survive a reload (issue 16's known limit): the waiting turn is kept in the
 // history store, a new page over the same store shows it waiting again and sends it, once, when online.
@@ -20,28 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-/** The browser's view of the network: `navigator.onLine` and `online` events on the global. */
-const events = new EventTarget();
-const navigator = { onLine: true };
-const g = globalThis as Record<string, unknown>;
-beforeEach(() => {
-  navigator.onLine = true;
-  g.navigator = navigator;
-  g.addEventListener = events.addEventListener.bind(events);
-  g.removeEventListener = events.removeEventListener.bind(events);
-});
-afterEach(() => {
-  delete g.navigator;
-  delete g.addEventListener;
-  delete g.removeEventListener;
-});
-const offline = () => {
-  navigator.onLine = false;
-};
-const online = () => {
-  navigator.onLine = true;
-  events.dispatchEvent(new Event('online'));
-};
+const { navigator, offline, online } = browserNetwork();
 
 /** A page's client: every request fails like a network error while the browser is offline. */
 function client(relay: ResumeRelay): ParleyClient {

@@ -7,6 +7,7 @@ import type { ChatState } from '../../../src/client/contracts.js';
 import { HistoryStore } from '../../../src/store/history-store.js';
 import { callPlatform, startPlatform, untilState as until } from './helpers.js';
 import { resumeRelay, type ResumeRelay } from './resume-relay.js';
+import { Locks } from './web-locks.js';
 
 // Two tabs of one site on one conversation (issue 16, item 3): Node has BroadcastChannel; Web Locks
 // are played by a small exclusive lock manager (what browsers do: requests granted in order, a closed
@@ -14,37 +15,6 @@ import { resumeRelay, type ResumeRelay } from './resume-relay.js';
 const BASE = 'http://relay.test/api';
 let platform: Platform;
 let n = 0;
-
-class Locks {
-  readonly #held = new Set<string>();
-  readonly #queues = new Map<string, Array<() => void>>();
-  async request(name: string, options: { signal?: AbortSignal }, callback: (lock: unknown) => Promise<unknown>): Promise<unknown> {
-    const abort = () => Object.assign(new Error('aborted'), { name: 'AbortError' });
-    if (options.signal?.aborted) throw abort();
-    if (this.#held.has(name)) {
-      await new Promise<void>((resolve, reject) => {
-        const queue = this.#queues.get(name) ?? [];
-        this.#queues.set(name, queue);
-        queue.push(resolve);
-        options.signal?.addEventListener('abort', () => {
-          const i = queue.indexOf(resolve);
-          if (i >= 0) {
-            queue.splice(i, 1);
-            reject(abort());
-          }
-        });
-      });
-    }
-    this.#held.add(name);
-    try {
-      return await callback({ name });
-    } finally {
-      const next = this.#queues.get(name)?.shift();
-      if (next) next();
-      else this.#held.delete(name);
-    }
-  }
-}
 
 beforeAll(async () => {
   (globalThis as { navigator?: unknown }).navigator = { locks: new Locks() };
