@@ -8,6 +8,7 @@ export type * from './client/types.js';
 export type * from './client/contracts.js';
 export { ParleyClient, getClient, forgetClient, RelaySession, PlatformError, ChatSession } from './client/index.js';
 export { HistoryStore } from './store/index.js';
+export type { HistoryStoreOptions } from './store/index.js';
 export { AgentChat } from './elements/agent-chat/agent-chat.js';
 export { SpeechPlayer } from './elements/speech-player/speech-player.js';
 export { AudioTranscriber } from './elements/audio-transcriber/audio-transcriber.js';
