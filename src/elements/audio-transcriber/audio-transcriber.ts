@@ -12,7 +12,7 @@ import { formatElapsed, formatSegmentTime, resolveAudioTranscriberStrings } from
 import type { AudioTranscriberStrings } from './strings.js';
 import { controlStyles } from '../internal/controls.styles.js';
 import { audioTranscriberStyles } from './audio-transcriber.styles.js';
-import { nextAnnouncement } from '../internal/announce.js';
+import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
 
@@ -150,7 +150,6 @@ export class AudioTranscriber extends ParleyElement {
   @state() private level = 0;
   @state() private elapsed = 0;
   @state() private error: ShownError | null = null;
-  @state() private announcement = '';
   @state() private copyStatus = '';
   @state() private dragging = false;
 
@@ -164,6 +163,8 @@ export class AudioTranscriber extends ParleyElement {
   private voiceListeners: Array<() => void> = [];
   /** Push-to-talk: the button or Space is still held (a release during `starting` stops once started). */
   private held = false;
+  /** What a screen reader says: one polite live region, rendered at the end of the template. */
+  private readonly liveRegion = new LiveRegionController(this);
   /** @internal The cancel button goes when the file is done: focus on it moves to the drop zone, not to the page. */
   protected readonly focusRescue = new FocusRescueController(this, '.cancel', '.drop-zone');
   private fileStream: TranscriptionEventStream | null = null;
@@ -224,7 +225,7 @@ export class AudioTranscriber extends ParleyElement {
     this.current = 'listening';
     this.recordingStartedAt = performance.now();
     this.startTicker();
-    this.announce(this.t.listening);
+    this.liveRegion.announce(this.t.listening);
     this.emit('parley-transcription-start', { source: 'microphone' });
     if (this.mode === 'push-to-talk' && !this.held) await this.stopRecording();
   }
@@ -236,7 +237,7 @@ export class AudioTranscriber extends ParleyElement {
     const generation = this.generation;
     this.current = 'finishing';
     this.stopTicker();
-    this.announce(this.t.finishing); // the button stays enabled (aria-disabled) so that focus stays on it
+    this.liveRegion.announce(this.t.finishing); // the button stays enabled (aria-disabled) so that focus stays on it
     let result: VoiceInputResult | null;
     try {
       result = await voice.stop();
@@ -251,7 +252,7 @@ export class AudioTranscriber extends ParleyElement {
     this.current = 'idle';
     const text = (result?.text ?? heard).trim();
     if (!text) {
-      this.announce(this.t.nothingHeard);
+      this.liveRegion.announce(this.t.nothingHeard);
       return;
     }
     this.finish({
@@ -296,7 +297,7 @@ export class AudioTranscriber extends ParleyElement {
     this.liveText = '';
     this.liveSegments = [];
     this.current = 'file';
-    this.announce(this.t.transcribingFile(label));
+    this.liveRegion.announce(this.t.transcribingFile(label));
     let transcription: TranscriptionApi;
     try {
       transcription = transcriptionOf(await this.client());
@@ -371,7 +372,7 @@ export class AudioTranscriber extends ParleyElement {
     this.fileStream = null;
     this.releaseVoice();
     this.current = 'idle';
-    if (active) this.announce(this.t.cancelled);
+    if (active) this.liveRegion.announce(this.t.cancelled);
   }
 
   /** Forgets the transcript (and any error). */
@@ -395,7 +396,7 @@ export class AudioTranscriber extends ParleyElement {
 
   private finish(entry: TranscriptEntry): void {
     this.addEntry(entry);
-    this.announce(this.t.finalAnnouncement(entry.text));
+    this.liveRegion.announce(this.t.finalAnnouncement(entry.text));
     this.emit('parley-transcription-final', { text: entry.text, segments: entry.segments, language: entry.language, source: entry.source });
   }
 
@@ -413,7 +414,7 @@ export class AudioTranscriber extends ParleyElement {
     const message = this.t.errorMessage(kind, detail);
     this.error = { kind, message };
     // Announced once, politely, through the live region; the error line stays visible.
-    this.announce(message);
+    this.liveRegion.announce(message);
     this.emit('parley-transcription-error', { kind, message, detail });
     // The platform's or browser's own words are for the site owner (the visitor sees the sentence above);
     // a refused origin is already explained in the console by the client, a wrong file is the visitor's.
@@ -422,10 +423,6 @@ export class AudioTranscriber extends ParleyElement {
 
   private client(): Promise<ParleyClientApi> {
     return relayClient(this.relayUrl);
-  }
-
-  private announce(message: string): void {
-    this.announcement = nextAnnouncement(this.announcement, message);
   }
 
   private startTicker(): void {
@@ -624,7 +621,7 @@ export class AudioTranscriber extends ParleyElement {
           ? html`<ol part="segments" class="segments" aria-label=${t.segments}>${this.renderSegments(segments)}${this.renderSegments(this.liveSegments)}</ol>`
           : nothing}
       </div>
-      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+      ${this.liveRegion.render()}
     </div>`;
   }
 }

@@ -12,7 +12,7 @@ import type { OriginalPages } from './original-pages.js';
 import { ocrErrorKind, resolveDocOcrViewerStrings } from './strings.js';
 import type { DocOcrViewerStrings } from './strings.js';
 import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
-import { nextAnnouncement } from '../internal/announce.js';
+import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
 
@@ -125,7 +125,6 @@ export class DocOcrViewer extends ParleyElement {
   /** Index of the match jumped to, over all pages; -1 when none. */
   @state() private matchIndex = -1;
   @state() private error = '';
-  @state() private announcement = '';
   @state() private copyStatus = '';
   @state() private dragging = false;
   /** The PDF or image read last, whose pages can be shown as they look. */
@@ -144,6 +143,8 @@ export class DocOcrViewer extends ParleyElement {
   private matchCounts: number[] = [];
   /** Rendered pages of the current result, filled as they are needed. */
   private rendered: DocumentFragment[] = [];
+  /** What a screen reader says: one polite live region, rendered at the end of the template. */
+  private readonly liveRegion = new LiveRegionController(this);
   /** @internal The cancel button goes when the reading ends: focus on it moves to the drop zone, not to the page. */
   protected readonly focusRescue = new FocusRescueController(this, '.cancel', '.drop-zone');
   /** @internal Next page is disabled on the last page (and Previous on the first): focus on it moves to the other one. */
@@ -210,7 +211,7 @@ export class DocOcrViewer extends ParleyElement {
     this.working = true;
     this.reading = name;
     this.progress = { done: 0, total: null };
-    this.announce(t.working(name, 0, null));
+    this.liveRegion.announce(t.working(name, 0, null));
     this.emit('parley-ocr-start', { source, name });
     try {
       const client = await this.client();
@@ -222,7 +223,7 @@ export class DocOcrViewer extends ParleyElement {
         onProgress: ({ pagesDone, pagesTotal }) => {
           if (controller.signal.aborted) return;
           this.progress = { done: pagesDone, total: pagesTotal };
-          if (pagesDone > 0) this.announce(t.working(name, pagesDone, pagesTotal));
+          if (pagesDone > 0) this.liveRegion.announce(t.working(name, pagesDone, pagesTotal));
           this.emit('parley-ocr-progress', { pagesDone, pagesTotal });
         },
       });
@@ -232,14 +233,14 @@ export class DocOcrViewer extends ParleyElement {
       this.documentName = name;
       this.result = result;
       this.setSource(typeof document !== 'string' && canPicture(document) ? document : null, result);
-      this.announce(t.done(result.pages.length));
+      this.liveRegion.announce(t.done(result.pages.length));
       this.emit('parley-ocr-done', { result, name });
     } catch (error) {
       if (this.controller !== controller) return;
       this.controller = null;
       this.working = false;
       if (isAbortError(error)) {
-        this.announce(t.cancelled);
+        this.liveRegion.announce(t.cancelled);
         return;
       }
       const e = PlatformError.from(error);
@@ -260,7 +261,7 @@ export class DocOcrViewer extends ParleyElement {
     this.controller = null;
     this.working = false;
     controller.abort();
-    this.announce(this.t.cancelled);
+    this.liveRegion.announce(this.t.cancelled);
   }
 
   /** Shows page `index` (0-based position in `result.pages`). */
@@ -443,16 +444,12 @@ export class DocOcrViewer extends ParleyElement {
   private fail(error: PlatformError, kind: OcrFailureKind, message: string): void {
     this.error = message;
     // Announced once, politely, through the live region; the error line stays visible.
-    this.announce(message);
+    this.liveRegion.announce(message);
     this.emit('parley-ocr-error', { error, kind, message });
   }
 
   private client(): Promise<ParleyClientApi> {
     return relayClient(this.relayUrl);
-  }
-
-  private announce(message: string): void {
-    this.announcement = nextAnnouncement(this.announcement, message);
   }
 
   // ---------------------------------------------------------------- input handlers
@@ -628,7 +625,7 @@ export class DocOcrViewer extends ParleyElement {
       <div part="result" class="result">
         ${this.result ? this.renderPages(this.result) : html`<p class="empty">${t.emptyResult}</p>`}
       </div>
-      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+      ${this.liveRegion.render()}
     </div>`;
   }
 

@@ -14,7 +14,7 @@ import { resolveSpeechPlayerStrings } from './strings.js';
 import type { SpeechPlayerStrings } from './strings.js';
 import { controlStyles } from '../internal/controls.styles.js';
 import { speechPlayerStyles } from './speech-player.styles.js';
-import { nextAnnouncement } from '../internal/announce.js';
+import { LiveRegionController } from '../internal/live-region.js';
 
 /** Rates offered by the speed picker. */
 const RATES = [0.75, 1, 1.25, 1.5];
@@ -115,7 +115,6 @@ export class SpeechPlayer extends ParleyElement {
   @state() private level = 0;
   @state() private voices: SpeechVoice[] | null = null;
   @state() private error: PlatformErrorShape | null = null;
-  @state() private announcement = '';
 
   #playback: SpeechPlayback | null = null;
   #playbackLoad: Promise<SpeechPlayback> | null = null;
@@ -132,6 +131,8 @@ export class SpeechPlayer extends ParleyElement {
   private stream: SpeechAudioStream | null = null;
   private ticker = 0;
   private voicesFor = '';
+  /** What a screen reader says: one polite live region, rendered at the end of the template. */
+  private readonly liveRegion = new LiveRegionController(this);
   /** @internal The stop button is disabled once playback is over: focus on it moves to the play button, not to the page. */
   protected readonly focusRescue = new FocusRescueController(this, '[part~="stop-button"]', '[part~="play-button"]');
 
@@ -207,7 +208,7 @@ export class SpeechPlayer extends ParleyElement {
     this.played = 0;
     this.received = 0;
     if (!input) {
-      this.announce(this.t.nothingToSay);
+      this.liveRegion.announce(this.t.nothingToSay);
       return;
     }
     if (!this.relayUrl) {
@@ -216,7 +217,7 @@ export class SpeechPlayer extends ParleyElement {
     }
     const format = this.speechFormat;
     this.playerStatus = 'loading';
-    this.announce(this.t.loading);
+    this.liveRegion.announce(this.t.loading);
     this.emit('parley-speech-start', { text: input });
     this.requestedAt = performance.now();
     let playback: SpeechPlayback;
@@ -256,7 +257,7 @@ export class SpeechPlayer extends ParleyElement {
   async pause(): Promise<void> {
     if (this.status !== 'playing' && this.status !== 'loading') return;
     this.playerStatus = 'paused';
-    this.announce(this.t.paused);
+    this.liveRegion.announce(this.t.paused);
     await this.#playback?.pause();
   }
 
@@ -264,7 +265,7 @@ export class SpeechPlayer extends ParleyElement {
   async resume(): Promise<void> {
     if (this.status !== 'paused') return;
     this.playerStatus = (this.#playback?.received ?? 0) > 0 ? 'playing' : 'loading';
-    this.announce(this.t.playing);
+    this.liveRegion.announce(this.t.playing);
     await this.#playback?.resume();
   }
 
@@ -283,7 +284,7 @@ export class SpeechPlayer extends ParleyElement {
     this.stopTicker();
     if (active) {
       this.playerStatus = 'stopped';
-      if (announce) this.announce(this.t.stopped);
+      if (announce) this.liveRegion.announce(this.t.stopped);
       this.emit('parley-speech-end', { stopped: true, played, received, underruns });
     }
   }
@@ -295,7 +296,7 @@ export class SpeechPlayer extends ParleyElement {
     this.played = figures.received;
     this.received = figures.received;
     this.playerStatus = status;
-    this.announce(this.t.ended);
+    this.liveRegion.announce(this.t.ended);
     this.emit('parley-speech-end', { stopped: false, played: figures.received, received: figures.received, underruns: figures.underruns });
   }
 
@@ -306,7 +307,7 @@ export class SpeechPlayer extends ParleyElement {
     this.error = error.toJSON();
     this.emit('parley-speech-error', { error: this.error });
     // Announced once, politely, through the live region; the error line stays visible.
-    this.announce(this.t.errorMessage(this.error));
+    this.liveRegion.announce(this.t.errorMessage(this.error));
     // The visitor sees a sentence in their language; the platform's own words are for the site owner.
     if (!isOriginRefusal(this.error) && this.error.message) console.warn('[parley] <speech-player> speech failed:', this.error);
     emitOriginRefusal(this, error);
@@ -344,10 +345,6 @@ export class SpeechPlayer extends ParleyElement {
       // No voices route on this relay (404) or it failed: the picker stays hidden; `voice` is sent as given.
       if (this.relayUrl === relay) this.voices = null;
     }
-  }
-
-  private announce(message: string): void {
-    this.announcement = nextAnnouncement(this.announcement, message);
   }
 
   private startTicker(): void {
@@ -432,7 +429,7 @@ export class SpeechPlayer extends ParleyElement {
         <div part="level" class="level" aria-hidden="true"><span style="transform: scaleX(${Math.min(1, this.level * 4)})"></span></div>
       </div>
       ${this.error ? html`<p part="error" class="error">${t.errorMessage(this.error)}</p>` : nothing}
-      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+      ${this.liveRegion.render()}
       <slot hidden></slot>
     </div>`;
   }
