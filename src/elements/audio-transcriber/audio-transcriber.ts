@@ -15,6 +15,7 @@ import { audioTranscriberStyles } from './audio-transcriber.styles.js';
 import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
+import { FileDropController } from '../internal/file-drop.js';
 
 /** Languages offered by the picker (codes the platform's transcription models know); `''` is Auto. */
 const LANGUAGES: ReadonlyArray<readonly [code: string, name: string]> = [
@@ -151,11 +152,9 @@ export class AudioTranscriber extends ParleyElement {
   @state() private elapsed = 0;
   @state() private error: ShownError | null = null;
   @state() private copyStatus = '';
-  @state() private dragging = false;
 
   @query('.record') private recordButton!: HTMLButtonElement;
   @query('.drop-zone') private dropZone!: HTMLButtonElement;
-  @query('input[type="file"]') private fileInput!: HTMLInputElement;
 
   /** Bumped by every start, stop and cancel: late answers of an older activity are ignored. */
   private generation = 0;
@@ -163,6 +162,11 @@ export class AudioTranscriber extends ParleyElement {
   private voiceListeners: Array<() => void> = [];
   /** Push-to-talk: the button or Space is still held (a release during `starting` stops once started). */
   private held = false;
+  /** Files picked or dropped on the drop zone, while recording and file picking are on and nothing runs. */
+  private readonly fileDrop = new FileDropController(this, {
+    accepting: () => !this.disabled && this.current === 'idle',
+    file: (file) => void this.transcribeFile(file),
+  });
   /** What a screen reader says: one polite live region, rendered at the end of the template. */
   private readonly liveRegion = new LiveRegionController(this);
   /** @internal The cancel button goes when the file is done: focus on it moves to the drop zone, not to the page. */
@@ -491,31 +495,6 @@ export class AudioTranscriber extends ParleyElement {
     this.language = (event.target as HTMLSelectElement).value;
   }
 
-  private pickFile(): void {
-    if (this.disabled || this.current !== 'idle') return;
-    this.fileInput.value = '';
-    this.fileInput.click();
-  }
-
-  private onFileChange(): void {
-    const file = this.fileInput.files?.[0];
-    if (file) void this.transcribeFile(file);
-  }
-
-  private onDragOver(event: DragEvent): void {
-    event.preventDefault(); // always: a file dropped next to the zone must not navigate the page away
-    const accepting = !this.disabled && this.current === 'idle';
-    if (event.dataTransfer) event.dataTransfer.dropEffect = accepting ? 'copy' : 'none';
-    this.dragging = accepting;
-  }
-
-  private onDrop(event: DragEvent): void {
-    event.preventDefault();
-    this.dragging = false;
-    const file = event.dataTransfer?.files[0];
-    if (file) void this.transcribeFile(file);
-  }
-
   private onCancelClick(): void {
     this.cancel();
     this.updateComplete.then(() => this.dropZone.focus());
@@ -589,24 +568,13 @@ export class AudioTranscriber extends ParleyElement {
         </label>
         ${this.timestamps && this.language ? html`<small part="language-note" class="note">${t.timesNeedAuto}</small>` : nothing}
       </div>
-      <div class="file-row">
-        <button
-          part="drop-zone"
-          class="drop-zone ${this.dragging ? 'dragging' : ''}"
-          type="button"
-          aria-disabled=${this.disabled || busy ? 'true' : 'false'}
-          @click=${this.pickFile}
-          @dragenter=${this.onDragOver}
-          @dragover=${this.onDragOver}
-          @dragleave=${() => { this.dragging = false; }}
-          @drop=${this.onDrop}
-        >${t.chooseFile} <span class="hint">${t.dropHint}</span></button>
-        <input type="file" accept="audio/*" hidden tabindex="-1" aria-hidden="true" @change=${this.onFileChange} />
+      <div class="row">
+        ${this.fileDrop.render(t.chooseFile, t.dropHint, 'audio/*')}
         ${this.current === 'file' ? html`<button part="cancel-button" class="cancel" type="button" @click=${this.onCancelClick}>${t.cancel}</button>` : nothing}
       </div>
       ${this.error ? html`<p part="error" class="error">${this.error.message}</p>` : nothing}
       <div part="result" class="result" role="group" aria-label=${t.transcript}>
-        <div class="actions">
+        <div class="actions row">
           <button part="copy-button" class="copy" type="button" ?disabled=${this.entries.length === 0} @click=${() => void this.copy()}>${t.copy}</button>
           <button part="clear-button" class="clear" type="button" ?disabled=${this.entries.length === 0 && !this.error} @click=${this.onClearClick}>${t.clear}</button>
           <span part="copy-status" class="copy-status" role="status">${this.copyStatus}</span>

@@ -4,20 +4,6 @@ import { css } from 'lit';
 // The original sits beside the text when the page view is 40rem wide or more, above it otherwise. The columns
 // are sized by the container, never by the picture, so drawing a page cannot change the width it is drawn at.
 export const docOcrViewerStyles = css`
-  .input-row,
-  .url-form,
-  .working,
-  .toolbar,
-  .page-nav {
-    display: flex;
-    flex-wrap: wrap;
-    align-items: center;
-    gap: calc(var(--_gap) / 2);
-  }
-  button[aria-disabled='true'] {
-    cursor: default;
-    opacity: 0.6;
-  }
   input {
     font: inherit;
     color: inherit;
@@ -39,12 +25,6 @@ export const docOcrViewerStyles = css`
   }
   .drop-zone {
     flex: 1 1 14rem;
-    min-height: 3.5rem;
-    border: 2px dashed var(--_border);
-    background: var(--_surface);
-  }
-  .drop-zone.dragging {
-    border-color: var(--_accent);
   }
   .hint,
   .preview,

@@ -15,6 +15,7 @@ import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
 import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
+import { FileDropController } from '../internal/file-drop.js';
 
 const ACCEPT = 'application/pdf,image/png,image/jpeg,image/gif,image/webp,image/avif';
 /** Width, in CSS pixels, of a thumbnail in the page list. */
@@ -126,7 +127,6 @@ export class DocOcrViewer extends ParleyElement {
   @state() private matchIndex = -1;
   @state() private error = '';
   @state() private copyStatus = '';
-  @state() private dragging = false;
   /** The PDF or image read last, whose pages can be shown as they look. */
   @state() private source: Blob | null = null;
   @state() private showOriginal = false;
@@ -135,7 +135,6 @@ export class DocOcrViewer extends ParleyElement {
   /** The original on show: page index and object URL (null: it could not be drawn). */
   @state() private original: { page: number; url: string | null } | null = null;
 
-  @query('input[type="file"]') private fileInput!: HTMLInputElement;
   @query('.page') private pageElement!: HTMLElement;
 
   private controller: AbortController | null = null;
@@ -143,6 +142,13 @@ export class DocOcrViewer extends ParleyElement {
   private matchCounts: number[] = [];
   /** Rendered pages of the current result, filled as they are needed. */
   private rendered: DocumentFragment[] = [];
+  /** Files picked, dropped or pasted, and URLs dropped or pasted, while reading is on and nothing is being read. */
+  private readonly fileDrop = new FileDropController(this, {
+    accepting: () => !this.disabled && !this.working,
+    file: (file) => void this.read(file),
+    url: (url) => void this.read(url),
+    paste: true,
+  });
   /** What a screen reader says: one polite live region, rendered at the end of the template. */
   private readonly liveRegion = new LiveRegionController(this);
   /** @internal The cancel button goes when the reading ends: focus on it moves to the drop zone, not to the page. */
@@ -182,14 +188,12 @@ export class DocOcrViewer extends ParleyElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    this.addEventListener('paste', this.onPaste);
     // Back on the page: draw again what leaving it dropped.
     if (this.hasUpdated && this.source) void this.updateComplete.then(() => this.showPictures());
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.removeEventListener('paste', this.onPaste);
     this.cancel();
     this.dropPictures();
   }
@@ -454,49 +458,6 @@ export class DocOcrViewer extends ParleyElement {
 
   // ---------------------------------------------------------------- input handlers
 
-  private pickFile(): void {
-    if (this.disabled || this.working) return;
-    this.fileInput.click();
-  }
-
-  private onFileChange(): void {
-    const file = this.fileInput.files?.[0];
-    this.fileInput.value = '';
-    if (file) void this.read(file);
-  }
-
-  private onDragOver(event: DragEvent): void {
-    event.preventDefault();
-    this.dragging = !this.disabled && !this.working;
-  }
-
-  private onDrop(event: DragEvent): void {
-    event.preventDefault();
-    this.dragging = false;
-    if (this.disabled || this.working) return;
-    const file = event.dataTransfer?.files?.[0];
-    const url = event.dataTransfer?.getData('text/uri-list') || event.dataTransfer?.getData('text/plain');
-    if (file) void this.read(file);
-    else if (url && /^https?:\/\//i.test(url.trim())) void this.read(url.trim());
-  }
-
-  private readonly onPaste = (event: ClipboardEvent): void => {
-    if (this.disabled || this.working) return;
-    const file = event.clipboardData?.files?.[0];
-    if (file) {
-      event.preventDefault();
-      void this.read(file);
-      return;
-    }
-    // A URL pasted anywhere but in the fields is read at once.
-    const text = event.clipboardData?.getData('text/plain')?.trim() ?? '';
-    const target = event.composedPath()[0];
-    if (!(target instanceof HTMLInputElement) && /^https?:\/\/\S+$/i.test(text)) {
-      event.preventDefault();
-      void this.read(text);
-    }
-  };
-
   private onUrlSubmit(event: SubmitEvent): void {
     event.preventDefault();
     const input = (event.currentTarget as HTMLFormElement).elements.namedItem('url') as HTMLInputElement;
@@ -537,7 +498,7 @@ export class DocOcrViewer extends ParleyElement {
     const pages = result.pages;
     const total = this.matchCounts.reduce((a, b) => a + b, 0);
     const page = pages[this.pageIndex];
-    return html`<div part="toolbar" class="toolbar">
+    return html`<div part="toolbar" class="toolbar row">
         <label class="search">${t.searchLabel}
           <input part="search-input" type="search" .value=${this.search} @input=${this.onSearchInput} @keydown=${this.onSearchKeydown} />
         </label>
@@ -569,7 +530,7 @@ export class DocOcrViewer extends ParleyElement {
           </ol>
         </nav>
         <section class="page-view" aria-label=${page ? t.pageTitle(page.index + 1) : t.pagesLabel}>
-          <div part="page-nav" class="page-nav">
+          <div part="page-nav" class="page-nav row">
             <button type="button" class="prev-page" ?disabled=${this.pageIndex === 0} @click=${() => this.showPage(this.pageIndex - 1)}>${t.previousPage}</button>
             <span part="page-position" class="page-position">${pages.length ? t.pageOf(this.pageIndex + 1, pages.length) : ''}</span>
             <button type="button" class="next-page" ?disabled=${this.pageIndex >= pages.length - 1} @click=${() => this.showPage(this.pageIndex + 1)}>${t.nextPage}</button>
@@ -598,25 +559,14 @@ export class DocOcrViewer extends ParleyElement {
     const { done, total } = this.progress;
     return html`<div part="base" class="base" role="group" aria-label=${this.heading || t.viewerLabel}>
       ${this.heading ? html`<h2 part="heading" class="heading">${this.heading}</h2>` : nothing}
-      <div class="input-row">
-        <button
-          part="drop-zone"
-          class="drop-zone ${this.dragging ? 'dragging' : ''}"
-          type="button"
-          aria-disabled=${blocked ? 'true' : 'false'}
-          @click=${this.pickFile}
-          @dragenter=${this.onDragOver}
-          @dragover=${this.onDragOver}
-          @dragleave=${() => { this.dragging = false; }}
-          @drop=${this.onDrop}
-        >${t.chooseFile} <span class="hint">${t.dropHint}</span></button>
-        <input type="file" accept=${ACCEPT} hidden tabindex="-1" aria-hidden="true" @change=${this.onFileChange} />
-        <form part="url-form" class="url-form" @submit=${this.onUrlSubmit}>
+      <div class="row">
+        ${this.fileDrop.render(t.chooseFile, t.dropHint, ACCEPT)}
+        <form part="url-form" class="url-form row" @submit=${this.onUrlSubmit}>
           <label>${t.urlLabel} <input part="url-input" name="url" type="url" required placeholder="https://" ?disabled=${blocked} /></label>
           <button type="submit" ?disabled=${blocked}>${t.readUrl}</button>
         </form>
       </div>
-      ${this.working ? html`<div class="working">
+      ${this.working ? html`<div class="working row">
         <progress part="progress" aria-label=${t.progressLabel} max=${total ?? 1} value=${total ? done : nothing}></progress>
         <span class="working-text">${t.working(this.reading, done, total)}</span>
         <button part="cancel-button" class="cancel" type="button" @click=${() => this.cancel()}>${t.cancel}</button>

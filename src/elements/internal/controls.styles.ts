@@ -1,11 +1,15 @@
 /**
  * Control styles shared by the panels (`<speech-player>`, `<audio-transcriber>`, `<doc-ocr-viewer>`): the
- * panel frame (`.base`, `.heading`), buttons, pickers, focus ring, labels, the level meter and the error line. Kept apart from ParleyElement's host styles
+ * panel frame (`.base`, `.heading`), rows of controls, buttons, pickers, focus ring, labels, the level meter,
+ * the error line and the drop zone (file-drop.ts). Kept apart from ParleyElement's host styles
  * because `<agent-chat>` styles its controls differently and must not load these rules.
  */
 import { css } from 'lit';
 
-/** Panel frame, buttons, selects, labels, focus ring, `.primary`, `.error` and the `.level` meter (each element sets its width). */
+/**
+ * Panel frame, rows (`.controls`, `.row`), buttons, selects, labels, focus ring, `.primary`, `.error`, the `.level`
+ * meter (each element sets its width) and the `.drop-zone` (each element sets its size).
+ */
 export const controlStyles = css`
   .base {
     display: flex;
@@ -20,6 +24,13 @@ export const controlStyles = css`
     margin: 0;
     font-size: 1.1em;
   }
+  .controls,
+  .row {
+    display: flex;
+    flex-wrap: wrap;
+    align-items: center;
+    gap: calc(var(--_gap) / 2);
+  }
   button,
   select {
     font: inherit;
@@ -32,7 +43,9 @@ export const controlStyles = css`
   button {
     cursor: pointer;
   }
-  button:disabled {
+  /* aria-disabled: a control that keeps focus while it does nothing (a busy drop zone, a finishing recording). */
+  button:disabled,
+  button[aria-disabled='true'] {
     cursor: default;
     opacity: 0.6;
   }
@@ -70,5 +83,16 @@ export const controlStyles = css`
   .error {
     color: var(--_error);
     margin: 0;
+  }
+  .drop-zone {
+    min-height: 3.5rem;
+    border: 2px dashed var(--_border);
+    background: var(--_surface);
+  }
+  .drop-zone.dragging {
+    border-color: var(--_accent);
+  }
+  .hint {
+    color: var(--_muted);
   }
 `;

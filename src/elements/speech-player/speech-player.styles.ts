@@ -5,12 +5,6 @@ export const speechPlayerStyles = css`
   .base {
     gap: calc(var(--_gap) / 2);
   }
-  .controls {
-    display: flex;
-    flex-wrap: wrap;
-    align-items: center;
-    gap: calc(var(--_gap) / 2);
-  }
   .progress {
     display: flex;
     align-items: center;
