@@ -1,15 +1,16 @@
 import { html, nothing } from 'lit';
 import type { PropertyValues, TemplateResult } from 'lit';
 import { property, query, state } from 'lit/decorators.js';
-import { PlatformError, isAbortError } from '../../client/index.js';
-import type { OcrResponse, ParleyClientApi } from '../../client/index.js';
+import { PlatformError } from '../../client/index.js';
+import type { OcrResponse } from '../../client/index.js';
+import { OcrReading } from '../../client/ocr-reading.js';
+import type { OcrFailure } from '../../client/ocr-reading.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { relayClient } from '../internal/shared-client.js';
 import { controlStyles } from '../internal/controls.styles.js';
-import type { OcrFailureKind, OcrSource } from './events.js';
 import { countMatches, highlight, renderOcrPage } from './page-render.js';
 import type { OriginalPages } from './original-pages.js';
-import { ocrErrorKind, resolveDocOcrViewerStrings } from './strings.js';
+import { resolveDocOcrViewerStrings } from './strings.js';
 import type { DocOcrViewerStrings } from './strings.js';
 import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
 import { LiveRegionController } from '../internal/live-region.js';
@@ -117,10 +118,6 @@ export class DocOcrViewer extends ParleyElement {
   /** Name of the document shown (used for the download's file name). */
   @property({ attribute: false }) documentName = '';
 
-  @state() private working = false;
-  /** Name of the document being read. */
-  @state() private reading = '';
-  @state() private progress: { done: number; total: number | null } = { done: 0, total: null };
   @state() private pageIndex = 0;
   @state() private search = '';
   /** Index of the match jumped to, over all pages; -1 when none. */
@@ -137,14 +134,37 @@ export class DocOcrViewer extends ParleyElement {
 
   @query('.page') private pageElement!: HTMLElement;
 
-  private controller: AbortController | null = null;
+  /** The reading in progress: its request, progress and failures (see ocr-reading.ts). */
+  private readonly ocr = new OcrReading({
+    client: () => relayClient(this.relayUrl),
+    hooks: {
+      changed: () => this.requestUpdate(),
+      started: (source, name) => {
+        this.liveRegion.announce(this.t.working(name, 0, null));
+        this.emit('parley-ocr-start', { source, name });
+      },
+      progress: ({ pagesDone, pagesTotal }) => {
+        if (pagesDone > 0) this.liveRegion.announce(this.t.working(this.ocr.name, pagesDone, pagesTotal));
+        this.emit('parley-ocr-progress', { pagesDone, pagesTotal });
+      },
+      done: (result, name, document) => {
+        this.documentName = name;
+        this.result = result;
+        this.setSource(typeof document !== 'string' && canPicture(document) ? document : null, result);
+        this.liveRegion.announce(this.t.done(result.pages.length));
+        this.emit('parley-ocr-done', { result, name });
+      },
+      failed: (failure) => this.fail(failure),
+      cancelled: () => this.liveRegion.announce(this.t.cancelled),
+    },
+  });
   /** Matches per page for the current search. */
   private matchCounts: number[] = [];
   /** Rendered pages of the current result, filled as they are needed. */
   private rendered: DocumentFragment[] = [];
   /** Files picked, dropped or pasted, and URLs dropped or pasted, while reading is on and nothing is being read. */
   private readonly fileDrop = new FileDropController(this, {
-    accepting: () => !this.disabled && !this.working,
+    accepting: () => !this.disabled && !this.busy,
     file: (file) => void this.read(file),
     url: (url) => void this.read(url),
     paste: true,
@@ -169,7 +189,7 @@ export class DocOcrViewer extends ParleyElement {
 
   /** Whether a document is being read. */
   get busy(): boolean {
-    return this.working;
+    return this.ocr.busy;
   }
 
   /** 0-based position of the page shown in `result.pages`. */
@@ -198,74 +218,19 @@ export class DocOcrViewer extends ParleyElement {
     this.dropPictures();
   }
 
-  /** Reads a PDF or an image (a Blob/File or an http(s) URL) and shows its text. */
+  /**
+   * Reads a PDF or an image and shows its text (the reading in progress, if any, is cancelled).
+   * @param document - The file (a Blob or File), or the http(s) URL of one.
+   */
   async read(document: Blob | string): Promise<void> {
     if (this.disabled) return;
-    this.cancel();
-    const t = this.t;
-    const source: OcrSource = typeof document === 'string' ? 'url' : 'file';
-    const name = typeof document === 'string' ? document : (document as File).name || 'document';
     this.error = '';
-    if (typeof document !== 'string' && document.type && !/^(application\/pdf|image\/)/.test(document.type)) {
-      this.fail(new PlatformError({ status: 0, type: 'invalid_request_error', code: 'invalid_document', retryAfter: null, message: t.notDocument(document.type) }), 'not-document', t.notDocument(document.type));
-      return;
-    }
-    const controller = new AbortController();
-    this.controller = controller;
-    this.working = true;
-    this.reading = name;
-    this.progress = { done: 0, total: null };
-    this.liveRegion.announce(t.working(name, 0, null));
-    this.emit('parley-ocr-start', { source, name });
-    try {
-      const client = await this.client();
-      const result = await client.ocr.process(document, {
-        ...(this.model ? { model: this.model } : {}),
-        includeImageBase64: !this.hideImages,
-        batchSize: this.batchSize,
-        signal: controller.signal,
-        onProgress: ({ pagesDone, pagesTotal }) => {
-          if (controller.signal.aborted) return;
-          this.progress = { done: pagesDone, total: pagesTotal };
-          if (pagesDone > 0) this.liveRegion.announce(t.working(name, pagesDone, pagesTotal));
-          this.emit('parley-ocr-progress', { pagesDone, pagesTotal });
-        },
-      });
-      if (controller.signal.aborted) return;
-      this.controller = null;
-      this.working = false;
-      this.documentName = name;
-      this.result = result;
-      this.setSource(typeof document !== 'string' && canPicture(document) ? document : null, result);
-      this.liveRegion.announce(t.done(result.pages.length));
-      this.emit('parley-ocr-done', { result, name });
-    } catch (error) {
-      if (this.controller !== controller) return;
-      this.controller = null;
-      this.working = false;
-      if (isAbortError(error)) {
-        this.liveRegion.announce(t.cancelled);
-        return;
-      }
-      const e = PlatformError.from(error);
-      if (emitOriginRefusal(this, e)) this.fail(e, 'not-available', t.notAvailable);
-      else {
-        const kind = ocrErrorKind(e);
-        this.fail(e, kind, t.errorMessage(e.message, kind));
-        // The platform's own words are for the site owner (the visitor sees the sentence above).
-        if (e.message) console.warn('[parley] <doc-ocr-viewer> reading failed:', e);
-      }
-    }
+    await this.ocr.read(document, { model: this.model, includeImageBase64: !this.hideImages, batchSize: this.batchSize });
   }
 
   /** Stops the reading in progress (the document shown stays). */
   cancel(): void {
-    const controller = this.controller;
-    if (!controller) return;
-    this.controller = null;
-    this.working = false;
-    controller.abort();
-    this.liveRegion.announce(this.t.cancelled);
+    this.ocr.cancel();
   }
 
   /** Shows page `index` (0-based position in `result.pages`). */
@@ -445,15 +410,21 @@ export class DocOcrViewer extends ParleyElement {
     }
   }
 
-  private fail(error: PlatformError, kind: OcrFailureKind, message: string): void {
+  /** Shows a failed reading in words, and tells the page (`parley-ocr-error`; `parley-error` for a refused origin). */
+  private fail(failure: OcrFailure): void {
+    const t = this.t;
+    const message = failure.kind === 'not-document' ? t.notDocument(failure.documentType)
+      : failure.kind === 'not-available' ? t.notAvailable : t.errorMessage(failure.error.message, failure.kind);
+    const error = failure.kind === 'not-document'
+      ? new PlatformError({ status: 0, type: 'invalid_request_error', code: 'invalid_document', retryAfter: null, message })
+      : failure.error;
+    if (failure.kind === 'not-available') emitOriginRefusal(this, error);
     this.error = message;
     // Announced once, politely, through the live region; the error line stays visible.
     this.liveRegion.announce(message);
-    this.emit('parley-ocr-error', { error, kind, message });
-  }
-
-  private client(): Promise<ParleyClientApi> {
-    return relayClient(this.relayUrl);
+    this.emit('parley-ocr-error', { error, kind: failure.kind, message });
+    // The platform's own words are for the site owner (the visitor sees the sentence above).
+    if (failure.kind !== 'not-document' && failure.kind !== 'not-available' && error.message) console.warn('[parley] <doc-ocr-viewer> reading failed:', error);
   }
 
   // ---------------------------------------------------------------- input handlers
@@ -555,8 +526,8 @@ export class DocOcrViewer extends ParleyElement {
 
   protected override render(): TemplateResult {
     const t = this.t;
-    const blocked = this.disabled || this.working;
-    const { done, total } = this.progress;
+    const blocked = this.disabled || this.busy;
+    const { pagesDone: done, pagesTotal: total } = this.ocr.progress;
     return html`<div part="base" class="base" role="group" aria-label=${this.heading || t.viewerLabel}>
       ${this.heading ? html`<h2 part="heading" class="heading">${this.heading}</h2>` : nothing}
       <div class="row">
@@ -566,9 +537,9 @@ export class DocOcrViewer extends ParleyElement {
           <button type="submit" ?disabled=${blocked}>${t.readUrl}</button>
         </form>
       </div>
-      ${this.working ? html`<div class="working row">
+      ${this.busy ? html`<div class="working row">
         <progress part="progress" aria-label=${t.progressLabel} max=${total ?? 1} value=${total ? done : nothing}></progress>
-        <span class="working-text">${t.working(this.reading, done, total)}</span>
+        <span class="working-text">${t.working(this.ocr.name, done, total)}</span>
         <button part="cancel-button" class="cancel" type="button" @click=${() => this.cancel()}>${t.cancel}</button>
       </div>` : nothing}
       ${this.error ? html`<p part="error" class="error">${this.error}</p>` : nothing}
