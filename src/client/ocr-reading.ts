@@ -42,21 +42,24 @@ export interface OcrReadingHooks {
   cancelled(): void;
 }
 
+/** What the reading needs: where requests go, and whom to tell (its hooks). */
+export interface OcrReadingOptions extends OcrReadingHooks {
+  client(): Promise<ParleyClientApi>;
+}
+
 /** Options of one reading (the element's attributes). */
 export type OcrReadOptions = Pick<OcrOptions, 'model' | 'includeImageBase64' | 'batchSize'>;
 
 /** See the module comment. */
 export class OcrReading {
-  readonly #client: () => Promise<ParleyClientApi>;
-  readonly #hooks: OcrReadingHooks;
+  readonly #hooks: OcrReadingOptions;
   readonly #runs = new LatestRun();
   #busy = false;
   #name = '';
   #progress: OcrProgress = { pagesDone: 0, pagesTotal: null };
 
-  constructor(options: { client(): Promise<ParleyClientApi>; hooks: OcrReadingHooks }) {
-    this.#client = options.client;
-    this.#hooks = options.hooks;
+  constructor(options: OcrReadingOptions) {
+    this.#hooks = options;
   }
 
   /** Whether a document is being read. */
@@ -90,7 +93,7 @@ export class OcrReading {
     this.#hooks.changed();
     this.#hooks.started(source, name);
     try {
-      const client = await this.#client();
+      const client = await this.#hooks.client();
       const result = await client.ocr.process(document, {
         ...(options.model ? { model: options.model } : {}),
         includeImageBase64: options.includeImageBase64,

@@ -10,8 +10,8 @@ import type {
   ParleyClientApi, TranscriptionApi, TranscriptionEventStream, VoiceInputApi, VoiceInputError, VoiceInputErrorKind, VoiceInputOptions, VoiceInputResult,
 } from './contracts.js';
 import { NETWORK_ERROR, PlatformError, STREAM_ERROR, isOriginRefusal } from './errors.js';
-import { LatestRun } from './latest-run.js';
-import type { TranscriptionSegment } from './types.js';
+import { LatestRun, type RunToken } from './latest-run.js';
+import type { TranscriptionSegment, TranscriptionSegmentEvent } from './types.js';
 
 /** Where a transcript came from. */
 export type TranscriptionSource = 'microphone' | 'file';
@@ -49,32 +49,32 @@ export interface TranscriptionFailure {
   kept: Transcription | null;
 }
 
+/**
+ * What to tell the visitor: recording started (`listening`), it is stopping and its final text is on its
+ * way (`finishing`), it stopped with nothing heard (`nothingHeard`), or what ran was cancelled.
+ */
+export type TranscriptionNotice = 'listening' | 'finishing' | 'nothingHeard' | 'cancelled';
+
 /** What the session tells its element. */
 export interface TranscriptionHooks {
   /** Something shown changed: the activity, the words or segments so far, the level. */
   changed(): void;
+  notice(notice: TranscriptionNotice): void;
   /** A file was taken (`name`) and is being sent. */
   fileTaken(name: string): void;
   /** Recording started (listening), or the file's transcription stream opened. */
   started(source: TranscriptionSource): void;
   /** The words so far (the whole text, not a delta). */
   partial(text: string): void;
-  /** The recording is stopping: its final text is on its way. */
-  finishing(): void;
-  /** The recording stopped with nothing heard. */
-  nothingHeard(): void;
   finished(transcription: Transcription): void;
   failed(failure: TranscriptionFailure): void;
-  /** What ran was cancelled (nothing is added). */
-  cancelled(): void;
 }
 
-/** What the session needs: where requests go, the microphone layer, and who is told. */
-export interface TranscriptionSessionOptions {
+/** What the session needs: where requests go, the microphone layer, and whom to tell (its hooks). */
+export interface TranscriptionSessionOptions extends TranscriptionHooks {
   client(): Promise<ParleyClientApi>;
   /** Loads voice input's factory (`createVoiceInput` of src/audio/capture) on the first recording. */
   voiceInput(): Promise<(options: VoiceInputOptions) => VoiceInputApi>;
-  hooks: TranscriptionHooks;
 }
 
 /** Options of a file's transcription (the element's attributes). */
@@ -89,8 +89,7 @@ export interface FileTranscriptionOptions {
 
 /** See the module comment. */
 export class TranscriptionSession {
-  readonly #options: TranscriptionSessionOptions;
-  readonly #hooks: TranscriptionHooks;
+  readonly #hooks: TranscriptionSessionOptions;
   /** Every start, stop and cancel: late answers of an older activity are ignored. */
   readonly #runs = new LatestRun();
   #activity: TranscriptionActivity = 'idle';
@@ -102,8 +101,7 @@ export class TranscriptionSession {
   #fileStream: TranscriptionEventStream | null = null;
 
   constructor(options: TranscriptionSessionOptions) {
-    this.#options = options;
-    this.#hooks = options.hooks;
+    this.#hooks = options;
   }
 
   get activity(): TranscriptionActivity {
@@ -131,12 +129,9 @@ export class TranscriptionSession {
    */
   async startRecording(model = ''): Promise<boolean> {
     if (this.#activity !== 'idle') return false;
-    const run = this.#runs.next();
-    this.#liveText = '';
-    this.#liveSegments = [];
-    this.#set('starting');
+    const run = this.#begin('starting');
     try {
-      const [client, createVoiceInput] = await Promise.all([this.#options.client(), this.#options.voiceInput()]);
+      const [client, createVoiceInput] = await Promise.all([this.#hooks.client(), this.#hooks.voiceInput()]);
       if (!run.current()) return false;
       const voice = createVoiceInput({ client, mode: 'continuous', ...(model ? { model } : {}) });
       this.#voice = voice;
@@ -146,10 +141,7 @@ export class TranscriptionSession {
           this.#hooks.changed();
         }),
         voice.on('partial', (text) => this.#showPartial(text)),
-        voice.on('segment', (s) => {
-          this.#liveSegments = [...this.#liveSegments, { type: 'transcription_segment', ...s }];
-          this.#hooks.changed();
-        }),
+        voice.on('segment', (segment) => this.#addSegment(segment)),
         voice.on('error', (error) => {
           if (run.current()) this.#failRecording(error);
         }),
@@ -161,18 +153,19 @@ export class TranscriptionSession {
     }
     if (!run.current()) return false;
     this.#set('listening');
+    this.#hooks.notice('listening');
     this.#hooks.started('microphone');
     return true;
   }
 
-  /** Stops recording; the final text is reported through `finished` (or `nothingHeard`). */
+  /** Stops recording; the final text is reported through `finished` (or the `nothingHeard` notice). */
   async stopRecording(): Promise<void> {
     const voice = this.#voice;
     if (!voice || this.#activity !== 'listening') return;
     const run = this.#runs.now();
     this.#level = 0;
     this.#set('finishing');
-    this.#hooks.finishing();
+    this.#hooks.notice('finishing');
     let result: VoiceInputResult | null;
     try {
       result = await voice.stop();
@@ -183,11 +176,10 @@ export class TranscriptionSession {
     if (!run.current()) return;
     const heard = this.#liveText;
     const segments = this.#liveSegments;
-    this.#releaseVoice();
-    this.#set('idle');
+    this.#end();
     const text = (result?.text ?? heard).trim();
     if (!text) {
-      this.#hooks.nothingHeard();
+      this.#hooks.notice('nothingHeard');
       return;
     }
     this.#hooks.finished({
@@ -199,75 +191,76 @@ export class TranscriptionSession {
   /** Transcribes an audio file, streamed: its words are reported as they are recognised. */
   async transcribeFile(file: Blob, options: FileTranscriptionOptions = {}): Promise<void> {
     if (this.#activity !== 'idle') return;
-    const name = typeof File !== 'undefined' && file instanceof File ? file.name : 'audio';
+    const name = (file as File).name || 'audio';
     if (file.type && !/^(audio|video)\//.test(file.type)) {
       this.#hooks.failed({ kind: 'not-audio', detail: `${name}: ${file.type}`, cause: null, kept: null });
       return;
     }
-    const run = this.#runs.next();
-    this.#liveText = '';
-    this.#liveSegments = [];
-    this.#set('file');
+    const run = this.#begin('file');
     this.#hooks.fileTaken(name);
-    let transcription: TranscriptionApi;
     try {
-      transcription = transcriptionOf(await this.#options.client());
-    } catch (error) {
-      if (run.current()) this.#failFile(error, '', [], name);
-      return;
-    }
-    if (!run.current()) return;
-    const { model, language, diarize, timestamps } = options;
-    const stream = transcription.transcribeStream(file, {
-      ...(model ? { model } : {}),
-      ...(language ? { language } : {}),
-      ...(diarize ? { diarize: true } : {}),
-      // The platform refuses a language together with timestamps: a language the user chose wins (the picker says so).
-      ...(timestamps && !language ? { timestampGranularities: ['segment' as const] } : {}),
-    });
-    stream.result.catch(() => undefined); // awaited below; a failure is also thrown by the iteration
-    this.#fileStream = stream;
-    this.#hooks.started('file');
-    let text = '';
-    let detected: string | null = null;
-    const segments: TranscriptionSegment[] = [];
-    try {
+      const transcription = transcriptionOf(await this.#hooks.client());
+      if (!run.current()) return;
+      const { model, language, diarize, timestamps } = options;
+      const stream = transcription.transcribeStream(file, {
+        ...(model ? { model } : {}),
+        ...(language ? { language } : {}),
+        ...(diarize ? { diarize: true } : {}),
+        // The platform refuses a language together with timestamps: a language the user chose wins (the picker says so).
+        ...(timestamps && !language ? { timestampGranularities: ['segment' as const] } : {}),
+      });
+      stream.result.catch(() => undefined); // awaited below; a failure is also thrown by the iteration
+      this.#fileStream = stream;
+      this.#hooks.started('file');
+      let detected: string | null = null;
       for await (const event of stream) {
         if (!run.current()) return;
-        if (event.type === 'transcription.text.delta') {
-          text += event.text;
-          this.#showPartial(text);
-        } else if (event.type === 'transcription.segment') {
-          const { type: _event, ...segment } = event;
-          segments.push({ type: 'transcription_segment', ...segment });
-          this.#liveSegments = [...segments];
-          this.#hooks.changed();
-        } else if (event.type === 'transcription.language') detected = event.audio_language;
+        if (event.type === 'transcription.text.delta') this.#showPartial(this.#liveText + event.text);
+        else if (event.type === 'transcription.segment') this.#addSegment(event);
+        else if (event.type === 'transcription.language') detected = event.audio_language;
       }
       const result = await stream.result;
       if (!run.current()) return;
-      this.#fileStream = null;
-      this.#liveText = '';
-      this.#liveSegments = [];
-      this.#set('idle');
+      const text = this.#liveText;
+      const segments = this.#liveSegments;
+      this.#end();
       this.#hooks.finished({
         source: 'file', fileName: name, interrupted: false, text: (result.text || text).trim(),
         segments: result.segments.length ? result.segments : segments, language: result.language ?? detected,
       });
     } catch (error) {
-      if (run.current()) this.#failFile(error, text, segments, name);
+      if (!run.current()) return;
+      const e = PlatformError.from(error);
+      const received = this.#liveText.trim() !== '';
+      this.#fail(isOriginRefusal(e) ? 'not-available'
+        : received && (e.type === STREAM_ERROR || e.type === NETWORK_ERROR) ? 'interrupted'
+          : e.type === NETWORK_ERROR ? 'network' : 'platform', e.message, e, name);
     }
   }
 
-  /** Stops whatever runs at once (a recording without its final text, or a file); nothing is reported but `cancelled`. */
+  /** Stops whatever runs at once (a recording without its final text, or a file); nothing is reported but the `cancelled` notice. */
   cancel(): void {
     const active = this.#activity !== 'idle';
     this.#runs.cancel();
     this.#fileStream?.abort();
+    this.#end();
+    if (active) this.#hooks.notice('cancelled');
+  }
+
+  /** Starts a recording or a file: every earlier one is stale, and nothing is heard yet. */
+  #begin(activity: TranscriptionActivity): RunToken {
+    const run = this.#runs.next();
+    this.#liveText = '';
+    this.#liveSegments = [];
+    this.#set(activity);
+    return run;
+  }
+
+  /** Ends what ran (the caller made it stale, or reports its end): the file stream, the microphone and the live words go. */
+  #end(): void {
     this.#fileStream = null;
     this.#releaseVoice();
     this.#set('idle');
-    if (active) this.#hooks.cancelled();
   }
 
   #set(activity: TranscriptionActivity): void {
@@ -281,32 +274,25 @@ export class TranscriptionSession {
     this.#hooks.partial(text);
   }
 
-  #failRecording(error: VoiceInputError): void {
-    const heard = this.#liveText.trim();
-    const segments = this.#liveSegments;
-    this.#runs.cancel();
-    this.#releaseVoice();
-    this.#set('idle');
-    this.#hooks.failed({
-      kind: refusesOrigin(error) ? 'not-available' : error.kind, detail: error.message, cause: error,
-      kept: heard ? { source: 'microphone', fileName: null, text: heard, segments, language: null, interrupted: true } : null,
-    });
+  /** A segment of voice input, or a file stream's `transcription.segment` event, as a transcription segment. */
+  #addSegment(segment: Omit<TranscriptionSegment, 'type'> | TranscriptionSegmentEvent): void {
+    this.#liveSegments = [...this.#liveSegments, { ...segment, type: 'transcription_segment' }];
+    this.#hooks.changed();
   }
 
-  #failFile(error: unknown, text: string, segments: TranscriptionSegment[], name: string): void {
+  #failRecording(error: VoiceInputError): void {
+    this.#fail(refusesOrigin(error) ? 'not-available' : error.kind, error.message, error, null);
+  }
+
+  /** Ends what ran with a failure; the words heard so far are kept, as interrupted. */
+  #fail(kind: TranscriptionErrorKind, detail: string, cause: unknown, fileName: string | null): void {
+    const text = this.#liveText.trim();
+    const segments = this.#liveSegments;
     this.#runs.cancel();
-    this.#fileStream = null;
-    this.#liveText = '';
-    this.#liveSegments = [];
-    this.#set('idle');
-    const e = PlatformError.from(error);
-    const received = text.trim();
-    const kind: TranscriptionErrorKind = isOriginRefusal(e) ? 'not-available'
-      : received && (e.type === STREAM_ERROR || e.type === NETWORK_ERROR) ? 'interrupted'
-        : e.type === NETWORK_ERROR ? 'network' : 'platform';
+    this.#end();
     this.#hooks.failed({
-      kind, detail: e.message, cause: e,
-      kept: received ? { source: 'file', fileName: name, text: received, segments, language: null, interrupted: true } : null,
+      kind, detail, cause,
+      kept: text ? { source: fileName === null ? 'microphone' : 'file', fileName, text, segments, language: null, interrupted: true } : null,
     });
   }
 

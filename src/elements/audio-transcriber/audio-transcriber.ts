@@ -1,6 +1,6 @@
 import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
-import { property, query, state } from 'lit/decorators.js';
+import { property, state } from 'lit/decorators.js';
 import type { TranscriptionSegment } from '../../client/index.js';
 import { TranscriptionSession } from '../../client/transcription-session.js';
 import type { Transcription, TranscriptionActivity, TranscriptionErrorKind, TranscriptionSource } from '../../client/transcription-session.js';
@@ -147,41 +147,31 @@ export class AudioTranscriber extends ParleyElement {
   @state() private error: ShownError | null = null;
   @state() private copyStatus = '';
 
-  @query('.record') private recordButton!: HTMLButtonElement;
-  @query('.drop-zone') private dropZone!: HTMLButtonElement;
-
   /** The recording or the file being transcribed: its requests, live words and failures (see transcription-session.ts). */
   private readonly session = new TranscriptionSession({
     client: () => relayClient(this.relayUrl),
     voiceInput: () => import('../../audio/capture/index.js').then((capture) => capture.createVoiceInput),
-    hooks: {
-      changed: () => {
-        if (this.session.activity !== 'listening') this.stopTicker();
-        this.requestUpdate();
-      },
-      fileTaken: (name) => this.liveRegion.announce(this.t.transcribingFile(name)),
-      started: (source) => {
-        if (source === 'microphone') {
-          this.startTicker();
-          this.liveRegion.announce(this.t.listening);
-        }
-        this.emit('parley-transcription-start', { source });
-      },
-      partial: (text) => this.emit('parley-transcription-partial', { text }),
-      // The button stays enabled (aria-disabled) so that focus stays on it.
-      finishing: () => this.liveRegion.announce(this.t.finishing),
-      nothingHeard: () => this.liveRegion.announce(this.t.nothingHeard),
-      finished: (transcription) => {
-        const { text, segments, language, source } = this.addEntry(transcription);
-        this.liveRegion.announce(this.t.finalAnnouncement(text));
-        this.emit('parley-transcription-final', { text, segments, language, source });
-      },
-      failed: ({ kind, detail, cause, kept }) => {
-        if (kept) this.addEntry(kept);
-        if (kind === 'not-available') emitOriginRefusal(this, cause);
-        this.fail(kind, detail);
-      },
-      cancelled: () => this.liveRegion.announce(this.t.cancelled),
+    changed: () => {
+      if (this.session.activity !== 'listening') this.stopTicker();
+      this.requestUpdate();
+    },
+    // While finishing, the button stays enabled (aria-disabled) so that focus stays on it.
+    notice: (notice) => this.liveRegion.announce(this.t[notice]),
+    fileTaken: (name) => this.liveRegion.announce(this.t.transcribingFile(name)),
+    started: (source) => {
+      if (source === 'microphone') this.startTicker();
+      this.emit('parley-transcription-start', { source });
+    },
+    partial: (text) => this.emit('parley-transcription-partial', { text }),
+    finished: (transcription) => {
+      const { text, segments, language, source } = this.addEntry(transcription);
+      this.liveRegion.announce(this.t.finalAnnouncement(text));
+      this.emit('parley-transcription-final', { text, segments, language, source });
+    },
+    failed: ({ kind, detail, cause, kept }) => {
+      if (kept) this.addEntry(kept);
+      if (kind === 'not-available') emitOriginRefusal(this, cause);
+      this.fail(kind, detail);
     },
   });
   /** Push-to-talk: the button or Space is still held (a release during `starting` stops once started). */
@@ -359,12 +349,17 @@ export class AudioTranscriber extends ParleyElement {
 
   private onCancelClick(): void {
     this.cancel();
-    this.updateComplete.then(() => this.dropZone.focus());
+    this.focusAfterUpdate('.drop-zone');
   }
 
   private onClearClick(): void {
     this.clear();
-    this.updateComplete.then(() => (this.disabled ? this.renderRoot.querySelector<HTMLElement>('.copy') : this.recordButton)?.focus());
+    this.focusAfterUpdate(this.disabled ? '.copy' : '.record');
+  }
+
+  /** Moves focus to the control `selector` once the coming update has rendered. */
+  private focusAfterUpdate(selector: string): void {
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(selector)?.focus());
   }
 
   // ---------------------------------------------------------------- render

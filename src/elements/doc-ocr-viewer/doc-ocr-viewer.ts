@@ -137,26 +137,24 @@ export class DocOcrViewer extends ParleyElement {
   /** The reading in progress: its request, progress and failures (see ocr-reading.ts). */
   private readonly ocr = new OcrReading({
     client: () => relayClient(this.relayUrl),
-    hooks: {
-      changed: () => this.requestUpdate(),
-      started: (source, name) => {
-        this.liveRegion.announce(this.t.working(name, 0, null));
-        this.emit('parley-ocr-start', { source, name });
-      },
-      progress: ({ pagesDone, pagesTotal }) => {
-        if (pagesDone > 0) this.liveRegion.announce(this.t.working(this.ocr.name, pagesDone, pagesTotal));
-        this.emit('parley-ocr-progress', { pagesDone, pagesTotal });
-      },
-      done: (result, name, document) => {
-        this.documentName = name;
-        this.result = result;
-        this.setSource(typeof document !== 'string' && canPicture(document) ? document : null, result);
-        this.liveRegion.announce(this.t.done(result.pages.length));
-        this.emit('parley-ocr-done', { result, name });
-      },
-      failed: (failure) => this.fail(failure),
-      cancelled: () => this.liveRegion.announce(this.t.cancelled),
+    changed: () => this.requestUpdate(),
+    started: (source, name) => {
+      this.liveRegion.announce(this.t.working(name, 0, null));
+      this.emit('parley-ocr-start', { source, name });
     },
+    progress: ({ pagesDone, pagesTotal }) => {
+      if (pagesDone > 0) this.liveRegion.announce(this.t.working(this.ocr.name, pagesDone, pagesTotal));
+      this.emit('parley-ocr-progress', { pagesDone, pagesTotal });
+    },
+    done: (result, name, document) => {
+      this.documentName = name;
+      this.result = result;
+      this.setSource(typeof document !== 'string' && canPicture(document) ? document : null, result);
+      this.liveRegion.announce(this.t.done(result.pages.length));
+      this.emit('parley-ocr-done', { result, name });
+    },
+    failed: (failure) => this.fail(failure),
+    cancelled: () => this.liveRegion.announce(this.t.cancelled),
   });
   /** Matches per page for the current search. */
   private matchCounts: number[] = [];

@@ -33,7 +33,7 @@ function setup(client?: () => Promise<ParleyClientApi>) {
     failed: (failure) => { failures.push(failure); log.push(`failed:${failure.kind}`); },
     cancelled: () => log.push('cancelled'),
   };
-  const reading = new OcrReading({ client: client ?? (async () => ({ ocr: { process } }) as unknown as ParleyClientApi), hooks });
+  const reading = new OcrReading({ client: client ?? (async () => ({ ocr: { process } }) as unknown as ParleyClientApi), ...hooks });
   return { reading, calls, log, failures };
 }
 

@@ -96,14 +96,12 @@ function setup(options: { client?: () => Promise<ParleyClientApi> } = {}) {
   const finished: Parameters<TranscriptionHooks['finished']>[0][] = [];
   const hooks: TranscriptionHooks = {
     changed: () => {},
+    notice: (notice) => log.push(notice),
     fileTaken: (name) => log.push(`file:${name}`),
     started: (source) => log.push(`started:${source}`),
     partial: (text) => log.push(`partial:${text}`),
-    finishing: () => log.push('finishing'),
-    nothingHeard: () => log.push('nothing-heard'),
     finished: (t) => { finished.push(t); log.push(`finished:${t.text}`); },
     failed: (f) => { failures.push(f); log.push(`failed:${f.kind}`); },
-    cancelled: () => log.push('cancelled'),
   };
   const session = new TranscriptionSession({
     client: options.client ?? (async () => client),
@@ -112,7 +110,7 @@ function setup(options: { client?: () => Promise<ParleyClientApi> } = {}) {
       voices.push(voice);
       return voice;
     },
-    hooks,
+    ...hooks,
   });
   return { session, log, voices, streams, failures, finished };
 }
@@ -202,7 +200,7 @@ describe('TranscriptionSession: files', () => {
 });
 
 describe('TranscriptionSession: the microphone', () => {
-  it('records: started once listening, partials, finishing, then the final text', async () => {
+  it('records: listening, started, partials, finishing, then the final text', async () => {
     const { session, log, voices, finished } = setup();
     const started = session.startRecording('rt-model');
     expect(session.activity).toBe('starting');
@@ -221,7 +219,7 @@ describe('TranscriptionSession: the microphone', () => {
     expect(session.level).toBe(0);
     voices[0]!.stopping.resolve({ text: 'the quick brown fox', segments: [], language: 'en', durationSeconds: 2 });
     await stopped;
-    expect(log).toEqual(['started:microphone', 'partial:the quick', 'finishing', 'finished:the quick brown fox']);
+    expect(log).toEqual(['listening', 'started:microphone', 'partial:the quick', 'finishing', 'finished:the quick brown fox']);
     expect(finished[0]).toMatchObject({ source: 'microphone', fileName: null, language: 'en', segments: [{ text: 'the quick' }] });
     expect(voices[0]!.disposed).toBe(true);
     expect(session.activity).toBe('idle');
@@ -236,7 +234,7 @@ describe('TranscriptionSession: the microphone', () => {
     const stopped = session.stopRecording();
     voices[0]!.stopping.resolve(null);
     await stopped;
-    expect(log).toEqual(['started:microphone', 'finishing', 'nothing-heard']);
+    expect(log).toEqual(['listening', 'started:microphone', 'finishing', 'nothingHeard']);
   });
 
   it('a refused microphone fails with voice input’s kind; a cancelled start reports nothing late', async () => {
