@@ -5,16 +5,7 @@ import { css } from 'lit';
 // are sized by the container, never by the picture, so drawing a page cannot change the width it is drawn at.
 export const docOcrViewerStyles = css`
   input {
-    font: inherit;
-    color: inherit;
-    background: var(--_bg);
-    border: 1px solid var(--_border);
-    border-radius: var(--_radius-control);
-    padding: 0.3rem 0.5rem;
-  }
-  input:focus-visible {
-    outline: var(--_focus);
-    outline-offset: 2px;
+    padding-inline: 0.5rem;
   }
   /* Focus rings inside the scrolling areas (and of the areas themselves) are drawn inside, where no scrolling clips them. */
   .page:focus-visible,

@@ -1,14 +1,14 @@
 /**
  * Control styles shared by the panels (`<speech-player>`, `<audio-transcriber>`, `<doc-ocr-viewer>`): the
- * panel frame (`.base`, `.heading`), rows of controls, buttons, pickers, focus ring, labels, the level meter,
+ * panel frame (`.base`, `.heading`), rows of controls, buttons, pickers, fields, focus ring, labels, the level meter and progress bar,
  * the error line and the drop zone (file-drop.ts). Kept apart from ParleyElement's host styles
  * because `<agent-chat>` styles its controls differently and must not load these rules.
  */
 import { css } from 'lit';
 
 /**
- * Panel frame, rows (`.controls`, `.row`), buttons, selects, labels, focus ring, `.primary`, `.error`, the `.level`
- * meter (each element sets its width) and the `.drop-zone` (each element sets its size).
+ * Panel frame, rows (`.controls`, `.row`), buttons, selects and fields, labels, focus ring, `.primary`, `.error`,
+ * the `.level` meter and `.bar` (each element sets its width) and the `.drop-zone` (each element sets its size).
  */
 export const controlStyles = css`
   .base {
@@ -32,7 +32,8 @@ export const controlStyles = css`
     gap: calc(var(--_gap) / 2);
   }
   button,
-  select {
+  select,
+  input {
     font: inherit;
     color: inherit;
     border: 1px solid var(--_border);
@@ -54,7 +55,7 @@ export const controlStyles = css`
     border-color: var(--_accent);
     color: var(--_on-accent);
   }
-  :is(button, select):focus-visible {
+  :is(button, select, input):focus-visible {
     outline: var(--_focus);
     outline-offset: 2px;
   }
@@ -65,19 +66,24 @@ export const controlStyles = css`
     color: var(--_muted);
     font-size: 0.9em;
   }
-  .level {
+  /* A meter or bar that fills from the start of the line (from the right in right-to-left text). */
+  .level,
+  .bar {
     height: 6px;
     border-radius: 3px;
     background: var(--_surface);
     overflow: hidden;
   }
-  .level > span {
+  :is(.level, .bar) > span {
     display: block;
     height: 100%;
-    background: var(--parley-level-color, var(--_accent));
+    background: var(--_accent);
     transform-origin: left;
   }
-  :host(:dir(rtl)) .level > span {
+  .level > span {
+    background: var(--parley-level-color, var(--_accent));
+  }
+  :host(:dir(rtl)) :is(.level, .bar) > span {
     transform-origin: right;
   }
   .error {
