@@ -69,7 +69,7 @@ export default defineConfig({
         // loads first (lit, the shared element base and controllers, the client's errors and its latest-run token). `audio-in`: the microphone
         // (capture, the chat's voice composer, standardized-audio-context; the vendor/audio-context entry
         // re-exports that library from this chunk, and its capture code is unused there, so a bundler that
-        // takes dist/vendor drops it). `audio-out`: speech playback and the chat's reply speaker.
+        // takes dist/vendor drops it). `audio-out`: speech playback, the speech session and the chat's reply speaker.
         // `client-media`: the speech, transcription, realtime and OCR calls. `markdown`: the lexer and the
         // chat's search, which only runs over rendered replies. `original-pages`: the viewer's originals.
         codeSplitting: {
@@ -79,7 +79,7 @@ export default defineConfig({
             { name: 'client-media', priority: 1, test: /[\\/]src[\\/]client[\\/](?:sse-request-stream|realtime|ocr|transcription|speech|base64)\.ts$/ },
             { name: 'markdown', priority: 1, test: /node_modules[\\/]marked[\\/]|[\\/]src[\\/]elements[\\/](?:internal[\\/]markdown|agent-chat[\\/]transcript-search)\.ts$/ },
             { name: 'original-pages', priority: 1, test: /[\\/]src[\\/]elements[\\/]doc-ocr-viewer[\\/](?:original-pages|pdf-preview)\.ts$/ },
-            { name: 'audio-out', priority: 1, test: /[\\/]src[\\/](?:audio[\\/](?!capture|gesture)[\w-]+\.ts|elements[\\/]internal[\\/](?:reply-speaker|spoken-text)\.ts)/ },
+            { name: 'audio-out', priority: 1, test: /[\\/]src[\\/]audio[\\/](?!capture|gesture)[\w-]+\.ts/ },
           ],
         },
       },

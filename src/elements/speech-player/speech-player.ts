@@ -3,9 +3,10 @@ import type { PropertyValues, TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { PlatformError, isOriginRefusal } from '../../client/index.js';
 import { sharedClient } from '../internal/shared-client.js';
-import type { PlatformErrorShape, SpeechAudioStream, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
+import type { PlatformErrorShape, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
+import { LatestRun } from '../../client/latest-run.js';
 import type { SpeechPlayback } from '../../audio/speech-playback.js';
-import type { IAudioContext } from '../../vendor/audio-context.js';
+import type { SpeechSession } from '../../audio/speech-session.js';
 import { unlockedContext } from '../../audio/gesture-context.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
@@ -31,7 +32,7 @@ export type SpeechPlayerStatus = 'idle' | 'loading' | 'playing' | 'paused' | 'en
  * own text content (the default slot). Audio is streamed from `POST /v1/audio/speech` and scheduled
  * gaplessly on Web Audio (`src/audio`); `format="pcm"` (default) starts fastest.
  *
- * The audio code (SpeechPlayback) is loaded on the first press of play
+ * The audio code (SpeechSession and SpeechPlayback, src/audio) is loaded on the first press of play
  * (or the first `speak()`), not with the element: the press unlocks the browser's own AudioContext
  * inside the gesture (iOS) and the player plays into it once its code has arrived.
  *
@@ -116,19 +117,19 @@ export class SpeechPlayer extends ParleyElement {
   @state() private voices: SpeechVoice[] | null = null;
   @state() private error: PlatformErrorShape | null = null;
 
-  #playback: SpeechPlayback | null = null;
-  #playbackLoad: Promise<SpeechPlayback> | null = null;
+  /** What speaks (requests into SpeechPlayback, see speech-session.ts): null until the audio code is loaded. */
+  #session: SpeechSession | null = null;
+  #sessionLoad: Promise<SpeechSession> | null = null;
+  /** Each `speak()`: a stop or a newer one makes it stale while the audio code and the client load. */
+  readonly #speeches = new LatestRun();
   /** The browser's AudioContext unlocked by a press before the audio code arrived (see the class comment). */
   #gestureContext: AudioContext | null = null;
 
   /** The audio layer of this player: null until the first play (or `speak()`) loads the audio code. */
   get playback(): SpeechPlayback | null {
-    return this.#playback;
+    return this.#session?.playback ?? null;
   }
 
-  private generation = 0;
-  private requestedAt = 0;
-  private stream: SpeechAudioStream | null = null;
   private ticker = 0;
   private voicesFor = '';
   /** What a screen reader says: one polite live region, rendered at the end of the template. */
@@ -155,38 +156,40 @@ export class SpeechPlayer extends ParleyElement {
   }
 
   protected override willUpdate(changed: PropertyValues): void {
-    if (changed.has('rate') && this.#playback) this.#playback.rate = this.rate;
-    if (changed.has('volume') && this.#playback) this.#playback.volume = this.volume;
+    const playback = this.playback;
+    if (changed.has('rate') && playback) playback.rate = this.rate;
+    if (changed.has('volume') && playback) playback.volume = this.volume;
   }
 
   /** Unlocks audio inside the caller's gesture: the player's own context once loaded, else the browser's, for it to take. */
   #unlock(): void {
-    if (this.#playback) this.#playback.unlock();
+    if (this.#session) this.#session.playback.unlock();
     else this.#gestureContext = unlockedContext(this.#gestureContext);
   }
 
-  /** The audio layer, its code loaded on first use (playing into the context a press unlocked, if any). */
-  #loadPlayback(): Promise<SpeechPlayback> {
-    this.#playbackLoad ??= import('../../audio/speech-playback.js').then(({ SpeechPlayback }) => {
+  /** The speech session, its code loaded on first use (playing into the context a press unlocked, if any). */
+  #loadSession(): Promise<SpeechSession> {
+    this.#sessionLoad ??= import('../../audio/speech-session.js').then(({ SpeechSession }) => {
       const gesture = this.#gestureContext;
-      const playback = new SpeechPlayback({
-        // The DOM's AudioContext has all SpeechPlayback uses of standardized-audio-context's.
-        ...(gesture ? { createContext: () => gesture as unknown as IAudioContext } : {}),
-        onFirstAudio: (detail) => {
-          if (this.status === 'loading') this.playerStatus = playback.paused ? 'paused' : 'playing';
-          this.emit('parley-speech-first-audio', { latencyMs: detail.chunk.scheduledAt - this.requestedAt });
+      const session: SpeechSession = new SpeechSession({
+        ...(gesture ? { context: gesture } : {}),
+        onFirstAudio: (latencyMs) => {
+          if (this.status === 'loading') this.playerStatus = session.playback.paused ? 'paused' : 'playing';
+          this.emit('parley-speech-first-audio', { latencyMs });
         },
-        onUnderrun: ({ underruns }) => this.emit('parley-speech-underrun', { underruns }),
+        onUnderrun: (underruns) => this.emit('parley-speech-underrun', { underruns }),
+        onEnded: () => this.finishPlayback(),
+        onError: (error) => this.fail(error),
       });
-      playback.rate = this.rate;
-      playback.volume = this.volume;
-      this.#playback = playback;
-      return playback;
+      session.playback.rate = this.rate;
+      session.playback.volume = this.volume;
+      this.#session = session;
+      return session;
     }, (error: unknown) => {
-      this.#playbackLoad = null; // a failed chunk load (offline): the next press tries again
+      this.#sessionLoad = null; // a failed chunk load (offline): the next press tries again
       throw error;
     });
-    return this.#playbackLoad;
+    return this.#sessionLoad;
   }
 
   protected override updated(changed: PropertyValues): void {
@@ -203,7 +206,7 @@ export class SpeechPlayer extends ParleyElement {
     this.#unlock(); // first, while still inside the caller's gesture
     this.stopPlayback(false);
     const input = (text ?? (this.text || this.slottedText())).trim();
-    const generation = ++this.generation;
+    const speech = this.#speeches.next();
     this.error = null;
     this.played = 0;
     this.received = 0;
@@ -219,38 +222,21 @@ export class SpeechPlayer extends ParleyElement {
     this.playerStatus = 'loading';
     this.liveRegion.announce(this.t.loading);
     this.emit('parley-speech-start', { text: input });
-    this.requestedAt = performance.now();
-    let playback: SpeechPlayback;
+    const requestedAt = performance.now();
+    let session: SpeechSession;
     let client: Awaited<ReturnType<SpeechPlayer['client']>>;
     try {
-      [playback, client] = await Promise.all([this.#loadPlayback(), this.client()]);
+      [session, client] = await Promise.all([this.#loadSession(), this.client()]);
     } catch (error) {
-      if (generation === this.generation) this.fail(PlatformError.from(error));
+      if (speech.current()) this.fail(PlatformError.from(error));
       return;
     }
-    if (generation !== this.generation) return;
+    if (!speech.current()) return;
     // Paused while the audio code was still loading: the audio waits as it would have.
-    if (this.status === 'paused') await playback.pause();
-    if (generation !== this.generation) return;
-    const stream = client.speech.stream({
-      input,
-      response_format: format,
-      ...(this.model ? { model: this.model } : {}),
-      ...(this.voiceId() ? { voice_id: this.voiceId() } : {}),
-    });
-    this.stream = stream;
+    if (this.status === 'paused') await session.playback.pause();
+    if (!speech.current()) return;
     this.startTicker();
-    try {
-      const fed = await playback.feed(stream, format, { startedAt: this.requestedAt });
-      if (fed.stopped || generation !== this.generation) return;
-      await playback.finish();
-      if (generation !== this.generation) return;
-      this.finishPlayback('ended');
-    } catch (error) {
-      if (generation !== this.generation) return;
-      playback.stop();
-      this.fail(PlatformError.from(error));
-    }
+    await session.speak(input, { client, format, model: this.model, voice: this.voiceId() }, requestedAt);
   }
 
   /** Pauses (the stream keeps arriving; nothing is lost). */
@@ -258,15 +244,15 @@ export class SpeechPlayer extends ParleyElement {
     if (this.status !== 'playing' && this.status !== 'loading') return;
     this.playerStatus = 'paused';
     this.liveRegion.announce(this.t.paused);
-    await this.#playback?.pause();
+    await this.playback?.pause();
   }
 
   /** Resumes after `pause()`. */
   async resume(): Promise<void> {
     if (this.status !== 'paused') return;
-    this.playerStatus = (this.#playback?.received ?? 0) > 0 ? 'playing' : 'loading';
+    this.playerStatus = (this.playback?.received ?? 0) > 0 ? 'playing' : 'loading';
     this.liveRegion.announce(this.t.playing);
-    await this.#playback?.resume();
+    await this.playback?.resume();
   }
 
   /** Stops at once: the audio is silenced and the request is cancelled. */
@@ -276,11 +262,9 @@ export class SpeechPlayer extends ParleyElement {
 
   private stopPlayback(announce: boolean): void {
     const active = this.status === 'loading' || this.status === 'playing' || this.status === 'paused';
-    this.generation++;
-    this.stream?.abort();
-    this.stream = null;
+    this.#speeches.cancel();
     const { played, received, underruns } = this.figures();
-    this.#playback?.stop();
+    this.#session?.stop();
     this.stopTicker();
     if (active) {
       this.playerStatus = 'stopped';
@@ -289,19 +273,17 @@ export class SpeechPlayer extends ParleyElement {
     }
   }
 
-  private finishPlayback(status: 'ended'): void {
-    this.stream = null;
+  private finishPlayback(): void {
     this.stopTicker();
     const figures = this.figures();
     this.played = figures.received;
     this.received = figures.received;
-    this.playerStatus = status;
+    this.playerStatus = 'ended';
     this.liveRegion.announce(this.t.ended);
     this.emit('parley-speech-end', { stopped: false, played: figures.received, received: figures.received, underruns: figures.underruns });
   }
 
   private fail(error: PlatformError): void {
-    this.stream = null;
     this.stopTicker();
     this.playerStatus = 'error';
     this.error = error.toJSON();
@@ -314,7 +296,7 @@ export class SpeechPlayer extends ParleyElement {
   }
 
   private figures() {
-    const playback = this.#playback;
+    const playback = this.playback;
     return { played: playback?.played ?? 0, received: playback?.received ?? 0, underruns: playback?.underruns ?? 0 };
   }
 
@@ -350,7 +332,7 @@ export class SpeechPlayer extends ParleyElement {
   private startTicker(): void {
     this.stopTicker();
     const tick = () => {
-      const playback = this.#playback;
+      const playback = this.playback;
       this.played = playback?.played ?? 0;
       this.received = playback?.received ?? 0;
       this.level = this.status === 'playing' && playback ? playback.level() : 0;
