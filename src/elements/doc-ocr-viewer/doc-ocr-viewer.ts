@@ -231,14 +231,20 @@ export class DocOcrViewer extends ParleyElement {
     this.ocr.cancel();
   }
 
-  /** Shows page `index` (0-based position in `result.pages`). */
+  /**
+   * Shows page `index` (0-based position in `result.pages`).
+   * @param index - The page's position in `result.pages`, from 0; out of range, the first or the last page.
+   */
   showPage(index: number): void {
     const count = this.result?.pages.length ?? 0;
     if (!count) return;
     this.pageIndex = Math.max(0, Math.min(count - 1, index));
   }
 
-  /** Copies the page shown (`page`) or every page (`all`) as markdown. Resolves false when the browser refused. */
+  /**
+   * Copies the page shown (`page`) or every page (`all`) as markdown. Resolves false when the browser refused.
+   * @param scope - `page` for the page shown, `all` (default) for every page, separated by blank lines.
+   */
   async copy(scope: 'page' | 'all' = 'all'): Promise<boolean> {
     const text = scope === 'page' ? this.result?.pages[this.pageIndex]?.markdown ?? '' : this.markdown;
     try {
@@ -265,7 +271,10 @@ export class DocOcrViewer extends ParleyElement {
     setTimeout(() => URL.revokeObjectURL(url), 0);
   }
 
-  /** Whether the original of the page shown is beside its text (only for a PDF or an image read from a file); the button toggles it. */
+  /**
+   * Shows or hides the original of the page shown beside its text (only for a PDF or an image read from a file); the button toggles it.
+   * @param show - Whether to show it (default: the opposite of now).
+   */
   toggleOriginal(show = !this.showOriginal): void {
     this.showOriginal = show && this.source !== null;
   }

@@ -201,6 +201,7 @@ export class SpeechPlayer extends ParleyElement {
   /**
    * Speaks `text` (default: the `text` attribute, else the slotted text), replacing what is playing.
    * Call it from a user gesture the first time (iOS Safari only starts audio from one).
+   * @param text - The text to speak; without it, the `text` attribute, else the slotted text.
    */
   async speak(text?: string): Promise<void> {
     this.#unlock(); // first, while still inside the caller's gesture
