@@ -1,7 +1,8 @@
 /**
  * A panel's way in for files: the drop zone (a button that opens the file picker and takes dropped
- * files), its hidden `<input type="file">`, the `dragging` highlight, and optionally paste (a file, or a
- * URL pasted outside the fields). `<audio-transcriber>` and `<doc-ocr-viewer>` had each written it; its
+ * files), its hidden `<input type="file">`, the `dragging` highlight (a class on the zone while a file is
+ * dragged over it, set on the zone itself: no render needed), and optionally paste (a file, or a URL pasted
+ * outside the fields). `<audio-transcriber>` and `<doc-ocr-viewer>` had each written it; its
  * CSS is in controls.styles.ts.
  */
 import { html } from 'lit';
@@ -23,8 +24,6 @@ export interface FileDropOptions {
 
 /** See the module comment. */
 export class FileDropController implements ReactiveController {
-  #dragging = false;
-
   constructor(private readonly host: Host, private readonly options: FileDropOptions) {
     host.addController(this);
   }
@@ -46,22 +45,16 @@ export class FileDropController implements ReactiveController {
   render(label: string, hint: string, accept: string): TemplateResult {
     return html`<button
         part="drop-zone"
-        class="drop-zone ${this.#dragging ? 'dragging' : ''}"
+        class="drop-zone"
         type="button"
         aria-disabled=${this.options.accepting() ? 'false' : 'true'}
         @click=${this.pick}
         @dragenter=${this.#onDragOver}
         @dragover=${this.#onDragOver}
-        @dragleave=${() => this.#drag(false)}
+        @dragleave=${this.#onDragLeave}
         @drop=${this.#onDrop}
       >${label} <span class="hint">${hint}</span></button>
       <input type="file" accept=${accept} hidden tabindex="-1" aria-hidden="true" @change=${this.#onChange} />`;
-  }
-
-  #drag(dragging: boolean): void {
-    if (this.#dragging === dragging) return;
-    this.#dragging = dragging;
-    this.host.requestUpdate();
   }
 
   readonly #onChange = (event: Event): void => {
@@ -75,12 +68,16 @@ export class FileDropController implements ReactiveController {
     event.preventDefault(); // always: a file dropped next to the zone must not navigate the page away
     const accepting = this.options.accepting();
     if (event.dataTransfer) event.dataTransfer.dropEffect = accepting ? 'copy' : 'none';
-    this.#drag(accepting);
+    (event.currentTarget as HTMLElement).classList.toggle('dragging', accepting);
+  };
+
+  readonly #onDragLeave = (event: DragEvent): void => {
+    (event.currentTarget as HTMLElement).classList.remove('dragging');
   };
 
   readonly #onDrop = (event: DragEvent): void => {
     event.preventDefault();
-    this.#drag(false);
+    this.#onDragLeave(event);
     if (!this.options.accepting()) return;
     const file = event.dataTransfer?.files[0];
     if (file) this.options.file(file);
