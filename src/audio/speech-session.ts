@@ -10,7 +10,7 @@ import type { ParleyClientApi, SpeechAudioStream, SpeechFormat } from '../client
 import { PlatformError } from '../client/errors.js';
 import { LatestRun } from '../client/latest-run.js';
 import type { IAudioContext } from '../vendor/audio-context.js';
-import { SpeechPlayback, type SpeechPlaybackOptions } from './speech-playback.js';
+import { SpeechPlayback } from './speech-playback.js';
 
 /** How an utterance is said. Its fields are read again for each text: a change applies from the next one. */
 export interface Utterance {
@@ -36,8 +36,6 @@ export interface SpeechSessionOptions {
   onEnded?: () => void;
   /** A request or its stream failed: the utterance is stopped. */
   onError?: (error: PlatformError) => void;
-  /** Makes the playback (default: a SpeechPlayback); for tests. */
-  createPlayback?: (options: SpeechPlaybackOptions) => SpeechPlayback;
 }
 
 /** See the module comment. */
@@ -59,7 +57,7 @@ export class SpeechSession {
   constructor(options: SpeechSessionOptions = {}) {
     this.#options = options;
     const context = options.context;
-    this.playback = (options.createPlayback ?? ((o) => new SpeechPlayback(o)))({
+    this.playback = new SpeechPlayback({
       // The DOM's AudioContext has all SpeechPlayback uses of standardized-audio-context's.
       ...(context ? { createContext: () => context as unknown as IAudioContext } : {}),
       onFirstAudio: ({ chunk }) => {

@@ -6,7 +6,7 @@
  * events. No DOM: the client comes from an injected function.
  */
 import type { OcrOptions, OcrProgress, ParleyClientApi, PlatformErrorShape } from './contracts.js';
-import { PlatformError, isAbortError, isOriginRefusal } from './errors.js';
+import { PlatformError, isAbortError } from './errors.js';
 import { LatestRun } from './latest-run.js';
 import type { OcrResponse } from './types.js';
 
@@ -22,10 +22,14 @@ export type OcrErrorKind = 'network' | 'forbidden' | 'url-not-allowed' | 'too-la
 /** `parley-ocr-error`'s kind: a platform failure, a file that is no document, or a relay that does not serve this page. */
 export type OcrFailureKind = OcrErrorKind | 'not-document' | 'not-available';
 
-/** A failed reading: a file that is no PDF or image (never sent), or the platform's or the relay's error. */
+/**
+ * A failed reading: a file that is no PDF or image (never sent), or the platform's or the relay's error. Whether
+ * the error is the relay's refusal of the page's origin (`not-available`) is the element's to see, as it tells the
+ * page (`parley-error`) and the visitor differently.
+ */
 export type OcrFailure =
   | { kind: 'not-document'; documentType: string }
-  | { kind: Exclude<OcrFailureKind, 'not-document'>; error: PlatformError };
+  | { kind: OcrErrorKind; error: PlatformError };
 
 /** What the reading tells its element. */
 export interface OcrReadingHooks {
@@ -117,7 +121,7 @@ export class OcrReading {
         return;
       }
       const e = PlatformError.from(error);
-      this.#hooks.failed(isOriginRefusal(e) ? { kind: 'not-available', error: e } : { kind: ocrErrorKind(e), error: e });
+      this.#hooks.failed({ kind: ocrErrorKind(e), error: e });
     }
   }
 

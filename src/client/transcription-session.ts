@@ -7,9 +7,9 @@
  * a chunk of its own) come from injected loaders.
  */
 import type {
-  ParleyClientApi, TranscriptionApi, TranscriptionEventStream, VoiceInputApi, VoiceInputError, VoiceInputErrorKind, VoiceInputOptions, VoiceInputResult,
+  ParleyClientApi, TranscriptionEventStream, VoiceInputApi, VoiceInputError, VoiceInputErrorKind, VoiceInputOptions, VoiceInputResult,
 } from './contracts.js';
-import { NETWORK_ERROR, PlatformError, STREAM_ERROR, isOriginRefusal } from './errors.js';
+import { NETWORK_ERROR, PlatformError, STREAM_ERROR } from './errors.js';
 import { LatestRun, type RunToken } from './latest-run.js';
 import type { TranscriptionSegment, TranscriptionSegmentEvent } from './types.js';
 
@@ -38,12 +38,15 @@ export interface Transcription {
   interrupted: boolean;
 }
 
-/** A failed transcription. */
+/**
+ * A failed transcription. Its kind is never `not-available`: whether `cause` is the relay's refusal of the page's
+ * origin is the element's to see, as it tells the page (`parley-error`) and the visitor differently.
+ */
 export interface TranscriptionFailure {
-  kind: TranscriptionErrorKind;
+  kind: Exclude<TranscriptionErrorKind, 'not-available'>;
   /** The platform's or the browser's own words, for the site owner (`name: type` for a file that is not audio). */
   detail: string;
-  /** What was thrown: for `not-available`, it carries the relay's refusal. */
+  /** What was thrown (the relay's refusal of the page's origin, maybe, or what caused it). */
   cause: unknown;
   /** The text heard before the failure (`interrupted`), or null when there was none. */
   kept: Transcription | null;
@@ -199,7 +202,7 @@ export class TranscriptionSession {
     const run = this.#begin('file');
     this.#hooks.fileTaken(name);
     try {
-      const transcription = transcriptionOf(await this.#hooks.client());
+      const { transcription } = await this.#hooks.client();
       if (!run.current()) return;
       const { model, language, diarize, timestamps } = options;
       const stream = transcription.transcribeStream(file, {
@@ -232,9 +235,8 @@ export class TranscriptionSession {
       if (!run.current()) return;
       const e = PlatformError.from(error);
       const received = this.#liveText.trim() !== '';
-      this.#fail(isOriginRefusal(e) ? 'not-available'
-        : received && (e.type === STREAM_ERROR || e.type === NETWORK_ERROR) ? 'interrupted'
-          : e.type === NETWORK_ERROR ? 'network' : 'platform', e.message, e, name);
+      const kind = received && (e.type === STREAM_ERROR || e.type === NETWORK_ERROR) ? 'interrupted' : e.type === NETWORK_ERROR ? 'network' : 'platform';
+      this.#fail(kind, e.message, e, name);
     }
   }
 
@@ -281,11 +283,11 @@ export class TranscriptionSession {
   }
 
   #failRecording(error: VoiceInputError): void {
-    this.#fail(refusesOrigin(error) ? 'not-available' : error.kind, error.message, error, null);
+    this.#fail(error.kind, error.message, error, null);
   }
 
   /** Ends what ran with a failure; the words heard so far are kept, as interrupted. */
-  #fail(kind: TranscriptionErrorKind, detail: string, cause: unknown, fileName: string | null): void {
+  #fail(kind: TranscriptionFailure['kind'], detail: string, cause: unknown, fileName: string | null): void {
     const text = this.#liveText.trim();
     const segments = this.#liveSegments;
     this.#runs.cancel();
@@ -308,14 +310,6 @@ export class TranscriptionSession {
   }
 }
 
-/** The client's transcription API, or a clear error when this client has none. */
-function transcriptionOf(client: ParleyClientApi): TranscriptionApi {
-  if (!client.transcription) {
-    throw new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'this client cannot transcribe' });
-  }
-  return client.transcription;
-}
-
 /** A failure of voice input as the element shows it: voice input's own errors as they are, the rest by their kind. */
 function asVoiceError(error: unknown): VoiceInputError {
   if (error && typeof error === 'object' && typeof (error as VoiceInputError).kind === 'string' && typeof (error as VoiceInputError).message === 'string') {
@@ -323,9 +317,4 @@ function asVoiceError(error: unknown): VoiceInputError {
   }
   const e = PlatformError.from(error);
   return { kind: e.type === NETWORK_ERROR ? 'network' : 'platform', message: e.message, cause: error };
-}
-
-/** Whether a voice input error is, or was caused by, the relay's refusal of this page's origin. */
-function refusesOrigin(error: VoiceInputError): boolean {
-  return isOriginRefusal(error) || isOriginRefusal(error.cause);
 }

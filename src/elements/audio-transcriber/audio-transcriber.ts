@@ -170,8 +170,8 @@ export class AudioTranscriber extends ParleyElement {
     },
     failed: ({ kind, detail, cause, kept }) => {
       if (kept) this.addEntry(kept);
-      if (kind === 'not-available') emitOriginRefusal(this, cause);
-      this.fail(kind, detail);
+      // The relay does not serve this page: the page hears it as parley-error, the visitor in neutral words.
+      this.fail(emitOriginRefusal(this, cause) ? 'not-available' : kind, detail);
     },
   });
   /** Push-to-talk: the button or Space is still held (a release during `starting` stops once started). */
@@ -216,8 +216,8 @@ export class AudioTranscriber extends ParleyElement {
 
   /** Starts recording (call it from a user gesture: the browser asks for the microphone). */
   async startRecording(): Promise<void> {
-    if (this.disabled || this.activity !== 'idle') return;
-    this.error = null;
+    if (this.disabled) return;
+    this.error = null; // (none shows while something runs: a failure ends it)
     const listening = await this.session.startRecording(this.realtimeModel);
     if (listening && this.mode === 'push-to-talk' && !this.held) await this.stopRecording();
   }
@@ -232,8 +232,8 @@ export class AudioTranscriber extends ParleyElement {
    * @param file - The audio (or video) file; a file of another type is refused without being sent.
    */
   async transcribeFile(file: Blob): Promise<void> {
-    if (this.disabled || this.activity !== 'idle') return;
-    this.error = null;
+    if (this.disabled) return;
+    this.error = null; // (none shows while something runs: a failure ends it)
     await this.session.transcribeFile(file, { model: this.model, language: this.language, diarize: this.diarize, timestamps: this.timestamps });
   }
 

@@ -4,7 +4,7 @@ import { property, query, state } from 'lit/decorators.js';
 import { PlatformError } from '../../client/index.js';
 import type { OcrResponse } from '../../client/index.js';
 import { OcrReading } from '../../client/ocr-reading.js';
-import type { OcrFailure } from '../../client/ocr-reading.js';
+import type { OcrFailure, OcrFailureKind } from '../../client/ocr-reading.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { relayClient } from '../internal/shared-client.js';
 import { controlStyles } from '../internal/controls.styles.js';
@@ -420,18 +420,24 @@ export class DocOcrViewer extends ParleyElement {
   /** Shows a failed reading in words, and tells the page (`parley-ocr-error`; `parley-error` for a refused origin). */
   private fail(failure: OcrFailure): void {
     const t = this.t;
-    const message = failure.kind === 'not-document' ? t.notDocument(failure.documentType)
-      : failure.kind === 'not-available' ? t.notAvailable : t.errorMessage(failure.error.message, failure.kind);
-    const error = failure.kind === 'not-document'
-      ? new PlatformError({ status: 0, type: 'invalid_request_error', code: 'invalid_document', retryAfter: null, message })
-      : failure.error;
-    if (failure.kind === 'not-available') emitOriginRefusal(this, error);
+    let error: PlatformError;
+    let kind: OcrFailureKind = failure.kind;
+    let message: string;
+    if (failure.kind === 'not-document') {
+      message = t.notDocument(failure.documentType);
+      error = new PlatformError({ status: 0, type: 'invalid_request_error', code: 'invalid_document', retryAfter: null, message });
+    } else {
+      error = failure.error;
+      // The relay does not serve this page: the page hears it as parley-error, the visitor in neutral words.
+      if (emitOriginRefusal(this, error)) kind = 'not-available';
+      message = kind === 'not-available' ? t.notAvailable : t.errorMessage(error.message, failure.kind);
+    }
     this.error = message;
     // Announced once, politely, through the live region; the error line stays visible.
     this.liveRegion.announce(message);
-    this.emit('parley-ocr-error', { error, kind: failure.kind, message });
+    this.emit('parley-ocr-error', { error, kind, message });
     // The platform's own words are for the site owner (the visitor sees the sentence above).
-    if (failure.kind !== 'not-document' && failure.kind !== 'not-available' && error.message) console.warn('[parley] <doc-ocr-viewer> reading failed:', error);
+    if (kind !== 'not-document' && kind !== 'not-available' && error.message) console.warn('[parley] <doc-ocr-viewer> reading failed:', error);
   }
 
   // ---------------------------------------------------------------- input handlers

@@ -1,21 +1,64 @@
-// The speech session without a DOM or Web Audio: a scripted playback and a scripted `client.speech.stream`
-// stand in for SpeechPlayback and the relay (the real ones: test/browser/speech-player.test.ts and
-// speech-agent-chat.test.ts). The reply speaker is tested over it too.
-import { describe, expect, it } from 'vitest';
+// The speech session without a DOM or Web Audio: a scripted playback (the module mocked) and a scripted
+// `client.speech.stream` stand in for SpeechPlayback and the relay (the real ones: test/browser/speech-player.test.ts
+// and speech-agent-chat.test.ts). The reply speaker is tested over it too.
+import { describe, expect, it, vi } from 'vitest';
 import { SpeechSession, type SpeechSessionOptions, type Utterance } from '../../../src/audio/speech-session.js';
 import { ReplySpeaker } from '../../../src/audio/reply-speaker.js';
-import type { SpeechPlayback, SpeechPlaybackOptions } from '../../../src/audio/speech-playback.js';
+import type { SpeechPlaybackOptions } from '../../../src/audio/speech-playback.js';
 import { PlatformError } from '../../../src/client/errors.js';
 import type { ParleyClientApi, SpeechAudioStream, SpeechRequest } from '../../../src/client/contracts.js';
 
-function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
-  return { promise, resolve, reject };
-}
+// The scripted playback and its helper are made before the mocked module is (vi.mock is hoisted above the imports).
+const { deferred, ScriptedPlayback } = vi.hoisted(() => {
+  function deferred<T = void>() {
+    let resolve!: (value: T) => void;
+    let reject!: (error: unknown) => void;
+    const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
+    return { promise, resolve, reject };
+  }
 
-/** A request the test answers: `play()` ends its feed, `fail()` breaks it. */
+  /** What SpeechSession uses of SpeechPlayback, scripted: each feed waits for the test. */
+  class ScriptedPlayback {
+    /** The playback made last (each session makes one). */
+    static made: ScriptedPlayback | null = null;
+    readonly log: string[] = [];
+    readonly feeds: Request[] = [];
+    drained = deferred();
+    paused = false;
+    readonly scheduler = { endRun: () => this.log.push('end-run') };
+    constructor(readonly options: SpeechPlaybackOptions) {
+      ScriptedPlayback.made = this;
+    }
+    feed(stream: SpeechAudioStream): Promise<{ seconds: number; stopped: boolean }> {
+      const feed = (stream as unknown as { feed: Request }).feed;
+      this.log.push(`feed:${feed.request.input}`);
+      return feed.fed.promise;
+    }
+    finish(): Promise<void> {
+      this.log.push('finish');
+      return this.drained.promise;
+    }
+    stop(): void {
+      this.log.push('stop');
+      for (const feed of this.feeds) feed.fed.resolve({ seconds: 0, stopped: true });
+      this.drained.resolve();
+      this.drained = deferred();
+    }
+    async pause(): Promise<void> {
+      this.paused = true;
+    }
+    unlock(): void {}
+    async dispose(): Promise<void> {}
+    /** The first chunk of the feed being read was scheduled at `scheduledAt`. */
+    firstAudio(scheduledAt: number): void {
+      this.options.onFirstAudio?.({ chunk: { scheduledAt } } as never);
+    }
+  }
+  return { deferred, ScriptedPlayback };
+});
+vi.mock('../../../src/audio/speech-playback.js', () => ({ SpeechPlayback: ScriptedPlayback }));
+
+/** A request whose feed the test settles through `fed`. */
 interface Request {
   request: SpeechRequest;
   aborted: boolean;
@@ -27,42 +70,8 @@ function scriptedStream(feed: Request): SpeechAudioStream {
   return { feed, abort: () => { feed.aborted = true; } } as unknown as SpeechAudioStream;
 }
 
-/** What SpeechSession uses of SpeechPlayback, scripted: each feed waits for the test. */
-class ScriptedPlayback {
-  readonly log: string[] = [];
-  readonly feeds: Request[] = [];
-  drained = deferred();
-  paused = false;
-  readonly scheduler = { endRun: () => this.log.push('end-run') };
-  constructor(readonly options: SpeechPlaybackOptions) {}
-  feed(stream: SpeechAudioStream): Promise<{ seconds: number; stopped: boolean }> {
-    const feed = (stream as unknown as { feed: Request }).feed;
-    this.log.push(`feed:${feed.request.input}`);
-    return feed.fed.promise;
-  }
-  finish(): Promise<void> {
-    this.log.push('finish');
-    return this.drained.promise;
-  }
-  stop(): void {
-    this.log.push('stop');
-    for (const feed of this.feeds) feed.fed.resolve({ seconds: 0, stopped: true });
-    this.drained.resolve();
-    this.drained = deferred();
-  }
-  async pause(): Promise<void> {
-    this.paused = true;
-  }
-  unlock(): void {}
-  async dispose(): Promise<void> {}
-  /** The first chunk of the feed being read was scheduled at `scheduledAt`. */
-  firstAudio(scheduledAt: number): void {
-    this.options.onFirstAudio?.({ chunk: { scheduledAt } } as never);
-  }
-}
-
 function setup(options: SpeechSessionOptions = {}) {
-  let playback!: ScriptedPlayback;
+  let playback!: InstanceType<typeof ScriptedPlayback>;
   const requests: Request[] = [];
   const stream = (request: SpeechRequest) => {
     const feed: Request = { request, aborted: false, fed: deferred() };
@@ -77,8 +86,8 @@ function setup(options: SpeechSessionOptions = {}) {
     onError: (error) => events.push(`error:${error.status}`),
     onFirstAudio: (latencyMs) => events.push(`first-audio:${latencyMs}`),
     ...options,
-    createPlayback: (o) => (playback = new ScriptedPlayback(o)) as unknown as SpeechPlayback,
   });
+  playback = ScriptedPlayback.made!;
   const utterance: Utterance = { client, format: 'pcm', model: 'tts', voice: 'v1' };
   return { session, playback, requests, events, utterance, client };
 }
@@ -187,8 +196,6 @@ describe('ReplySpeaker over a speech session', () => {
 
   it('follows a growing reply sentence by sentence, and stays silent once the user stopped it', () => {
     const { reply, requests, speaking } = speaker();
-    // The real SpeechPlayback needs Web Audio only once it plays: its feeds are held here, the requests are what counts.
-    (reply.playback as unknown as { feed: () => Promise<unknown> }).feed = () => new Promise(() => {});
     reply.follow('r1', 'Hello there. How', false);
     expect(speaking).toEqual(['r1']);
     expect(requests.map((r) => r.request.input)).toEqual(['Hello there.']);

@@ -101,11 +101,11 @@ describe('OcrReading', () => {
     expect(log).toEqual(['started:file:report.pdf', 'cancelled']);
   });
 
-  it('sorts a failure into its kind; the refused origin is not-available', async () => {
+  it('sorts a failure into its kind, with the error (the refused origin is the element’s to tell)', async () => {
     for (const [thrown, kind] of [
       [error(413), 'too-large'],
       [error(400, 'remote_file_not_allowed'), 'url-not-allowed'],
-      [error(403, 'origin_not_allowed'), 'not-available'],
+      [error(403, 'origin_not_allowed'), 'forbidden'],
       [PlatformError.network(new Error('offline')), 'network'],
     ] as const) {
       const { reading, calls, failures } = setup();
@@ -114,6 +114,7 @@ describe('OcrReading', () => {
       calls[0]!.reject(thrown);
       await done;
       expect(failures.map((f) => f.kind)).toEqual([kind]);
+      expect(failures[0]).toMatchObject({ error: thrown });
       expect(reading.busy).toBe(false);
     }
   });

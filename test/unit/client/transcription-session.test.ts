@@ -164,16 +164,17 @@ describe('TranscriptionSession: files', () => {
     expect(failures[0]!.kept).toMatchObject({ source: 'file', text: 'call me', interrupted: true });
   });
 
-  it('sorts failures: nothing received is platform or network; the refused origin is not-available', async () => {
+  it('sorts failures: nothing received is platform or network; the cause goes with it (the refused origin is the element’s to tell)', async () => {
     const refused = new PlatformError({ status: 403, type: 'invalid_request_error', code: 'origin_not_allowed', retryAfter: null, message: 'no' });
     for (const [thrown, kind] of [
       [new PlatformError({ status: 422, type: 'invalid_request_error', code: null, retryAfter: null, message: 'no-such-model' }), 'platform'],
       [PlatformError.network(new Error('offline')), 'network'],
-      [refused, 'not-available'],
+      [refused, 'platform'],
     ] as const) {
       const { session, failures } = setup({ client: async () => { throw thrown; } });
       await session.transcribeFile(audio());
       expect(failures[0]!.kind).toBe(kind);
+      expect(failures[0]!.cause).toBe(thrown);
       expect(failures[0]!.kept).toBe(null);
     }
   });
@@ -255,7 +256,7 @@ describe('TranscriptionSession: the microphone', () => {
     expect(session.activity).toBe('idle');
   });
 
-  it('a failure while listening keeps what was heard, and a refused origin is not-available', async () => {
+  it('a failure while listening keeps what was heard, with voice input’s error as its cause', async () => {
     const { session, voices, failures } = setup();
     const started = session.startRecording();
     await until(() => voices.length === 1);
@@ -263,8 +264,9 @@ describe('TranscriptionSession: the microphone', () => {
     await started;
     voices[0]!.emit('partial', 'the quick');
     const refusal = new PlatformError({ status: 403, type: 'invalid_request_error', code: 'origin_not_allowed', retryAfter: null, message: 'no' });
-    voices[0]!.emit('error', { kind: 'platform', message: 'refused', cause: refusal });
-    expect(failures[0]).toMatchObject({ kind: 'not-available', detail: 'refused', kept: { source: 'microphone', text: 'the quick', interrupted: true } });
+    const error = { kind: 'platform' as const, message: 'refused', cause: refusal };
+    voices[0]!.emit('error', error);
+    expect(failures[0]).toMatchObject({ kind: 'platform', detail: 'refused', cause: error, kept: { source: 'microphone', text: 'the quick', interrupted: true } });
     expect(session.activity).toBe('idle');
     // The old recording's late events change nothing.
     voices[0]!.emit('error', { kind: 'network', message: 'late' });
