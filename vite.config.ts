@@ -66,20 +66,21 @@ export default defineConfig({
         chunkFileNames: '[name]-[hash].js',
         // Code that always loads together is one chunk: each file costs its own gzip dictionary, and the
         // budget (scripts/bundle-sizes.mjs) counts every file a page can load. `kit`: what every element
-        // loads first (lit, the shared element base, the client's errors). `audio-in`: the microphone
-        // (capture, the chat's voice composer, standardized-audio-context; the vendor/audio-context entry
-        // re-exports that library from this chunk, and its capture code is unused there, so a bundler that
-        // takes dist/vendor drops it). `audio-out`: speech playback and the chat's reply speaker.
-        // `client-media`: the speech, transcription, realtime and OCR calls. `markdown`: the lexer and the
-        // chat's search, which only runs over rendered replies. `original-pages`: the viewer's originals.
+        // loads first (lit, the shared element base and controllers, the client's errors and LatestRun).
+        // `audio-in`: the microphone (capture, the chat's voice composer, standardized-audio-context; the
+        // vendor/audio-context entry re-exports that library from this chunk, and its capture code is unused
+        // there, so a bundler that takes dist/vendor drops it). `audio-out`: speech playback, the speech
+        // session and the chat's reply speaker (src/audio). `client-media`: the speech, transcription,
+        // realtime and OCR calls. `markdown`: the lexer and the chat's search, which only runs over rendered
+        // replies. `original-pages`: the viewer's originals.
         codeSplitting: {
           groups: [
-            { name: 'kit', priority: 3, minShareCount: 2, test: /node_modules[\\/](?:lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]|[\\/]src[\\/](?:elements[\\/]internal[\\/](?:parley-element|locale|locale-format|define-once|links|error-kinds|focus-rescue|controls\.styles|shared-client|origin-refusal|announce)|client[\\/]errors|audio[\\/]gesture-context)\.ts$/ },
+            { name: 'kit', priority: 3, minShareCount: 2, test: /node_modules[\\/](?:lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]|[\\/]src[\\/](?:elements[\\/]internal[\\/](?:parley-element|locale|locale-format|define-once|links|error-kinds|focus-rescue|controls\.styles|shared-client|origin-refusal|announce|live-region|file-drop)|client[\\/](?:errors|latest-run)|audio[\\/]gesture-context)\.ts$/ },
             { name: 'audio-in', priority: 2, test: /[\\/]src[\\/](?:audio[\\/]capture[\\/]|elements[\\/]agent-chat[\\/](?:voice-in|voice-composer)\.ts|vendor[\\/]audio-context)/ },
             { name: 'client-media', priority: 1, test: /[\\/]src[\\/]client[\\/](?:sse-request-stream|realtime|ocr|transcription|speech|base64)\.ts$/ },
             { name: 'markdown', priority: 1, test: /node_modules[\\/]marked[\\/]|[\\/]src[\\/]elements[\\/](?:internal[\\/]markdown|agent-chat[\\/]transcript-search)\.ts$/ },
             { name: 'original-pages', priority: 1, test: /[\\/]src[\\/]elements[\\/]doc-ocr-viewer[\\/](?:original-pages|pdf-preview)\.ts$/ },
-            { name: 'audio-out', priority: 1, test: /[\\/]src[\\/](?:audio[\\/](?!capture|gesture)[\w-]+\.ts|elements[\\/]internal[\\/](?:reply-speaker|spoken-text)\.ts)/ },
+            { name: 'audio-out', priority: 1, test: /[\\/]src[\\/]audio[\\/](?!capture|gesture)[\w-]+\.ts/ },
           ],
         },
       },

@@ -536,7 +536,7 @@ export interface ParleyIntrinsicElements {
    * own text content (the default slot). Audio is streamed from `POST /v1/audio/speech` and scheduled
    * gaplessly on Web Audio (`src/audio`); `format="pcm"` (default) starts fastest.
    *
-   * The audio code (SpeechPlayback) is loaded on the first press of play
+   * The audio code (SpeechSession and SpeechPlayback, src/audio) is loaded on the first press of play
    * (or the first `speak()`), not with the element: the press unlocks the browser's own AudioContext
    * inside the gesture (iOS) and the player plays into it once its code has arrived.
    *

@@ -6,6 +6,7 @@
  */
 import type { IAnalyserNode, IAudioContext, IGainNode } from '../vendor/audio-context.js';
 import type { SpeechFormat } from '../client/contracts.js';
+import { LatestRun } from '../client/latest-run.js';
 import { AudioDeltaScheduler, type ScheduledChunk } from './audio-delta-scheduler.js';
 import { speechContext } from './gesture-context.js';
 import type { ScheduleOptions } from './schedule.js';
@@ -66,8 +67,8 @@ export class SpeechPlayback {
   #volume: number;
   #rate: number;
   #paused = false;
-  /** Bumped by `stop()`: feeds of an older generation drop what they read. */
-  #generation = 0;
+  /** Cancelled by `stop()`: feeds begun before it drop what they read. */
+  readonly #feeds = new LatestRun();
   #readers = new Set<AsyncIterator<Uint8Array>>();
   #levelData: Float32Array<ArrayBuffer> | null = null;
 
@@ -173,7 +174,7 @@ export class SpeechPlayback {
   async feed(chunks: AsyncIterable<Uint8Array>, format: SpeechFormat, options: { startedAt?: number } = {}): Promise<FeedResult> {
     const context = this.context;
     const scheduler = this.#scheduler!;
-    const generation = this.#generation;
+    const feed = this.#feeds.now();
     const startedAt = options.startedAt ?? performance.now();
     if (context.state === 'suspended' && !this.#paused) void context.resume().catch(() => {});
     const decoder = createSpeechDecoder(format, (file) => context.decodeAudioData(file));
@@ -195,7 +196,7 @@ export class SpeechPlayback {
     try {
       for (;;) {
         const result = await reader.next();
-        if (generation !== this.#generation) return { seconds, stopped: true };
+        if (!feed.current()) return { seconds, stopped: true };
         if (result.done) break;
         const arrivedAt = performance.now();
         const decoded = decoder.push(result.value);
@@ -203,11 +204,11 @@ export class SpeechPlayback {
       }
       const arrivedAt = performance.now();
       const rest = await decoder.end();
-      if (generation !== this.#generation) return { seconds, stopped: true };
+      if (!feed.current()) return { seconds, stopped: true };
       if (rest) schedule(rest.samples, rest.sampleRate, arrivedAt);
       return { seconds, stopped: false };
     } catch (error) {
-      if (generation !== this.#generation) return { seconds, stopped: true };
+      if (!feed.current()) return { seconds, stopped: true };
       throw error;
     } finally {
       this.#readers.delete(reader);
@@ -249,7 +250,7 @@ export class SpeechPlayback {
 
   /** Silences everything at once and cancels the streams being read (their requests are aborted). */
   stop(): void {
-    this.#generation++;
+    this.#feeds.cancel();
     for (const reader of this.#readers) void reader.return?.().catch(() => {});
     this.#readers.clear();
     this.#scheduler?.stop();

@@ -38,7 +38,7 @@ describe('<agent-chat> audio code, loaded on first use', function () {
 
   it('Read aloud makes and starts an AudioContext inside the click, and the speaker plays the reply into it', async () => {
     // The dev server serves the audio code as hundreds of modules (one chunk in the build): compiled here first.
-    await import('../../src/elements/internal/reply-speaker.js');
+    await import('../../src/audio/reply-speaker.js');
     const el = await chat(html`<agent-chat relay-url=${RELAY} model=${model} resume="none"></agent-chat>`);
     const finished = oneEvent(el, 'parley-reply-finished');
     input(el).focus();

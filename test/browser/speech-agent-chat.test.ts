@@ -5,7 +5,7 @@ import { sendKeys } from '@web/test-runner-commands';
 import '../../src/elements/agent-chat/define.js';
 import type { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
 import type { ChatSessionApi } from '../../src/client/contracts.js';
-import type { ReplySpeaker } from '../../src/elements/internal/reply-speaker.js';
+import type { ReplySpeaker } from '../../src/audio/reply-speaker.js';
 
 const RELAY = '/api';
 let model = '';
@@ -32,7 +32,7 @@ before(async function () {
   // hundreds of modules (one chunk in the build), which can take longer than a test: loaded here first.
   this.timeout(120_000);
   model = (await (await fetch('/api-test/fixtures')).json()).model;
-  await import('../../src/elements/internal/reply-speaker.js');
+  await import('../../src/audio/reply-speaker.js');
 });
 
 describe('<agent-chat> voice out', () => {

@@ -3,6 +3,8 @@ import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import '../../src/elements/speech-player/define.js';
 import type { SpeechPlayer } from '../../src/elements/speech-player/speech-player.js';
 import { ParleyClient, RelaySession } from '../../src/client/index.js';
+import type { ParleyClientApi, SpeechAudioStream } from '../../src/client/index.js';
+import { sharedClient } from '../../src/elements/internal/shared-client.js';
 import { SpeechPlayback } from '../../src/audio/speech-playback.js';
 import { axeViolations } from './helpers/axe.js';
 import { watchAudioContexts } from './helpers/audio-contexts.js';
@@ -20,6 +22,19 @@ function parts(el: SpeechPlayer) {
     status: () => el.shadowRoot!.querySelector('[role="status"]')!.textContent!.trim(),
     error: () => q('error'),
   };
+}
+
+/** Records the speech streams `client` makes (the player's requests), until `restore()`. */
+function watchSpeechStreams(client: ParleyClientApi) {
+  const speech = client.speech;
+  const stream = speech.stream;
+  const made: SpeechAudioStream[] = [];
+  speech.stream = (...args) => {
+    const result = stream.apply(speech, args);
+    made.push(result);
+    return result;
+  };
+  return { made, restore: () => { speech.stream = stream; } };
 }
 
 describe('<speech-player> through the relay', () => {
@@ -87,10 +102,12 @@ describe('<speech-player> through the relay', () => {
 
   it('pauses, resumes and stops mid-stream; the request is cancelled', async () => {
     const el = await fixture<SpeechPlayer>(html`<speech-player relay-url=${RELAY} .text=${LONG}></speech-player>`);
+    const streams = watchSpeechStreams(await sharedClient(RELAY));
     const first = oneEvent(el, 'parley-speech-first-audio');
     parts(el).play().click();
     await first;
-    const stream = (el as unknown as { stream: { aborted: boolean } }).stream;
+    streams.restore();
+    const stream = streams.made[0] as unknown as { aborted: boolean };
     parts(el).play().click(); // pause
     await waitUntil(() => el.playback!.context.state === 'suspended', 'context suspended');
     expect(el.status).to.equal('paused');

@@ -21,6 +21,7 @@
 import type {
   TranscriptionApi, RealtimeTranscriptionSession, VoiceInputApi, VoiceInputEventMap, VoiceInputOptions, VoiceInputResult, VoiceInputState,
 } from '../../client/contracts.js';
+import { LatestRun, type RunToken } from '../../client/latest-run.js';
 import type { RealtimeServerEvent, TranscriptionResponse, TranscriptionSegment } from '../../client/types.js';
 import { rms, meterLevel, toDbfs } from './level.js';
 import { CAPTURE_SAMPLE_RATE, MicCapture, type MicCaptureOptions } from './mic-capture.js';
@@ -71,8 +72,8 @@ class VoiceInput implements VoiceInputApi {
   readonly #listeners = new Map<keyof VoiceInputEventMap, Set<Listener<never>>>();
   #state: VoiceInputState = 'idle';
   #disposed = false;
-  /** Bumped by start() and cancel(): callbacks of an older recording do nothing. */
-  #generation = 0;
+  /** A run per recording, made stale by cancel(): callbacks of an older recording do nothing. */
+  readonly #recordings = new LatestRun();
   #abort: AbortController | null = null;
   #microphone: VoiceInputMicrophone | null = null;
   #session: RealtimeTranscriptionSession | null = null;
@@ -118,11 +119,11 @@ class VoiceInput implements VoiceInputApi {
     if (this.#state === 'starting' || this.#state === 'listening' || this.#state === 'finishing') {
       return Promise.reject(new Error(`Voice input is already ${this.#state}; call stop() or cancel() first`));
     }
-    this.#starting = this.#start(++this.#generation);
+    this.#starting = this.#start(this.#recordings.next());
     return this.#starting;
   }
 
-  async #start(generation: number): Promise<void> {
+  async #start(recording: RunToken): Promise<void> {
     this.#reset();
     this.#setState('starting');
     const transcription = this.#options.client.transcription;
@@ -133,8 +134,8 @@ class VoiceInput implements VoiceInputApi {
     let microphone: VoiceInputMicrophone;
     try {
       microphone = await this.#openMicrophone({
-        onChunk: (samples) => this.#onChunk(generation, samples),
-        onEnded: (failure) => this.#failMidway(generation, failure),
+        onChunk: (samples) => this.#onChunk(recording, samples),
+        onEnded: (failure) => this.#failMidway(recording, failure),
         echoCancellation: this.#options.echoCancellation,
         noiseSuppression: this.#options.noiseSuppression,
         autoGainControl: this.#options.autoGainControl,
@@ -142,16 +143,16 @@ class VoiceInput implements VoiceInputApi {
         sampleRate: CAPTURE_SAMPLE_RATE,
       });
     } catch (error) {
-      if (generation !== this.#generation) return;
+      if (!recording.current()) return;
       throw this.#failStart(microphoneFailure(error));
     }
-    if (generation !== this.#generation) {
+    if (!recording.current()) {
       void microphone.stop({ flush: false });
       return;
     }
     this.#microphone = microphone;
-    await this.#openSession(generation, transcription, abort.signal);
-    if (generation !== this.#generation || this.#state !== 'starting') return;
+    await this.#openSession(recording, transcription, abort.signal);
+    if (!recording.current() || this.#state !== 'starting') return;
     this.#setState('listening');
     const timeout = this.#options.noSpeechTimeoutMs ?? 8000;
     if (this.#utterance && timeout > 0 && !this.#vad?.speaking) {
@@ -160,7 +161,7 @@ class VoiceInput implements VoiceInputApi {
   }
 
   /** Opens the realtime session, or settles for the file fallback. */
-  async #openSession(generation: number, transcription: TranscriptionApi, signal: AbortSignal): Promise<void> {
+  async #openSession(recording: RunToken, transcription: TranscriptionApi, signal: AbortSignal): Promise<void> {
     // A server that never answers the upgrade must not keep the user waiting: give up after a while.
     const opening = new AbortController();
     const timer = setTimeout(() => opening.abort(), REALTIME_OPEN_TIMEOUT_MS);
@@ -175,39 +176,39 @@ class VoiceInput implements VoiceInputApi {
       });
     } catch {
       // No realtime route (404), no WebSocket, refused token, no answer…: transcribe the recording as a file instead.
-      if (generation === this.#generation) this.#transport = 'file';
+      if (recording.current()) this.#transport = 'file';
       return;
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', cancelOpening);
     }
     const format = session.info.audio_format;
-    if (generation !== this.#generation || format.encoding !== 'pcm_s16le' || format.sample_rate !== CAPTURE_SAMPLE_RATE) {
+    if (!recording.current() || format.encoding !== 'pcm_s16le' || format.sample_rate !== CAPTURE_SAMPLE_RATE) {
       session.close();
-      if (generation === this.#generation) this.#transport = 'file';
+      if (recording.current()) this.#transport = 'file';
       return;
     }
     this.#session = session;
     this.#transport = 'realtime';
     for (const chunk of this.#pending.splice(0)) session.append(chunk);
-    this.#read(generation, session);
+    this.#read(recording, session);
   }
 
   /** Reads the session's events until it closes; `#caughtUp` settles once `transcription.done` was handled or reading stopped. */
-  #read(generation: number, session: RealtimeTranscriptionSession): void {
+  #read(recording: RunToken, session: RealtimeTranscriptionSession): void {
     let caughtUp!: () => void;
     this.#caughtUp = new Promise<void>((resolve) => { caughtUp = resolve; });
-    void this.#readEvents(generation, session, caughtUp).finally(caughtUp);
+    void this.#readEvents(recording, session, caughtUp).finally(caughtUp);
   }
 
-  async #readEvents(generation: number, session: RealtimeTranscriptionSession, caughtUp: () => void): Promise<void> {
+  async #readEvents(recording: RunToken, session: RealtimeTranscriptionSession, caughtUp: () => void): Promise<void> {
     let done = false;
     try {
       for await (const event of session) {
-        if (generation !== this.#generation) return;
+        if (!recording.current()) return;
         if (event.type === 'error') {
           const message = typeof event.error.message === 'string' ? event.error.message : JSON.stringify(event.error.message);
-          this.#failMidway(generation, new VoiceInputFailure('platform', `Transcription failed: ${message}`, event));
+          this.#failMidway(recording, new VoiceInputFailure('platform', `Transcription failed: ${message}`, event));
           return;
         }
         this.#handle(event);
@@ -217,11 +218,11 @@ class VoiceInput implements VoiceInputApi {
         }
       }
     } catch (error) {
-      if (!this.#ending) this.#failMidway(generation, transcriptionFailure(error));
+      if (!this.#ending) this.#failMidway(recording, transcriptionFailure(error));
       return;
     }
     if (!done && !this.#ending) {
-      this.#failMidway(generation, new VoiceInputFailure('network', 'The connection to the transcription service closed before the text was complete.'));
+      this.#failMidway(recording, new VoiceInputFailure('network', 'The connection to the transcription service closed before the text was complete.'));
     }
   }
 
@@ -246,8 +247,8 @@ class VoiceInput implements VoiceInputApi {
     }
   }
 
-  #onChunk(generation: number, samples: Int16Array): void {
-    if (generation !== this.#generation) return;
+  #onChunk(recording: RunToken, samples: Int16Array): void {
+    if (!recording.current()) return;
     this.#samples += samples.length;
     if (this.#transport === 'realtime' && this.#session && !this.#session.closed) this.#session.append(samples);
     else if (this.#transport !== 'realtime') this.#pending.push(samples);
@@ -273,13 +274,13 @@ class VoiceInput implements VoiceInputApi {
   stop(): Promise<VoiceInputResult | null> {
     if (this.#finishing) return this.#finishing;
     if (this.#state !== 'starting' && this.#state !== 'listening') return Promise.resolve(null);
-    this.#finishing = this.#finish(this.#generation);
+    this.#finishing = this.#finish(this.#recordings.now());
     return this.#finishing;
   }
 
-  async #finish(generation: number): Promise<VoiceInputResult | null> {
+  async #finish(recording: RunToken): Promise<VoiceInputResult | null> {
     await this.#starting?.catch(() => {});
-    if (generation !== this.#generation) return null;
+    if (!recording.current()) return null;
     if (this.#state !== 'listening') {
       this.#finishing = null; // start() failed: nothing to finish
       return null;
@@ -287,19 +288,19 @@ class VoiceInput implements VoiceInputApi {
     this.#clearNoSpeechTimer();
     this.#setState('finishing');
     await this.#microphone?.stop();
-    if (generation !== this.#generation) return null;
+    if (!recording.current()) return null;
     let response: TranscriptionResponse | null = null;
     // After a transport failure only the text received so far counts; after a microphone failure the audio
     // recorded so far is still transcribed.
     if (!this.#failure || this.#failure.kind === 'microphone-busy') {
       try {
-        response = this.#transport === 'realtime' ? await this.#endSession() : await this.#transcribeRecording(generation);
+        response = this.#transport === 'realtime' ? await this.#endSession() : await this.#transcribeRecording(recording);
       } catch (error) {
-        if (generation !== this.#generation) return null;
+        if (!recording.current()) return null;
         this.#fail(transcriptionFailure(error));
       }
     }
-    if (generation !== this.#generation) return null;
+    if (!recording.current()) return null;
     this.#session?.close();
     const text = (response?.text ?? this.#text).trim();
     const result: VoiceInputResult | null = text
@@ -331,7 +332,7 @@ class VoiceInput implements VoiceInputApi {
   }
 
   /** The file fallback: the recording as a WAV through the streamed file transcription. */
-  async #transcribeRecording(generation: number): Promise<TranscriptionResponse | null> {
+  async #transcribeRecording(recording: RunToken): Promise<TranscriptionResponse | null> {
     if (this.#samples === 0) return null;
     const pcm = new Int16Array(this.#samples);
     let offset = 0;
@@ -342,14 +343,14 @@ class VoiceInput implements VoiceInputApi {
     const file = new Blob([encodeWav(pcm, CAPTURE_SAMPLE_RATE)], { type: 'audio/wav' });
     const stream = this.#options.client.transcription!.transcribeStream(file, { filename: 'speech.wav', signal: this.#abort?.signal });
     for await (const event of stream) {
-      if (generation !== this.#generation) return null;
+      if (!recording.current()) return null;
       this.#handle(event);
     }
     return stream.result;
   }
 
   cancel(): void {
-    this.#generation++;
+    this.#recordings.cancel();
     this.#clearNoSpeechTimer();
     this.#abort?.abort();
     this.#session?.close();
@@ -392,8 +393,8 @@ class VoiceInput implements VoiceInputApi {
   }
 
   /** A failure while listening (socket lost, server error, microphone gone): finish with the text so far. */
-  #failMidway(generation: number, failure: VoiceInputFailure): void {
-    if (generation !== this.#generation || this.#failure) return;
+  #failMidway(recording: RunToken, failure: VoiceInputFailure): void {
+    if (!recording.current() || this.#failure) return;
     this.#fail(failure);
     if (this.#state === 'starting' || this.#state === 'listening') void this.stop();
   }

@@ -12,7 +12,7 @@ import { parseHostList, spoofedLinkHost } from '../internal/links.js';
 import { resolveStrings } from '../internal/strings.js';
 import type { AgentChatStrings } from '../internal/strings.js';
 import { agentChatStyles } from './agent-chat.styles.js';
-import type { ReplySpeaker } from '../internal/reply-speaker.js';
+import type { ReplySpeaker } from '../../audio/reply-speaker.js';
 import { nextAnnouncement } from '../internal/announce.js';
 import { originRefusalOf } from '../internal/origin-refusal.js';
 import { ChatSessionController } from './controllers/chat-session-controller.js';

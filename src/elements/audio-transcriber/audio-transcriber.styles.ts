@@ -2,18 +2,6 @@
 import { css } from 'lit';
 
 export const audioTranscriberStyles = css`
-  .controls,
-  .file-row,
-  .actions {
-    display: flex;
-    flex-wrap: wrap;
-    align-items: center;
-    gap: calc(var(--_gap) / 2);
-  }
-  button[aria-disabled='true'] {
-    cursor: default;
-    opacity: 0.6;
-  }
   .record {
     touch-action: none; /* push-to-talk: a held touch must not scroll or open a menu */
     user-select: none;
@@ -32,17 +20,10 @@ export const audioTranscriberStyles = css`
   }
   .drop-zone {
     flex: 1;
-    min-height: 3.5rem;
-    border: 2px dashed var(--_border);
-    background: var(--_surface);
     border-radius: var(--_radius);
   }
   .drop-zone.dragging {
-    border-color: var(--_accent);
     border-style: solid;
-  }
-  .hint {
-    color: var(--_muted);
   }
   .result {
     display: flex;

@@ -1,20 +1,19 @@
 import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
-import { property, query, state } from 'lit/decorators.js';
-import { PlatformError, NETWORK_ERROR, STREAM_ERROR } from '../../client/index.js';
-import type {
-  ParleyClientApi, TranscriptionApi, TranscriptionEventStream, TranscriptionSegment, VoiceInputApi, VoiceInputError, VoiceInputResult,
-} from '../../client/index.js';
+import { property, state } from 'lit/decorators.js';
+import type { TranscriptionSegment } from '../../client/index.js';
+import { TranscriptionSession } from '../../client/transcription-session.js';
+import type { Transcription, TranscriptionActivity, TranscriptionErrorKind, TranscriptionSource } from '../../client/transcription-session.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { relayClient } from '../internal/shared-client.js';
-import type { TranscriptionErrorKind, TranscriptionSource } from './events.js';
 import { formatElapsed, formatSegmentTime, resolveAudioTranscriberStrings } from './strings.js';
 import type { AudioTranscriberStrings } from './strings.js';
 import { controlStyles } from '../internal/controls.styles.js';
 import { audioTranscriberStyles } from './audio-transcriber.styles.js';
-import { nextAnnouncement } from '../internal/announce.js';
+import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
+import { FileDropController } from '../internal/file-drop.js';
 
 /** Languages offered by the picker (codes the platform's transcription models know); `''` is Auto. */
 const LANGUAGES: ReadonlyArray<readonly [code: string, name: string]> = [
@@ -25,7 +24,7 @@ const LANGUAGES: ReadonlyArray<readonly [code: string, name: string]> = [
 export type AudioTranscriberMode = 'toggle' | 'push-to-talk';
 
 /** What the element is doing: one recording or one file at a time. */
-export type AudioTranscriberActivity = 'idle' | 'starting' | 'listening' | 'finishing' | 'file';
+export type AudioTranscriberActivity = TranscriptionActivity;
 
 /** One finished (or interrupted) transcript: a recording or a file. */
 export interface TranscriptEntry {
@@ -143,36 +142,55 @@ export class AudioTranscriber extends ParleyElement {
   /** Overrides of the element's words (see `AudioTranscriberStrings`), for translation. */
   @property({ attribute: false }) strings: Partial<AudioTranscriberStrings> | null = null;
 
-  @state() private current: AudioTranscriberActivity = 'idle';
   @state() private entries: TranscriptEntry[] = [];
-  @state() private liveText = '';
-  @state() private liveSegments: TranscriptionSegment[] = [];
-  @state() private level = 0;
   @state() private elapsed = 0;
   @state() private error: ShownError | null = null;
-  @state() private announcement = '';
   @state() private copyStatus = '';
-  @state() private dragging = false;
 
-  @query('.record') private recordButton!: HTMLButtonElement;
-  @query('.drop-zone') private dropZone!: HTMLButtonElement;
-  @query('input[type="file"]') private fileInput!: HTMLInputElement;
-
-  /** Bumped by every start, stop and cancel: late answers of an older activity are ignored. */
-  private generation = 0;
-  private voice: VoiceInputApi | null = null;
-  private voiceListeners: Array<() => void> = [];
+  /** The recording or the file being transcribed: its requests, live words and failures (see transcription-session.ts). */
+  private readonly session = new TranscriptionSession({
+    client: () => relayClient(this.relayUrl),
+    voiceInput: () => import('../../audio/capture/index.js').then((capture) => capture.createVoiceInput),
+    changed: () => {
+      if (this.session.activity !== 'listening') this.stopTicker();
+      this.requestUpdate();
+    },
+    // While finishing, the button stays enabled (aria-disabled) so that focus stays on it.
+    notice: (notice) => this.liveRegion.announce(this.t[notice]),
+    fileTaken: (name) => this.liveRegion.announce(this.t.transcribingFile(name)),
+    started: (source) => {
+      if (source === 'microphone') this.startTicker();
+      this.emit('parley-transcription-start', { source });
+    },
+    partial: (text) => this.emit('parley-transcription-partial', { text }),
+    finished: (transcription) => {
+      const { text, segments, language, source } = this.addEntry(transcription);
+      this.liveRegion.announce(this.t.finalAnnouncement(text));
+      this.emit('parley-transcription-final', { text, segments, language, source });
+    },
+    failed: ({ kind, detail, cause, kept }) => {
+      if (kept) this.addEntry(kept);
+      // The relay does not serve this page: the page hears it as parley-error, the visitor in neutral words.
+      this.fail(emitOriginRefusal(this, cause) ? 'not-available' : kind, detail);
+    },
+  });
   /** Push-to-talk: the button or Space is still held (a release during `starting` stops once started). */
   private held = false;
+  /** Files picked or dropped on the drop zone, while recording and file picking are on and nothing runs. */
+  private readonly fileDrop = new FileDropController(this, {
+    accepting: () => !this.disabled && this.activity === 'idle',
+    file: (file) => void this.transcribeFile(file),
+  });
+  /** What a screen reader says: one polite live region, rendered at the end of the template. */
+  private readonly liveRegion = new LiveRegionController(this);
   /** @internal The cancel button goes when the file is done: focus on it moves to the drop zone, not to the page. */
   protected readonly focusRescue = new FocusRescueController(this, '.cancel', '.drop-zone');
-  private fileStream: TranscriptionEventStream | null = null;
-  private recordingStartedAt = 0;
+  /** Counts the recording's time while listening. */
   private ticker = 0;
 
   /** What the element is doing: `idle`, `starting`, `listening`, `finishing` (a recording) or `file`. */
   get activity(): AudioTranscriberActivity {
-    return this.current;
+    return this.session.activity;
   }
 
   /** The finished transcripts, oldest first. */
@@ -194,184 +212,35 @@ export class AudioTranscriber extends ParleyElement {
     this.cancel();
   }
 
-  // ---------------------------------------------------------------- microphone
+  // ---------------------------------------------------------------- actions
 
   /** Starts recording (call it from a user gesture: the browser asks for the microphone). */
   async startRecording(): Promise<void> {
-    if (this.disabled || this.current !== 'idle') return;
-    const generation = ++this.generation;
-    this.error = null;
-    this.liveText = '';
-    this.liveSegments = [];
-    this.current = 'starting';
-    try {
-      const [client, capture] = await Promise.all([this.client(), import('../../audio/capture/index.js')]);
-      if (generation !== this.generation) return;
-      const voice = capture.createVoiceInput({ client, mode: 'continuous', ...(this.realtimeModel ? { model: this.realtimeModel } : {}) });
-      this.voice = voice;
-      this.voiceListeners = [
-        voice.on('level', (level) => { this.level = level; }),
-        voice.on('partial', (text) => this.showPartial(text)),
-        voice.on('segment', (s) => { this.liveSegments = [...this.liveSegments, { type: 'transcription_segment', ...s }]; }),
-        voice.on('error', (error) => { if (generation === this.generation) this.failRecording(error); }),
-      ];
-      await voice.start();
-    } catch (error) {
-      if (generation === this.generation) this.failRecording(asVoiceError(error));
-      return;
-    }
-    if (generation !== this.generation) return;
-    this.current = 'listening';
-    this.recordingStartedAt = performance.now();
-    this.startTicker();
-    this.announce(this.t.listening);
-    this.emit('parley-transcription-start', { source: 'microphone' });
-    if (this.mode === 'push-to-talk' && !this.held) await this.stopRecording();
+    if (this.disabled) return;
+    this.error = null; // (none shows while something runs: a failure ends it)
+    const listening = await this.session.startRecording(this.realtimeModel);
+    if (listening && this.mode === 'push-to-talk' && !this.held) await this.stopRecording();
   }
 
   /** Stops recording; the final text is added to the transcript. */
-  async stopRecording(): Promise<void> {
-    const voice = this.voice;
-    if (!voice || this.current !== 'listening') return;
-    const generation = this.generation;
-    this.current = 'finishing';
-    this.stopTicker();
-    this.announce(this.t.finishing); // the button stays enabled (aria-disabled) so that focus stays on it
-    let result: VoiceInputResult | null;
-    try {
-      result = await voice.stop();
-    } catch (error) {
-      if (generation === this.generation) this.failRecording(asVoiceError(error));
-      return;
-    }
-    if (generation !== this.generation) return;
-    const heard = this.liveText;
-    const segments = this.liveSegments;
-    this.releaseVoice();
-    this.current = 'idle';
-    const text = (result?.text ?? heard).trim();
-    if (!text) {
-      this.announce(this.t.nothingHeard);
-      return;
-    }
-    this.finish({
-      source: 'microphone', label: this.t.microphone, text, interrupted: false,
-      segments: result?.segments.length ? result.segments : segments, language: result?.language ?? null,
-    });
+  stopRecording(): Promise<void> {
+    return this.session.stopRecording();
   }
 
-  private failRecording(error: VoiceInputError): void {
-    const heard = this.liveText.trim();
-    const segments = this.liveSegments;
-    this.generation++;
-    this.releaseVoice();
-    this.current = 'idle';
-    if (heard) this.addEntry({ source: 'microphone', label: this.t.microphone, text: heard, segments, language: null, interrupted: true });
-    this.fail(emitOriginRefusal(this, error) ? 'not-available' : error.kind, error.message);
-  }
-
-  private releaseVoice(): void {
-    this.stopTicker();
-    for (const off of this.voiceListeners) off();
-    this.voiceListeners = [];
-    this.voice?.cancel();
-    this.voice?.dispose();
-    this.voice = null;
-    this.liveText = '';
-    this.liveSegments = [];
-  }
-
-  // ---------------------------------------------------------------- files
-
-  /** Transcribes an audio file (streamed: words appear as they are recognised). */
+  /**
+   * Transcribes an audio file (streamed: words appear as they are recognised).
+   * @param file - The audio (or video) file; a file of another type is refused without being sent.
+   */
   async transcribeFile(file: Blob): Promise<void> {
-    if (this.disabled || this.current !== 'idle') return;
-    const label = file instanceof File ? file.name : 'audio';
-    this.error = null;
-    if (file.type && !/^(audio|video)\//.test(file.type)) {
-      this.fail('not-audio', `${label}: ${file.type}`);
-      return;
-    }
-    const generation = ++this.generation;
-    this.liveText = '';
-    this.liveSegments = [];
-    this.current = 'file';
-    this.announce(this.t.transcribingFile(label));
-    let transcription: TranscriptionApi;
-    try {
-      transcription = transcriptionOf(await this.client());
-    } catch (error) {
-      if (generation === this.generation) this.failFile(error, '', [], label);
-      return;
-    }
-    if (generation !== this.generation) return;
-    const stream = transcription.transcribeStream(file, {
-      ...(this.model ? { model: this.model } : {}),
-      ...(this.language ? { language: this.language } : {}),
-      ...(this.diarize ? { diarize: true } : {}),
-      // The platform refuses a language together with timestamps: a language the user chose wins (the picker says so).
-      ...(this.timestamps && !this.language ? { timestampGranularities: ['segment' as const] } : {}),
-    });
-    stream.result.catch(() => undefined); // awaited below; a failure is also thrown by the iteration
-    this.fileStream = stream;
-    this.emit('parley-transcription-start', { source: 'file' });
-    let text = '';
-    let language: string | null = null;
-    const segments: TranscriptionSegment[] = [];
-    try {
-      for await (const event of stream) {
-        if (generation !== this.generation) return;
-        if (event.type === 'transcription.text.delta') {
-          text += event.text;
-          this.showPartial(text);
-        } else if (event.type === 'transcription.segment') {
-          const { type: _event, ...segment } = event;
-          segments.push({ type: 'transcription_segment', ...segment });
-          this.liveSegments = [...segments];
-        } else if (event.type === 'transcription.language') language = event.audio_language;
-      }
-      const result = await stream.result;
-      if (generation !== this.generation) return;
-      this.fileStream = null;
-      this.current = 'idle';
-      this.liveText = '';
-      this.liveSegments = [];
-      this.finish({
-        source: 'file', label, interrupted: false, text: (result.text || text).trim(),
-        segments: result.segments.length ? result.segments : segments, language: result.language ?? language,
-      });
-    } catch (error) {
-      if (generation === this.generation) this.failFile(error, text, segments, label);
-    }
+    if (this.disabled) return;
+    this.error = null; // (none shows while something runs: a failure ends it)
+    await this.session.transcribeFile(file, { model: this.model, language: this.language, diarize: this.diarize, timestamps: this.timestamps });
   }
-
-  private failFile(error: unknown, text: string, segments: TranscriptionSegment[], label: string): void {
-    this.generation++;
-    this.fileStream = null;
-    this.current = 'idle';
-    this.liveText = '';
-    this.liveSegments = [];
-    const e = PlatformError.from(error);
-    const received = text.trim();
-    if (received) this.addEntry({ source: 'file', label, text: received, segments, language: null, interrupted: true });
-    const kind: TranscriptionErrorKind = emitOriginRefusal(this, e) ? 'not-available'
-      : received && (e.type === STREAM_ERROR || e.type === NETWORK_ERROR) ? 'interrupted'
-        : e.type === NETWORK_ERROR ? 'network' : 'platform';
-    this.fail(kind, e.message);
-  }
-
-  // ---------------------------------------------------------------- common
 
   /** Stops whatever is running at once (a recording without its final text, or a file); nothing is added. */
   cancel(): void {
-    const active = this.current !== 'idle';
-    this.generation++;
     this.held = false;
-    this.fileStream?.abort();
-    this.fileStream = null;
-    this.releaseVoice();
-    this.current = 'idle';
-    if (active) this.announce(this.t.cancelled);
+    this.session.cancel();
   }
 
   /** Forgets the transcript (and any error). */
@@ -393,60 +262,44 @@ export class AudioTranscriber extends ParleyElement {
     }
   }
 
-  private finish(entry: TranscriptEntry): void {
-    this.addEntry(entry);
-    this.announce(this.t.finalAnnouncement(entry.text));
-    this.emit('parley-transcription-final', { text: entry.text, segments: entry.segments, language: entry.language, source: entry.source });
-  }
-
-  private addEntry(entry: TranscriptEntry): void {
+  /** Adds a finished (or interrupted) transcription to the transcript, labelled with its file's name or `microphone`. */
+  private addEntry({ fileName, ...transcription }: Transcription): TranscriptEntry {
+    const entry = { ...transcription, label: fileName ?? this.t.microphone };
     this.entries = [...this.entries, entry];
     this.copyStatus = '';
-  }
-
-  private showPartial(text: string): void {
-    this.liveText = text;
-    this.emit('parley-transcription-partial', { text });
+    return entry;
   }
 
   private fail(kind: TranscriptionErrorKind, detail: string): void {
     const message = this.t.errorMessage(kind, detail);
     this.error = { kind, message };
     // Announced once, politely, through the live region; the error line stays visible.
-    this.announce(message);
+    this.liveRegion.announce(message);
     this.emit('parley-transcription-error', { kind, message, detail });
     // The platform's or browser's own words are for the site owner (the visitor sees the sentence above);
     // a refused origin is already explained in the console by the client, a wrong file is the visitor's.
     if (detail && kind !== 'not-available' && kind !== 'not-audio') console.warn(`[parley] <audio-transcriber> transcription failed (${kind}):`, detail);
   }
 
-  private client(): Promise<ParleyClientApi> {
-    return relayClient(this.relayUrl);
-  }
-
-  private announce(message: string): void {
-    this.announcement = nextAnnouncement(this.announcement, message);
-  }
-
   private startTicker(): void {
     this.stopTicker();
-    this.ticker = window.setInterval(() => { this.elapsed = (performance.now() - this.recordingStartedAt) / 1000; }, 200);
+    const startedAt = performance.now();
+    this.ticker = window.setInterval(() => { this.elapsed = (performance.now() - startedAt) / 1000; }, 200);
     this.elapsed = 0;
   }
 
   private stopTicker(): void {
     if (this.ticker) window.clearInterval(this.ticker);
     this.ticker = 0;
-    this.level = 0;
   }
 
   // ---------------------------------------------------------------- input handlers
 
   private onRecordClick(): void {
     if (this.mode === 'push-to-talk') return; // pointer and Space hold drive it
-    if (this.current === 'idle') void this.startRecording();
-    else if (this.current === 'listening') void this.stopRecording();
-    else if (this.current === 'starting') this.cancel();
+    if (this.activity === 'idle') void this.startRecording();
+    else if (this.activity === 'listening') void this.stopRecording();
+    else if (this.activity === 'starting') this.cancel();
   }
 
   private press(): void {
@@ -484,7 +337,7 @@ export class AudioTranscriber extends ParleyElement {
   }
 
   private onKeydown(event: KeyboardEvent): void {
-    if (event.key === 'Escape' && this.current !== 'idle') {
+    if (event.key === 'Escape' && this.activity !== 'idle') {
       event.preventDefault();
       this.cancel();
     }
@@ -494,46 +347,26 @@ export class AudioTranscriber extends ParleyElement {
     this.language = (event.target as HTMLSelectElement).value;
   }
 
-  private pickFile(): void {
-    if (this.disabled || this.current !== 'idle') return;
-    this.fileInput.value = '';
-    this.fileInput.click();
-  }
-
-  private onFileChange(): void {
-    const file = this.fileInput.files?.[0];
-    if (file) void this.transcribeFile(file);
-  }
-
-  private onDragOver(event: DragEvent): void {
-    event.preventDefault(); // always: a file dropped next to the zone must not navigate the page away
-    const accepting = !this.disabled && this.current === 'idle';
-    if (event.dataTransfer) event.dataTransfer.dropEffect = accepting ? 'copy' : 'none';
-    this.dragging = accepting;
-  }
-
-  private onDrop(event: DragEvent): void {
-    event.preventDefault();
-    this.dragging = false;
-    const file = event.dataTransfer?.files[0];
-    if (file) void this.transcribeFile(file);
-  }
-
   private onCancelClick(): void {
     this.cancel();
-    this.updateComplete.then(() => this.dropZone.focus());
+    this.focusAfterUpdate('.drop-zone');
   }
 
   private onClearClick(): void {
     this.clear();
-    this.updateComplete.then(() => (this.disabled ? this.renderRoot.querySelector<HTMLElement>('.copy') : this.recordButton)?.focus());
+    this.focusAfterUpdate(this.disabled ? '.copy' : '.record');
+  }
+
+  /** Moves focus to the control `selector` once the coming update has rendered. */
+  private focusAfterUpdate(selector: string): void {
+    void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(selector)?.focus());
   }
 
   // ---------------------------------------------------------------- render
 
   private recordLabel(): string {
     const t = this.t;
-    const on = this.current === 'starting' || this.current === 'listening';
+    const on = this.activity === 'starting' || this.activity === 'listening';
     if (this.mode === 'push-to-talk') return on ? t.releaseToStop : t.holdToTalk;
     return on ? t.stopRecording : t.startRecording;
   }
@@ -549,12 +382,14 @@ export class AudioTranscriber extends ParleyElement {
 
   protected override render(): TemplateResult {
     const t = this.t;
-    const mic = this.current === 'starting' || this.current === 'listening' || this.current === 'finishing';
-    const pressed = this.current === 'starting' || this.current === 'listening';
-    const busy = this.current !== 'idle';
+    const { activity, liveText, liveSegments } = this.session;
+    const level = Math.min(1, this.session.level);
+    const pressed = activity === 'starting' || activity === 'listening';
+    const mic = pressed || activity === 'finishing';
+    const busy = activity !== 'idle';
     const languages = this.language && !LANGUAGES.some(([code]) => code === this.language) ? [...LANGUAGES, [this.language, this.language] as const] : LANGUAGES;
     const segments = this.entries.flatMap((e) => e.segments);
-    const empty = this.entries.length === 0 && !this.liveText;
+    const empty = this.entries.length === 0 && !liveText;
     return html`<div part="base" class="base" role="group" aria-label=${this.heading || t.transcriberLabel} @keydown=${this.onKeydown}>
       ${this.heading ? html`<h2 part="heading" class="heading">${this.heading}</h2>` : nothing}
       <div part="controls" class="controls">
@@ -563,8 +398,8 @@ export class AudioTranscriber extends ParleyElement {
           class="record primary ${pressed ? 'recording' : ''}"
           type="button"
           aria-pressed=${pressed ? 'true' : 'false'}
-          ?disabled=${this.disabled || this.current === 'file'}
-          aria-disabled=${this.current === 'finishing' ? 'true' : nothing}
+          ?disabled=${this.disabled || activity === 'file'}
+          aria-disabled=${activity === 'finishing' ? 'true' : nothing}
           @click=${this.onRecordClick}
           @pointerdown=${this.onRecordPointerDown}
           @pointerup=${this.onRecordPointerUp}
@@ -580,9 +415,9 @@ export class AudioTranscriber extends ParleyElement {
           aria-label=${t.levelLabel}
           aria-valuemin="0"
           aria-valuemax="100"
-          aria-valuenow=${Math.round(Math.min(1, this.level) * 100)}
+          aria-valuenow=${Math.round(level * 100)}
           aria-live="off"
-        ><span style="transform: scaleX(${Math.min(1, this.level)})"></span></div>
+        ><span style="transform: scaleX(${level})"></span></div>
         <span part="elapsed" class="elapsed"><span class="visually-hidden">${t.elapsedLabel}</span> ${formatElapsed(mic ? this.elapsed : 0)}</span>
         <label part="language-picker" class="language">${t.language}
           <select part="language-select" ?disabled=${this.disabled || busy} @change=${this.onLanguageChange}>
@@ -592,24 +427,13 @@ export class AudioTranscriber extends ParleyElement {
         </label>
         ${this.timestamps && this.language ? html`<small part="language-note" class="note">${t.timesNeedAuto}</small>` : nothing}
       </div>
-      <div class="file-row">
-        <button
-          part="drop-zone"
-          class="drop-zone ${this.dragging ? 'dragging' : ''}"
-          type="button"
-          aria-disabled=${this.disabled || busy ? 'true' : 'false'}
-          @click=${this.pickFile}
-          @dragenter=${this.onDragOver}
-          @dragover=${this.onDragOver}
-          @dragleave=${() => { this.dragging = false; }}
-          @drop=${this.onDrop}
-        >${t.chooseFile} <span class="hint">${t.dropHint}</span></button>
-        <input type="file" accept="audio/*" hidden tabindex="-1" aria-hidden="true" @change=${this.onFileChange} />
-        ${this.current === 'file' ? html`<button part="cancel-button" class="cancel" type="button" @click=${this.onCancelClick}>${t.cancel}</button>` : nothing}
+      <div class="row">
+        ${this.fileDrop.render(t.chooseFile, t.dropHint, 'audio/*')}
+        ${activity === 'file' ? html`<button part="cancel-button" class="cancel" type="button" @click=${this.onCancelClick}>${t.cancel}</button>` : nothing}
       </div>
       ${this.error ? html`<p part="error" class="error">${this.error.message}</p>` : nothing}
       <div part="result" class="result" role="group" aria-label=${t.transcript}>
-        <div class="actions">
+        <div class="actions row">
           <button part="copy-button" class="copy" type="button" ?disabled=${this.entries.length === 0} @click=${() => void this.copy()}>${t.copy}</button>
           <button part="clear-button" class="clear" type="button" ?disabled=${this.entries.length === 0 && !this.error} @click=${this.onClearClick}>${t.clear}</button>
           <span part="copy-status" class="copy-status" role="status">${this.copyStatus}</span>
@@ -618,30 +442,13 @@ export class AudioTranscriber extends ParleyElement {
           ${empty ? html`<p class="empty">${t.emptyTranscript}</p>` : nothing}
           ${this.entries.map((e) => html`<p class="entry ${e.interrupted ? 'interrupted' : ''}">${e.text}${e.interrupted
             ? html` <small class="note">(${t.interruptedNote})</small>` : nothing}</p>`)}
-          ${this.liveText ? html`<p part="live" class="live">${this.liveText}</p>` : nothing}
+          ${liveText ? html`<p part="live" class="live">${liveText}</p>` : nothing}
         </div>
-        ${this.timestamps && (segments.length || this.liveSegments.length)
-          ? html`<ol part="segments" class="segments" aria-label=${t.segments}>${this.renderSegments(segments)}${this.renderSegments(this.liveSegments)}</ol>`
+        ${this.timestamps && (segments.length || liveSegments.length)
+          ? html`<ol part="segments" class="segments" aria-label=${t.segments}>${this.renderSegments(segments)}${this.renderSegments(liveSegments)}</ol>`
           : nothing}
       </div>
-      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+      ${this.liveRegion.render()}
     </div>`;
   }
-}
-
-/** The client's transcription API, or a clear error when this client has none. */
-function transcriptionOf(client: ParleyClientApi): TranscriptionApi {
-  if (!client.transcription) {
-    throw new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'this client cannot transcribe' });
-  }
-  return client.transcription;
-}
-
-/** A failure of voice input as the element shows it: voice input's own errors as they are, the rest by their kind. */
-function asVoiceError(error: unknown): VoiceInputError {
-  if (error && typeof error === 'object' && typeof (error as VoiceInputError).kind === 'string' && typeof (error as VoiceInputError).message === 'string') {
-    return error as VoiceInputError;
-  }
-  const e = PlatformError.from(error);
-  return { kind: e.type === NETWORK_ERROR ? 'network' : 'platform', message: e.message, cause: error };
 }

@@ -2,17 +2,11 @@
  * The events of `<audio-transcriber>`, added to the kit's typed event map (`ParleyEventDetails` and
  * `GlobalEventHandlersEventMap`) from here so the element's folder stays self-contained.
  */
-import type { TranscriptionSegment, VoiceInputErrorKind } from '../../client/index.js';
+import type { TranscriptionSegment } from '../../client/index.js';
+import type { TranscriptionErrorKind, TranscriptionSource } from '../../client/transcription-session.js';
 
-/** Where a transcript came from. */
-export type TranscriptionSource = 'microphone' | 'file';
-
-/**
- * Why a transcription failed: the microphone kinds of voice input, plus `not-audio` (a file that is
- * not audio), `interrupted` (the stream broke; the text received so far is kept) and `not-available`
- * (the relay does not serve this page's origin: `parley-error` carries the details).
- */
-export type TranscriptionErrorKind = VoiceInputErrorKind | 'not-audio' | 'interrupted' | 'not-available';
+// Where a transcript came from, and why one failed: the transcription session's words for them.
+export type { TranscriptionErrorKind, TranscriptionSource };
 
 /** Detail of `parley-transcription-start`: recording started, or a file is being sent. */
 export interface ParleyTranscriptionStartDetail {

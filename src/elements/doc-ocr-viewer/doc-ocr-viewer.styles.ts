@@ -4,31 +4,8 @@ import { css } from 'lit';
 // The original sits beside the text when the page view is 40rem wide or more, above it otherwise. The columns
 // are sized by the container, never by the picture, so drawing a page cannot change the width it is drawn at.
 export const docOcrViewerStyles = css`
-  .input-row,
-  .url-form,
-  .working,
-  .toolbar,
-  .page-nav {
-    display: flex;
-    flex-wrap: wrap;
-    align-items: center;
-    gap: calc(var(--_gap) / 2);
-  }
-  button[aria-disabled='true'] {
-    cursor: default;
-    opacity: 0.6;
-  }
   input {
-    font: inherit;
-    color: inherit;
-    background: var(--_bg);
-    border: 1px solid var(--_border);
-    border-radius: var(--_radius-control);
-    padding: 0.3rem 0.5rem;
-  }
-  input:focus-visible {
-    outline: var(--_focus);
-    outline-offset: 2px;
+    padding-inline: 0.5rem;
   }
   /* Focus rings inside the scrolling areas (and of the areas themselves) are drawn inside, where no scrolling clips them. */
   .page:focus-visible,
@@ -39,12 +16,6 @@ export const docOcrViewerStyles = css`
   }
   .drop-zone {
     flex: 1 1 14rem;
-    min-height: 3.5rem;
-    border: 2px dashed var(--_border);
-    background: var(--_surface);
-  }
-  .drop-zone.dragging {
-    border-color: var(--_accent);
   }
   .hint,
   .preview,

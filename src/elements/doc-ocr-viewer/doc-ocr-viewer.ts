@@ -1,20 +1,22 @@
 import { html, nothing } from 'lit';
 import type { PropertyValues, TemplateResult } from 'lit';
 import { property, query, state } from 'lit/decorators.js';
-import { PlatformError, isAbortError } from '../../client/index.js';
-import type { OcrResponse, ParleyClientApi } from '../../client/index.js';
+import { PlatformError } from '../../client/index.js';
+import type { OcrResponse } from '../../client/index.js';
+import { OcrReading } from '../../client/ocr-reading.js';
+import type { OcrFailure, OcrFailureKind } from '../../client/ocr-reading.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { relayClient } from '../internal/shared-client.js';
 import { controlStyles } from '../internal/controls.styles.js';
-import type { OcrFailureKind, OcrSource } from './events.js';
 import { countMatches, highlight, renderOcrPage } from './page-render.js';
 import type { OriginalPages } from './original-pages.js';
-import { ocrErrorKind, resolveDocOcrViewerStrings } from './strings.js';
+import { resolveDocOcrViewerStrings } from './strings.js';
 import type { DocOcrViewerStrings } from './strings.js';
 import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
-import { nextAnnouncement } from '../internal/announce.js';
+import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
+import { FileDropController } from '../internal/file-drop.js';
 
 const ACCEPT = 'application/pdf,image/png,image/jpeg,image/gif,image/webp,image/avif';
 /** Width, in CSS pixels, of a thumbnail in the page list. */
@@ -116,18 +118,12 @@ export class DocOcrViewer extends ParleyElement {
   /** Name of the document shown (used for the download's file name). */
   @property({ attribute: false }) documentName = '';
 
-  @state() private working = false;
-  /** Name of the document being read. */
-  @state() private reading = '';
-  @state() private progress: { done: number; total: number | null } = { done: 0, total: null };
   @state() private pageIndex = 0;
   @state() private search = '';
   /** Index of the match jumped to, over all pages; -1 when none. */
   @state() private matchIndex = -1;
   @state() private error = '';
-  @state() private announcement = '';
   @state() private copyStatus = '';
-  @state() private dragging = false;
   /** The PDF or image read last, whose pages can be shown as they look. */
   @state() private source: Blob | null = null;
   @state() private showOriginal = false;
@@ -136,14 +132,43 @@ export class DocOcrViewer extends ParleyElement {
   /** The original on show: page index and object URL (null: it could not be drawn). */
   @state() private original: { page: number; url: string | null } | null = null;
 
-  @query('input[type="file"]') private fileInput!: HTMLInputElement;
   @query('.page') private pageElement!: HTMLElement;
 
-  private controller: AbortController | null = null;
+  /** The reading in progress: its request, progress and failures (see ocr-reading.ts). */
+  private readonly ocr = new OcrReading({
+    client: () => relayClient(this.relayUrl),
+    changed: () => this.requestUpdate(),
+    started: (source, name) => {
+      this.liveRegion.announce(this.t.working(name, 0, null));
+      this.emit('parley-ocr-start', { source, name });
+    },
+    progress: ({ pagesDone, pagesTotal }) => {
+      if (pagesDone > 0) this.liveRegion.announce(this.t.working(this.ocr.name, pagesDone, pagesTotal));
+      this.emit('parley-ocr-progress', { pagesDone, pagesTotal });
+    },
+    done: (result, name, document) => {
+      this.documentName = name;
+      this.result = result;
+      this.setSource(typeof document !== 'string' && canPicture(document) ? document : null, result);
+      this.liveRegion.announce(this.t.done(result.pages.length));
+      this.emit('parley-ocr-done', { result, name });
+    },
+    failed: (failure) => this.fail(failure),
+    cancelled: () => this.liveRegion.announce(this.t.cancelled),
+  });
   /** Matches per page for the current search. */
   private matchCounts: number[] = [];
   /** Rendered pages of the current result, filled as they are needed. */
   private rendered: DocumentFragment[] = [];
+  /** Files picked, dropped or pasted, and URLs dropped or pasted, while reading is on and nothing is being read. */
+  private readonly fileDrop = new FileDropController(this, {
+    accepting: () => !this.disabled && !this.busy,
+    file: (file) => void this.read(file),
+    url: (url) => void this.read(url),
+    paste: true,
+  });
+  /** What a screen reader says: one polite live region, rendered at the end of the template. */
+  private readonly liveRegion = new LiveRegionController(this);
   /** @internal The cancel button goes when the reading ends: focus on it moves to the drop zone, not to the page. */
   protected readonly focusRescue = new FocusRescueController(this, '.cancel', '.drop-zone');
   /** @internal Next page is disabled on the last page (and Previous on the first): focus on it moves to the other one. */
@@ -162,7 +187,7 @@ export class DocOcrViewer extends ParleyElement {
 
   /** Whether a document is being read. */
   get busy(): boolean {
-    return this.working;
+    return this.ocr.busy;
   }
 
   /** 0-based position of the page shown in `result.pages`. */
@@ -181,96 +206,45 @@ export class DocOcrViewer extends ParleyElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    this.addEventListener('paste', this.onPaste);
     // Back on the page: draw again what leaving it dropped.
     if (this.hasUpdated && this.source) void this.updateComplete.then(() => this.showPictures());
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.removeEventListener('paste', this.onPaste);
     this.cancel();
     this.dropPictures();
   }
 
-  /** Reads a PDF or an image (a Blob/File or an http(s) URL) and shows its text. */
+  /**
+   * Reads a PDF or an image and shows its text (the reading in progress, if any, is cancelled).
+   * @param document - The file (a Blob or File), or the http(s) URL of one.
+   */
   async read(document: Blob | string): Promise<void> {
     if (this.disabled) return;
-    this.cancel();
-    const t = this.t;
-    const source: OcrSource = typeof document === 'string' ? 'url' : 'file';
-    const name = typeof document === 'string' ? document : (document as File).name || 'document';
     this.error = '';
-    if (typeof document !== 'string' && document.type && !/^(application\/pdf|image\/)/.test(document.type)) {
-      this.fail(new PlatformError({ status: 0, type: 'invalid_request_error', code: 'invalid_document', retryAfter: null, message: t.notDocument(document.type) }), 'not-document', t.notDocument(document.type));
-      return;
-    }
-    const controller = new AbortController();
-    this.controller = controller;
-    this.working = true;
-    this.reading = name;
-    this.progress = { done: 0, total: null };
-    this.announce(t.working(name, 0, null));
-    this.emit('parley-ocr-start', { source, name });
-    try {
-      const client = await this.client();
-      const result = await client.ocr.process(document, {
-        ...(this.model ? { model: this.model } : {}),
-        includeImageBase64: !this.hideImages,
-        batchSize: this.batchSize,
-        signal: controller.signal,
-        onProgress: ({ pagesDone, pagesTotal }) => {
-          if (controller.signal.aborted) return;
-          this.progress = { done: pagesDone, total: pagesTotal };
-          if (pagesDone > 0) this.announce(t.working(name, pagesDone, pagesTotal));
-          this.emit('parley-ocr-progress', { pagesDone, pagesTotal });
-        },
-      });
-      if (controller.signal.aborted) return;
-      this.controller = null;
-      this.working = false;
-      this.documentName = name;
-      this.result = result;
-      this.setSource(typeof document !== 'string' && canPicture(document) ? document : null, result);
-      this.announce(t.done(result.pages.length));
-      this.emit('parley-ocr-done', { result, name });
-    } catch (error) {
-      if (this.controller !== controller) return;
-      this.controller = null;
-      this.working = false;
-      if (isAbortError(error)) {
-        this.announce(t.cancelled);
-        return;
-      }
-      const e = PlatformError.from(error);
-      if (emitOriginRefusal(this, e)) this.fail(e, 'not-available', t.notAvailable);
-      else {
-        const kind = ocrErrorKind(e);
-        this.fail(e, kind, t.errorMessage(e.message, kind));
-        // The platform's own words are for the site owner (the visitor sees the sentence above).
-        if (e.message) console.warn('[parley] <doc-ocr-viewer> reading failed:', e);
-      }
-    }
+    await this.ocr.read(document, { model: this.model, includeImageBase64: !this.hideImages, batchSize: this.batchSize });
   }
 
   /** Stops the reading in progress (the document shown stays). */
   cancel(): void {
-    const controller = this.controller;
-    if (!controller) return;
-    this.controller = null;
-    this.working = false;
-    controller.abort();
-    this.announce(this.t.cancelled);
+    this.ocr.cancel();
   }
 
-  /** Shows page `index` (0-based position in `result.pages`). */
+  /**
+   * Shows page `index` (0-based position in `result.pages`).
+   * @param index - The page's position in `result.pages`, from 0; out of range, the first or the last page.
+   */
   showPage(index: number): void {
     const count = this.result?.pages.length ?? 0;
     if (!count) return;
     this.pageIndex = Math.max(0, Math.min(count - 1, index));
   }
 
-  /** Copies the page shown (`page`) or every page (`all`) as markdown. Resolves false when the browser refused. */
+  /**
+   * Copies the page shown (`page`) or every page (`all`) as markdown. Resolves false when the browser refused.
+   * @param scope - `page` for the page shown, `all` (default) for every page, separated by blank lines.
+   */
   async copy(scope: 'page' | 'all' = 'all'): Promise<boolean> {
     const text = scope === 'page' ? this.result?.pages[this.pageIndex]?.markdown ?? '' : this.markdown;
     try {
@@ -297,7 +271,10 @@ export class DocOcrViewer extends ParleyElement {
     setTimeout(() => URL.revokeObjectURL(url), 0);
   }
 
-  /** Whether the original of the page shown is beside its text (only for a PDF or an image read from a file); the button toggles it. */
+  /**
+   * Shows or hides the original of the page shown beside its text (only for a PDF or an image read from a file); the button toggles it.
+   * @param show - Whether to show it (default: the opposite of now).
+   */
   toggleOriginal(show = !this.showOriginal): void {
     this.showOriginal = show && this.source !== null;
   }
@@ -440,65 +417,30 @@ export class DocOcrViewer extends ParleyElement {
     }
   }
 
-  private fail(error: PlatformError, kind: OcrFailureKind, message: string): void {
+  /** Shows a failed reading in words, and tells the page (`parley-ocr-error`; `parley-error` for a refused origin). */
+  private fail(failure: OcrFailure): void {
+    const t = this.t;
+    let error: PlatformError;
+    let kind: OcrFailureKind = failure.kind;
+    let message: string;
+    if (failure.kind === 'not-document') {
+      message = t.notDocument(failure.documentType);
+      error = new PlatformError({ status: 0, type: 'invalid_request_error', code: 'invalid_document', retryAfter: null, message });
+    } else {
+      error = failure.error;
+      // The relay does not serve this page: the page hears it as parley-error, the visitor in neutral words.
+      if (emitOriginRefusal(this, error)) kind = 'not-available';
+      message = kind === 'not-available' ? t.notAvailable : t.errorMessage(error.message, failure.kind);
+    }
     this.error = message;
     // Announced once, politely, through the live region; the error line stays visible.
-    this.announce(message);
+    this.liveRegion.announce(message);
     this.emit('parley-ocr-error', { error, kind, message });
-  }
-
-  private client(): Promise<ParleyClientApi> {
-    return relayClient(this.relayUrl);
-  }
-
-  private announce(message: string): void {
-    this.announcement = nextAnnouncement(this.announcement, message);
+    // The platform's own words are for the site owner (the visitor sees the sentence above).
+    if (kind !== 'not-document' && kind !== 'not-available' && error.message) console.warn('[parley] <doc-ocr-viewer> reading failed:', error);
   }
 
   // ---------------------------------------------------------------- input handlers
-
-  private pickFile(): void {
-    if (this.disabled || this.working) return;
-    this.fileInput.click();
-  }
-
-  private onFileChange(): void {
-    const file = this.fileInput.files?.[0];
-    this.fileInput.value = '';
-    if (file) void this.read(file);
-  }
-
-  private onDragOver(event: DragEvent): void {
-    event.preventDefault();
-    this.dragging = !this.disabled && !this.working;
-  }
-
-  private onDrop(event: DragEvent): void {
-    event.preventDefault();
-    this.dragging = false;
-    if (this.disabled || this.working) return;
-    const file = event.dataTransfer?.files?.[0];
-    const url = event.dataTransfer?.getData('text/uri-list') || event.dataTransfer?.getData('text/plain');
-    if (file) void this.read(file);
-    else if (url && /^https?:\/\//i.test(url.trim())) void this.read(url.trim());
-  }
-
-  private readonly onPaste = (event: ClipboardEvent): void => {
-    if (this.disabled || this.working) return;
-    const file = event.clipboardData?.files?.[0];
-    if (file) {
-      event.preventDefault();
-      void this.read(file);
-      return;
-    }
-    // A URL pasted anywhere but in the fields is read at once.
-    const text = event.clipboardData?.getData('text/plain')?.trim() ?? '';
-    const target = event.composedPath()[0];
-    if (!(target instanceof HTMLInputElement) && /^https?:\/\/\S+$/i.test(text)) {
-      event.preventDefault();
-      void this.read(text);
-    }
-  };
 
   private onUrlSubmit(event: SubmitEvent): void {
     event.preventDefault();
@@ -540,7 +482,7 @@ export class DocOcrViewer extends ParleyElement {
     const pages = result.pages;
     const total = this.matchCounts.reduce((a, b) => a + b, 0);
     const page = pages[this.pageIndex];
-    return html`<div part="toolbar" class="toolbar">
+    return html`<div part="toolbar" class="toolbar row">
         <label class="search">${t.searchLabel}
           <input part="search-input" type="search" .value=${this.search} @input=${this.onSearchInput} @keydown=${this.onSearchKeydown} />
         </label>
@@ -572,7 +514,7 @@ export class DocOcrViewer extends ParleyElement {
           </ol>
         </nav>
         <section class="page-view" aria-label=${page ? t.pageTitle(page.index + 1) : t.pagesLabel}>
-          <div part="page-nav" class="page-nav">
+          <div part="page-nav" class="page-nav row">
             <button type="button" class="prev-page" ?disabled=${this.pageIndex === 0} @click=${() => this.showPage(this.pageIndex - 1)}>${t.previousPage}</button>
             <span part="page-position" class="page-position">${pages.length ? t.pageOf(this.pageIndex + 1, pages.length) : ''}</span>
             <button type="button" class="next-page" ?disabled=${this.pageIndex >= pages.length - 1} @click=${() => this.showPage(this.pageIndex + 1)}>${t.nextPage}</button>
@@ -597,38 +539,27 @@ export class DocOcrViewer extends ParleyElement {
 
   protected override render(): TemplateResult {
     const t = this.t;
-    const blocked = this.disabled || this.working;
-    const { done, total } = this.progress;
+    const blocked = this.disabled || this.busy;
+    const { pagesDone: done, pagesTotal: total } = this.ocr.progress;
     return html`<div part="base" class="base" role="group" aria-label=${this.heading || t.viewerLabel}>
       ${this.heading ? html`<h2 part="heading" class="heading">${this.heading}</h2>` : nothing}
-      <div class="input-row">
-        <button
-          part="drop-zone"
-          class="drop-zone ${this.dragging ? 'dragging' : ''}"
-          type="button"
-          aria-disabled=${blocked ? 'true' : 'false'}
-          @click=${this.pickFile}
-          @dragenter=${this.onDragOver}
-          @dragover=${this.onDragOver}
-          @dragleave=${() => { this.dragging = false; }}
-          @drop=${this.onDrop}
-        >${t.chooseFile} <span class="hint">${t.dropHint}</span></button>
-        <input type="file" accept=${ACCEPT} hidden tabindex="-1" aria-hidden="true" @change=${this.onFileChange} />
-        <form part="url-form" class="url-form" @submit=${this.onUrlSubmit}>
+      <div class="row">
+        ${this.fileDrop.render(t.chooseFile, t.dropHint, ACCEPT)}
+        <form part="url-form" class="url-form row" @submit=${this.onUrlSubmit}>
           <label>${t.urlLabel} <input part="url-input" name="url" type="url" required placeholder="https://" ?disabled=${blocked} /></label>
           <button type="submit" ?disabled=${blocked}>${t.readUrl}</button>
         </form>
       </div>
-      ${this.working ? html`<div class="working">
+      ${this.busy ? html`<div class="working row">
         <progress part="progress" aria-label=${t.progressLabel} max=${total ?? 1} value=${total ? done : nothing}></progress>
-        <span class="working-text">${t.working(this.reading, done, total)}</span>
+        <span class="working-text">${t.working(this.ocr.name, done, total)}</span>
         <button part="cancel-button" class="cancel" type="button" @click=${() => this.cancel()}>${t.cancel}</button>
       </div>` : nothing}
       ${this.error ? html`<p part="error" class="error">${this.error}</p>` : nothing}
       <div part="result" class="result">
         ${this.result ? this.renderPages(this.result) : html`<p class="empty">${t.emptyResult}</p>`}
       </div>
-      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+      ${this.liveRegion.render()}
     </div>`;
   }
 

@@ -3,18 +3,10 @@
  * `GlobalEventHandlersEventMap`) from here so the element's folder stays self-contained.
  */
 import type { OcrResponse, PlatformErrorShape } from '../../client/index.js';
+import type { OcrErrorKind, OcrFailureKind, OcrSource } from '../../client/ocr-reading.js';
 
-/** Where a document came from. */
-export type OcrSource = 'file' | 'url';
-
-/**
- * Why reading failed, as the visitor is told (each language writes its own sentence per kind; the
- * platform's words go to the event and the console, not on screen).
- */
-export type OcrErrorKind = 'network' | 'forbidden' | 'url-not-allowed' | 'too-large' | 'rejected' | 'rate-limited' | 'busy' | 'other';
-
-/** `parley-ocr-error`'s kind: a platform failure, a file that is no document, or a relay that does not serve this page. */
-export type OcrFailureKind = OcrErrorKind | 'not-document' | 'not-available';
+// Where a document came from, and why reading it failed: the OCR reading's words for them.
+export type { OcrErrorKind, OcrFailureKind, OcrSource };
 
 /** Detail of `parley-ocr-start`: a document is being sent. */
 export interface ParleyOcrStartDetail {

@@ -6,7 +6,6 @@
 import { localize } from '../internal/locale.js';
 import type { LocaleHost } from '../internal/locale.js';
 import { counter, numberIn } from '../internal/locale-format.js';
-import type { PlatformErrorShape } from '../../client/contracts.js';
 import type { OcrErrorKind } from './events.js';
 
 const count = counter('en');
@@ -57,7 +56,7 @@ export interface DocOcrViewerStrings {
   /** Shown instead of an image the document did not include or that is not an inline image. */
   imageUnavailable: (alt: string) => string;
   /**
-   * Why reading failed, by kind (see `ocrErrorKind`). `message` is the platform's own words: the built-in
+   * Why reading failed, by kind (see `ocrErrorKind` in src/client/ocr-reading.ts). `message` is the platform's own words: the built-in
    * sentences leave it out (it goes to `parley-ocr-error` and the console); it stays first so an override
    * written for it still works.
    */
@@ -65,19 +64,6 @@ export interface DocOcrViewerStrings {
   /** Shown when the relay does not serve this page's origin (the site's setup; `parley-error` has the details). */
   notAvailable: string;
   notDocument: (type: string) => string;
-}
-
-/** The kind of a platform failure, which picks the sentence shown (every language sorts them the same way). */
-export function ocrErrorKind(error: PlatformErrorShape): OcrErrorKind {
-  if (error.type === 'network_error') return 'network';
-  // The relay does not let the platform fetch web addresses (its `allowRemoteFiles` is off): files only.
-  if (error.code === 'remote_file_not_allowed') return 'url-not-allowed';
-  if (error.status === 401 || error.status === 403) return 'forbidden';
-  if (error.status === 413) return 'too-large';
-  if (error.status === 400 || error.status === 422) return 'rejected';
-  if (error.status === 429) return 'rate-limited';
-  if (error.status === 503) return 'busy';
-  return 'other';
 }
 
 const OCR_ERRORS: Record<OcrErrorKind, string> = {

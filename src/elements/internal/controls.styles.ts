@@ -1,11 +1,15 @@
 /**
  * Control styles shared by the panels (`<speech-player>`, `<audio-transcriber>`, `<doc-ocr-viewer>`): the
- * panel frame (`.base`, `.heading`), buttons, pickers, focus ring, labels, the level meter and the error line. Kept apart from ParleyElement's host styles
+ * panel frame (`.base`, `.heading`), rows of controls, buttons, pickers, fields, focus ring, labels, the level meter and progress bar,
+ * the error line and the drop zone (file-drop.ts). Kept apart from ParleyElement's host styles
  * because `<agent-chat>` styles its controls differently and must not load these rules.
  */
 import { css } from 'lit';
 
-/** Panel frame, buttons, selects, labels, focus ring, `.primary`, `.error` and the `.level` meter (each element sets its width). */
+/**
+ * Panel frame, rows (`.controls`, `.row`), buttons, selects and fields, labels, focus ring, `.primary`, `.error`,
+ * the `.level` meter and `.bar` (each element sets its width) and the `.drop-zone` (each element sets its size).
+ */
 export const controlStyles = css`
   .base {
     display: flex;
@@ -20,8 +24,16 @@ export const controlStyles = css`
     margin: 0;
     font-size: 1.1em;
   }
+  .controls,
+  .row {
+    display: flex;
+    flex-wrap: wrap;
+    align-items: center;
+    gap: calc(var(--_gap) / 2);
+  }
   button,
-  select {
+  select,
+  input {
     font: inherit;
     color: inherit;
     border: 1px solid var(--_border);
@@ -32,7 +44,9 @@ export const controlStyles = css`
   button {
     cursor: pointer;
   }
-  button:disabled {
+  /* aria-disabled: a control that keeps focus while it does nothing (a busy drop zone, a finishing recording). */
+  button:disabled,
+  button[aria-disabled='true'] {
     cursor: default;
     opacity: 0.6;
   }
@@ -41,7 +55,7 @@ export const controlStyles = css`
     border-color: var(--_accent);
     color: var(--_on-accent);
   }
-  :is(button, select):focus-visible {
+  :is(button, select, input):focus-visible {
     outline: var(--_focus);
     outline-offset: 2px;
   }
@@ -52,23 +66,39 @@ export const controlStyles = css`
     color: var(--_muted);
     font-size: 0.9em;
   }
-  .level {
+  /* A meter or bar that fills from the start of the line (from the right in right-to-left text). */
+  .level,
+  .bar {
     height: 6px;
     border-radius: 3px;
     background: var(--_surface);
     overflow: hidden;
   }
-  .level > span {
+  :is(.level, .bar) > span {
     display: block;
     height: 100%;
-    background: var(--parley-level-color, var(--_accent));
+    background: var(--_accent);
     transform-origin: left;
   }
-  :host(:dir(rtl)) .level > span {
+  .level > span {
+    background: var(--parley-level-color, var(--_accent));
+  }
+  :host(:dir(rtl)) :is(.level, .bar) > span {
     transform-origin: right;
   }
   .error {
     color: var(--_error);
     margin: 0;
+  }
+  .drop-zone {
+    min-height: 3.5rem;
+    border: 2px dashed var(--_border);
+    background: var(--_surface);
+  }
+  .drop-zone.dragging {
+    border-color: var(--_accent);
+  }
+  .hint {
+    color: var(--_muted);
   }
 `;

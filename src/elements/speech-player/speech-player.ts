@@ -3,9 +3,10 @@ import type { PropertyValues, TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { PlatformError, isOriginRefusal } from '../../client/index.js';
 import { sharedClient } from '../internal/shared-client.js';
-import type { PlatformErrorShape, SpeechAudioStream, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
+import type { PlatformErrorShape, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
+import { LatestRun } from '../../client/latest-run.js';
 import type { SpeechPlayback } from '../../audio/speech-playback.js';
-import type { IAudioContext } from '../../vendor/audio-context.js';
+import type { SpeechSession } from '../../audio/speech-session.js';
 import { unlockedContext } from '../../audio/gesture-context.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
@@ -14,7 +15,7 @@ import { resolveSpeechPlayerStrings } from './strings.js';
 import type { SpeechPlayerStrings } from './strings.js';
 import { controlStyles } from '../internal/controls.styles.js';
 import { speechPlayerStyles } from './speech-player.styles.js';
-import { nextAnnouncement } from '../internal/announce.js';
+import { LiveRegionController } from '../internal/live-region.js';
 
 /** Rates offered by the speed picker. */
 const RATES = [0.75, 1, 1.25, 1.5];
@@ -31,7 +32,7 @@ export type SpeechPlayerStatus = 'idle' | 'loading' | 'playing' | 'paused' | 'en
  * own text content (the default slot). Audio is streamed from `POST /v1/audio/speech` and scheduled
  * gaplessly on Web Audio (`src/audio`); `format="pcm"` (default) starts fastest.
  *
- * The audio code (SpeechPlayback) is loaded on the first press of play
+ * The audio code (SpeechSession and SpeechPlayback, src/audio) is loaded on the first press of play
  * (or the first `speak()`), not with the element: the press unlocks the browser's own AudioContext
  * inside the gesture (iOS) and the player plays into it once its code has arrived.
  *
@@ -115,23 +116,24 @@ export class SpeechPlayer extends ParleyElement {
   @state() private level = 0;
   @state() private voices: SpeechVoice[] | null = null;
   @state() private error: PlatformErrorShape | null = null;
-  @state() private announcement = '';
 
-  #playback: SpeechPlayback | null = null;
-  #playbackLoad: Promise<SpeechPlayback> | null = null;
+  /** What speaks (requests into SpeechPlayback, see speech-session.ts): null until the audio code is loaded. */
+  #session: SpeechSession | null = null;
+  #sessionLoad: Promise<SpeechSession> | null = null;
+  /** Each `speak()`: a stop or a newer one makes it stale while the audio code and the client load. */
+  readonly #speeches = new LatestRun();
   /** The browser's AudioContext unlocked by a press before the audio code arrived (see the class comment). */
   #gestureContext: AudioContext | null = null;
 
   /** The audio layer of this player: null until the first play (or `speak()`) loads the audio code. */
   get playback(): SpeechPlayback | null {
-    return this.#playback;
+    return this.#session?.playback ?? null;
   }
 
-  private generation = 0;
-  private requestedAt = 0;
-  private stream: SpeechAudioStream | null = null;
   private ticker = 0;
   private voicesFor = '';
+  /** What a screen reader says: one polite live region, rendered at the end of the template. */
+  private readonly liveRegion = new LiveRegionController(this);
   /** @internal The stop button is disabled once playback is over: focus on it moves to the play button, not to the page. */
   protected readonly focusRescue = new FocusRescueController(this, '[part~="stop-button"]', '[part~="play-button"]');
 
@@ -154,38 +156,40 @@ export class SpeechPlayer extends ParleyElement {
   }
 
   protected override willUpdate(changed: PropertyValues): void {
-    if (changed.has('rate') && this.#playback) this.#playback.rate = this.rate;
-    if (changed.has('volume') && this.#playback) this.#playback.volume = this.volume;
+    const playback = this.playback;
+    if (changed.has('rate') && playback) playback.rate = this.rate;
+    if (changed.has('volume') && playback) playback.volume = this.volume;
   }
 
   /** Unlocks audio inside the caller's gesture: the player's own context once loaded, else the browser's, for it to take. */
   #unlock(): void {
-    if (this.#playback) this.#playback.unlock();
+    if (this.#session) this.#session.playback.unlock();
     else this.#gestureContext = unlockedContext(this.#gestureContext);
   }
 
-  /** The audio layer, its code loaded on first use (playing into the context a press unlocked, if any). */
-  #loadPlayback(): Promise<SpeechPlayback> {
-    this.#playbackLoad ??= import('../../audio/speech-playback.js').then(({ SpeechPlayback }) => {
+  /** The speech session, its code loaded on first use (playing into the context a press unlocked, if any). */
+  #loadSession(): Promise<SpeechSession> {
+    this.#sessionLoad ??= import('../../audio/speech-session.js').then(({ SpeechSession }) => {
       const gesture = this.#gestureContext;
-      const playback = new SpeechPlayback({
-        // The DOM's AudioContext has all SpeechPlayback uses of standardized-audio-context's.
-        ...(gesture ? { createContext: () => gesture as unknown as IAudioContext } : {}),
-        onFirstAudio: (detail) => {
-          if (this.status === 'loading') this.playerStatus = playback.paused ? 'paused' : 'playing';
-          this.emit('parley-speech-first-audio', { latencyMs: detail.chunk.scheduledAt - this.requestedAt });
+      const session: SpeechSession = new SpeechSession({
+        ...(gesture ? { context: gesture } : {}),
+        onFirstAudio: (latencyMs) => {
+          if (this.status === 'loading') this.playerStatus = session.playback.paused ? 'paused' : 'playing';
+          this.emit('parley-speech-first-audio', { latencyMs });
         },
-        onUnderrun: ({ underruns }) => this.emit('parley-speech-underrun', { underruns }),
+        onUnderrun: (underruns) => this.emit('parley-speech-underrun', { underruns }),
+        onEnded: () => this.finishPlayback(),
+        onError: (error) => this.fail(error),
       });
-      playback.rate = this.rate;
-      playback.volume = this.volume;
-      this.#playback = playback;
-      return playback;
+      session.playback.rate = this.rate;
+      session.playback.volume = this.volume;
+      this.#session = session;
+      return session;
     }, (error: unknown) => {
-      this.#playbackLoad = null; // a failed chunk load (offline): the next press tries again
+      this.#sessionLoad = null; // a failed chunk load (offline): the next press tries again
       throw error;
     });
-    return this.#playbackLoad;
+    return this.#sessionLoad;
   }
 
   protected override updated(changed: PropertyValues): void {
@@ -197,17 +201,18 @@ export class SpeechPlayer extends ParleyElement {
   /**
    * Speaks `text` (default: the `text` attribute, else the slotted text), replacing what is playing.
    * Call it from a user gesture the first time (iOS Safari only starts audio from one).
+   * @param text - The text to speak; without it, the `text` attribute, else the slotted text.
    */
   async speak(text?: string): Promise<void> {
     this.#unlock(); // first, while still inside the caller's gesture
     this.stopPlayback(false);
     const input = (text ?? (this.text || this.slottedText())).trim();
-    const generation = ++this.generation;
+    const speech = this.#speeches.next();
     this.error = null;
     this.played = 0;
     this.received = 0;
     if (!input) {
-      this.announce(this.t.nothingToSay);
+      this.liveRegion.announce(this.t.nothingToSay);
       return;
     }
     if (!this.relayUrl) {
@@ -216,56 +221,39 @@ export class SpeechPlayer extends ParleyElement {
     }
     const format = this.speechFormat;
     this.playerStatus = 'loading';
-    this.announce(this.t.loading);
+    this.liveRegion.announce(this.t.loading);
     this.emit('parley-speech-start', { text: input });
-    this.requestedAt = performance.now();
-    let playback: SpeechPlayback;
+    const requestedAt = performance.now();
+    let session: SpeechSession;
     let client: Awaited<ReturnType<SpeechPlayer['client']>>;
     try {
-      [playback, client] = await Promise.all([this.#loadPlayback(), this.client()]);
+      [session, client] = await Promise.all([this.#loadSession(), this.client()]);
     } catch (error) {
-      if (generation === this.generation) this.fail(PlatformError.from(error));
+      if (speech.current()) this.fail(PlatformError.from(error));
       return;
     }
-    if (generation !== this.generation) return;
+    if (!speech.current()) return;
     // Paused while the audio code was still loading: the audio waits as it would have.
-    if (this.status === 'paused') await playback.pause();
-    if (generation !== this.generation) return;
-    const stream = client.speech.stream({
-      input,
-      response_format: format,
-      ...(this.model ? { model: this.model } : {}),
-      ...(this.voiceId() ? { voice_id: this.voiceId() } : {}),
-    });
-    this.stream = stream;
+    if (this.status === 'paused') await session.playback.pause();
+    if (!speech.current()) return;
     this.startTicker();
-    try {
-      const fed = await playback.feed(stream, format, { startedAt: this.requestedAt });
-      if (fed.stopped || generation !== this.generation) return;
-      await playback.finish();
-      if (generation !== this.generation) return;
-      this.finishPlayback('ended');
-    } catch (error) {
-      if (generation !== this.generation) return;
-      playback.stop();
-      this.fail(PlatformError.from(error));
-    }
+    await session.speak(input, { client, format, model: this.model, voice: this.voiceId() }, requestedAt);
   }
 
   /** Pauses (the stream keeps arriving; nothing is lost). */
   async pause(): Promise<void> {
     if (this.status !== 'playing' && this.status !== 'loading') return;
     this.playerStatus = 'paused';
-    this.announce(this.t.paused);
-    await this.#playback?.pause();
+    this.liveRegion.announce(this.t.paused);
+    await this.playback?.pause();
   }
 
   /** Resumes after `pause()`. */
   async resume(): Promise<void> {
     if (this.status !== 'paused') return;
-    this.playerStatus = (this.#playback?.received ?? 0) > 0 ? 'playing' : 'loading';
-    this.announce(this.t.playing);
-    await this.#playback?.resume();
+    this.playerStatus = (this.playback?.received ?? 0) > 0 ? 'playing' : 'loading';
+    this.liveRegion.announce(this.t.playing);
+    await this.playback?.resume();
   }
 
   /** Stops at once: the audio is silenced and the request is cancelled. */
@@ -275,45 +263,41 @@ export class SpeechPlayer extends ParleyElement {
 
   private stopPlayback(announce: boolean): void {
     const active = this.status === 'loading' || this.status === 'playing' || this.status === 'paused';
-    this.generation++;
-    this.stream?.abort();
-    this.stream = null;
+    this.#speeches.cancel();
     const { played, received, underruns } = this.figures();
-    this.#playback?.stop();
+    this.#session?.stop();
     this.stopTicker();
     if (active) {
       this.playerStatus = 'stopped';
-      if (announce) this.announce(this.t.stopped);
+      if (announce) this.liveRegion.announce(this.t.stopped);
       this.emit('parley-speech-end', { stopped: true, played, received, underruns });
     }
   }
 
-  private finishPlayback(status: 'ended'): void {
-    this.stream = null;
+  private finishPlayback(): void {
     this.stopTicker();
     const figures = this.figures();
     this.played = figures.received;
     this.received = figures.received;
-    this.playerStatus = status;
-    this.announce(this.t.ended);
+    this.playerStatus = 'ended';
+    this.liveRegion.announce(this.t.ended);
     this.emit('parley-speech-end', { stopped: false, played: figures.received, received: figures.received, underruns: figures.underruns });
   }
 
   private fail(error: PlatformError): void {
-    this.stream = null;
     this.stopTicker();
     this.playerStatus = 'error';
     this.error = error.toJSON();
     this.emit('parley-speech-error', { error: this.error });
     // Announced once, politely, through the live region; the error line stays visible.
-    this.announce(this.t.errorMessage(this.error));
+    this.liveRegion.announce(this.t.errorMessage(this.error));
     // The visitor sees a sentence in their language; the platform's own words are for the site owner.
     if (!isOriginRefusal(this.error) && this.error.message) console.warn('[parley] <speech-player> speech failed:', this.error);
     emitOriginRefusal(this, error);
   }
 
   private figures() {
-    const playback = this.#playback;
+    const playback = this.playback;
     return { played: playback?.played ?? 0, received: playback?.received ?? 0, underruns: playback?.underruns ?? 0 };
   }
 
@@ -346,14 +330,10 @@ export class SpeechPlayer extends ParleyElement {
     }
   }
 
-  private announce(message: string): void {
-    this.announcement = nextAnnouncement(this.announcement, message);
-  }
-
   private startTicker(): void {
     this.stopTicker();
     const tick = () => {
-      const playback = this.#playback;
+      const playback = this.playback;
       this.played = playback?.played ?? 0;
       this.received = playback?.received ?? 0;
       this.level = this.status === 'playing' && playback ? playback.level() : 0;
@@ -432,7 +412,7 @@ export class SpeechPlayer extends ParleyElement {
         <div part="level" class="level" aria-hidden="true"><span style="transform: scaleX(${Math.min(1, this.level * 4)})"></span></div>
       </div>
       ${this.error ? html`<p part="error" class="error">${t.errorMessage(this.error)}</p>` : nothing}
-      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true">${this.announcement}</div>
+      ${this.liveRegion.render()}
       <slot hidden></slot>
     </div>`;
   }

@@ -5,7 +5,7 @@ import type { html } from '@open-wc/testing';
 import '../../../src/elements/agent-chat/define.js';
 import type { AgentChat } from '../../../src/elements/agent-chat/agent-chat.js';
 import type { ChatSessionApi } from '../../../src/client/contracts.js';
-import type { ReplySpeaker } from '../../../src/elements/internal/reply-speaker.js';
+import type { ReplySpeaker } from '../../../src/audio/reply-speaker.js';
 
 export const RELAY = '/api';
 /** Key words of the fake microphone's sentence as pocketsphinx hears it. */
@@ -36,6 +36,6 @@ export async function chat(template: ReturnType<typeof html>): Promise<AgentChat
 export async function prepareVoiceChat(): Promise<string> {
   const { model } = (await (await fetch('/api-test/fixtures')).json()) as { model: string };
   // The dev server compiles the lazily loaded voice code on first request (seconds on a busy machine): do it once here.
-  await Promise.all([import('../../../src/elements/agent-chat/voice-in.js'), import('../../../src/elements/internal/reply-speaker.js')]);
+  await Promise.all([import('../../../src/elements/agent-chat/voice-in.js'), import('../../../src/audio/reply-speaker.js')]);
   return model;
 }

@@ -9,7 +9,7 @@
  */
 import type { ReactiveController } from 'lit';
 import type { ParleyElement } from '../../internal/parley-element.js';
-import type { ReplySpeaker } from '../../internal/reply-speaker.js';
+import type { ReplySpeaker } from '../../../audio/reply-speaker.js';
 import { sharedClient } from '../../internal/shared-client.js';
 import { unlockedContext } from '../../../audio/gesture-context.js';
 
@@ -64,7 +64,7 @@ export class VoiceOutController implements ReactiveController {
   load(): Promise<ReplySpeaker | null> {
     const host = this.#host;
     if (!host.relayUrl) return Promise.resolve(null);
-    this.#load ??= Promise.all([import('../../internal/reply-speaker.js'), sharedClient(host.relayUrl)]).then(([{ ReplySpeaker }, client]) => {
+    this.#load ??= Promise.all([import('../../../audio/reply-speaker.js'), sharedClient(host.relayUrl)]).then(([{ ReplySpeaker }, client]) => {
       if (this.#speaker || !host.isConnected) return this.#speaker;
       let text = '';
       const context = this.#gestureContext;

@@ -1,13 +1,13 @@
 /**
  * Voice out for `<agent-chat>`: reads a reply aloud sentence by sentence, while it still streams or
- * once it is finished, through `client.speech.stream()` and one {@link SpeechPlayback}. The chat loads
- * this module on first use (dynamic import), so the chat's own bundle carries none of the audio code.
+ * once it is finished, through one {@link SpeechSession} (`client.speech.stream()` into SpeechPlayback).
+ * The chat loads this module on first use (dynamic import), so the chat's own bundle carries none of the
+ * audio code.
  */
-import type { ParleyClientApi, PlatformErrorShape, SpeechFormat } from '../../client/contracts.js';
-import { PlatformError } from '../../client/errors.js';
-import { SpeechPlayback } from '../../audio/speech-playback.js';
-import { SentenceSplitter } from '../../audio/spoken-text.js';
-import type { IAudioContext } from '../../vendor/audio-context.js';
+import type { ParleyClientApi, PlatformErrorShape, SpeechFormat } from '../client/contracts.js';
+import type { SpeechPlayback } from './speech-playback.js';
+import { SpeechSession, type Utterance } from './speech-session.js';
+import { SentenceSplitter } from './spoken-text.js';
 
 export interface ReplySpeakerOptions {
   client: ParleyClientApi;
@@ -28,37 +28,47 @@ export interface ReplySpeakerOptions {
   onFirstAudio?: (entryId: string, latencyMs: number) => void;
 }
 
-/** Speaks one reply at a time; a new reply, `stop()` or barge-in silences the previous one at once. */
-export class ReplySpeaker {
-  readonly playback: SpeechPlayback;
+/**
+ * Speaks one reply at a time; a new reply, `stop()` or barge-in silences the previous one at once. It is
+ * also how its replies are said (the session's {@link Utterance}): a new `voice` or `model` applies from the next sentence.
+ */
+export class ReplySpeaker implements Utterance {
+  readonly client: ParleyClientApi;
+  readonly format: SpeechFormat;
+  /** Voice id or slug (empty: the platform's). */
   voice: string;
+  /** Text-to-speech model (empty: the platform's). */
   model: string;
   readonly #options: ReplySpeakerOptions;
+  readonly #session: SpeechSession;
   #entryId: string | null = null;
   #splitter = new SentenceSplitter();
-  #queue: string[] = [];
   #textDone = false;
-  #working = false;
-  #generation = 0;
-  #requestedAt = 0;
-  #firstHeard = false;
   /** The reply the user silenced: following it again (it may still be streaming) stays silent. */
   #silencedId: string | null = null;
 
   constructor(options: ReplySpeakerOptions) {
     this.#options = options;
+    this.client = options.client;
+    this.format = options.format ?? 'pcm';
     this.voice = options.voice ?? '';
     this.model = options.model ?? '';
-    const context = options.context;
-    this.playback = new SpeechPlayback({
-      // The DOM's AudioContext has all SpeechPlayback uses of standardized-audio-context's.
-      ...(context ? { createContext: () => context as unknown as IAudioContext } : {}),
-      onFirstAudio: (detail) => {
-        if (this.#firstHeard || !this.#entryId) return;
-        this.#firstHeard = true;
-        this.#options.onFirstAudio?.(this.#entryId, detail.chunk.scheduledAt - this.#requestedAt);
+    this.#session = new SpeechSession({
+      ...(options.context ? { context: options.context } : {}),
+      onFirstAudio: (latencyMs) => {
+        if (this.#entryId) options.onFirstAudio?.(this.#entryId, latencyMs);
+      },
+      onEnded: () => this.#setSpeaking(null),
+      onError: (error) => {
+        this.stop();
+        options.onError?.(error.toJSON());
       },
     });
+  }
+
+  /** The playback replies are spoken into. */
+  get playback(): SpeechPlayback {
+    return this.#session.playback;
   }
 
   /** Id of the reply being spoken, or null. */
@@ -90,24 +100,20 @@ export class ReplySpeaker {
     }
     if (this.#textDone) return;
     const sentences = done ? this.#splitter.finish(markdown) : this.#splitter.push(markdown);
-    this.#queue.push(...sentences);
     this.#textDone = done;
-    void this.#work();
+    this.#session.say(sentences, done);
   }
 
   /** Silences everything at once and cancels the requests in flight; the reply being spoken stays silent. */
   stop(): void {
     if (this.#entryId) this.#silencedId = this.#entryId;
-    this.#generation++;
-    this.#queue = [];
-    this.#working = false;
-    this.playback.stop();
+    this.#session.stop();
     this.#setSpeaking(null);
   }
 
   async dispose(): Promise<void> {
     this.stop();
-    await this.playback.dispose();
+    await this.#session.dispose();
   }
 
   #begin(entryId: string): void {
@@ -115,46 +121,8 @@ export class ReplySpeaker {
     this.#silencedId = null;
     this.#splitter = new SentenceSplitter();
     this.#textDone = false;
-    this.#firstHeard = false;
-    this.#requestedAt = performance.now();
+    void this.#session.begin(this);
     this.#setSpeaking(entryId);
-  }
-
-  /** Requests and feeds the queued sentences one after another; ends when the reply is spoken. */
-  async #work(): Promise<void> {
-    if (this.#working) return;
-    this.#working = true;
-    const generation = this.#generation;
-    const format = this.#options.format ?? 'pcm';
-    try {
-      for (;;) {
-        const sentence = this.#queue.shift();
-        if (sentence === undefined) {
-          if (!this.#textDone) {
-            // Waiting for the reply to grow: a pause here is the text's, not an underrun.
-            this.playback.scheduler.endRun();
-            return;
-          }
-          await this.playback.finish();
-          if (generation === this.#generation) this.#setSpeaking(null);
-          return;
-        }
-        const stream = this.#options.client.speech.stream({
-          input: sentence,
-          response_format: format,
-          ...(this.model ? { model: this.model } : {}),
-          ...(this.voice ? { voice_id: this.voice } : {}),
-        });
-        const fed = await this.playback.feed(stream, format);
-        if (fed.stopped || generation !== this.#generation) return;
-      }
-    } catch (error) {
-      if (generation !== this.#generation) return;
-      this.stop();
-      this.#options.onError?.(PlatformError.from(error).toJSON());
-    } finally {
-      if (generation === this.#generation) this.#working = false;
-    }
   }
 
   #setSpeaking(entryId: string | null): void {
