@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { PlatformHttpError, badRequest, genericError, unauthorized } from './errors.js';
+import { PlatformHttpError, badRequest, genericError } from './http/errors.js';
+import { authenticate } from './http/auth.js';
 import { observabilityErrorResponse } from './datasets/errors.js';
 import { openDb } from './store/db.js';
 import { setLeaseTiming, type LeaseTiming } from './store/leases.js';
@@ -13,8 +14,8 @@ import { createOpenAICompatibleChatEngine } from './engines/chat/openai-compatib
 import { SpeechCatalog } from './engines/speech/catalog.js';
 import type { SpeechEngine } from './engines/speech/types.js';
 import { createEspeakSpeechEngine } from './engines/speech/espeak.js';
-import type { PlatformContext, PlatformEnv } from './context.js';
-import type { Caller } from './caller.js';
+import type { PlatformContext, PlatformEnv } from './http/context.js';
+import type { Caller } from './http/caller.js';
 import { modelRoutes } from './routes/models.js';
 import { agentRoutes } from './routes/agents.js';
 import { conversationRoutes } from './routes/conversations.js';
@@ -23,8 +24,8 @@ import { DEFAULT_MAX_AUDIO_BYTES, transcriptionRoutes } from './routes/transcrip
 import { TranscriptionCatalog } from './engines/transcription/catalog.js';
 import type { TranscriptionEngine } from './engines/transcription/types.js';
 import { createPocketsphinxEngine } from './engines/transcription/pocketsphinx.js';
-import { DEFAULT_JSON_LIMIT } from './validation.js';
-import { urlGuard } from './input-guard.js';
+import { DEFAULT_JSON_LIMIT } from './http/validation.js';
+import { urlGuard } from './http/input-guard.js';
 import type { UpgradeHandler } from 'parley-kit/server';
 import { ClientSecretStore } from './realtime/client-secrets.js';
 import { clientSessionRoutes } from './routes/client-sessions.js';
@@ -228,26 +229,11 @@ function buildApp(
   app.onError((err, c) => errorResponse(err, c, report));
   app.notFound((c) => c.json(genericError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, 'invalid_request_error', 'not_found').body, 404));
 
-  // Requests the platform makes to itself for a caller (batch lines): the caller is preset, no key is read.
-  // Only Request objects made inside this process are in the map, so no outside request can claim it.
-  const internalCallers = new WeakMap<Request, Caller>();
-  const authenticate = async (c: Context<PlatformEnv>, next: () => Promise<void>) => {
-    const preset = internalCallers.get(c.req.raw);
-    if (preset) {
-      c.set('caller', preset);
-      return next();
-    }
-    const header = c.req.header('authorization');
-    const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
-    const key = bearer ?? c.req.header('x-api-key');
-    const caller = key ? await ctx.directory.authenticate(key) : null;
-    if (!caller) throw unauthorized();
-    c.set('caller', caller);
-    await ctx.directory.admit(c.req.path);
-    await next();
-  };
-  app.use('/v1/*', authenticate);
-  app.use('/v2/*', authenticate);
+  // Requests the platform makes to itself for a caller (batch lines): the caller is preset, no key is read (http/auth.ts).
+  const presetCallers = new WeakMap<Request, Caller>();
+  const auth = authenticate(ctx.directory, presetCallers);
+  app.use('/v1/*', auth);
+  app.use('/v2/*', auth);
   // Input rules for every route's path and query (bodies are checked by readJson and readMultipart): input-guard.ts.
   app.use('*', urlGuard);
   // The admin API is documented under `/api/admin` (key in `x-api-key`); it is the same API as `/v1/admin`.
@@ -279,7 +265,7 @@ function buildApp(
   app.route('/', batchRoutes(ctx, {
     report,
     dispatch: async (caller, request) => {
-      internalCallers.set(request, caller);
+      presetCallers.set(request, caller);
       return app.fetch(request);
     },
     onStop: (stop) => stoppers.push(stop),
@@ -301,7 +287,7 @@ function clientCausedFailure(err: unknown): PlatformHttpError | null {
   return null;
 }
 
-export function errorResponse(err: unknown, c: Context, report: (e: unknown) => void): Response {
+function errorResponse(err: unknown, c: Context, report: (e: unknown) => void): Response {
   // The shared guards (input-guard.ts) run before the observability sub-app, which answers in its own shape.
   if (err instanceof Error && c.req.path.startsWith('/v1/observability/')) {
     try { return observabilityErrorResponse(err, c); } catch { /* not one it writes */ }

@@ -13,12 +13,12 @@ import type {
   Agent, AgentHandoffEntry, CompletionArgs, ConversationEntry, ConversationEvent, ConversationUsage,
   FunctionCallEntry, HandoffExecution, MessageOutputEntry, OutputEntry, Tool, ToolExecutionEntry,
 } from 'parley-kit/types';
-import type { Caller } from './caller.js';
-import type { PlatformContext } from './context.js';
+import type { Caller } from './http/caller.js';
+import type { PlatformContext } from './http/context.js';
 import { openConnectorToolbox, type ConnectorToolbox } from './connectors/toolbox.js';
 import { countTokens } from './engines/text/tokenizer.js';
 import type { ChatEngine, HandoffTarget } from './engines/chat/types.js';
-import { isoNow, newId } from './ids.js';
+import { isoNow, newId } from './http/ids.js';
 
 /** Who produces the turn: an agent at a version, or a bare model with its own settings. */
 export type Speaker =

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { countTokens } from '../engines/text/tokenizer.js';
-import { genericError } from '../errors.js';
-import { sseResponse } from '../sse.js';
+import { genericError } from '../http/errors.js';
+import { sseResponse } from '../http/sse.js';
 import type { ChoiceEvent, FinishReason } from './choice.js';
 import type { CompletionMessage, CompletionToolCall } from './messages.js';
 

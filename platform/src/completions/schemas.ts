@@ -3,7 +3,7 @@
  * `/v1/agents/completions`), mirroring the public request schemas; failures become 422 `detail` lists.
  */
 import { z } from 'zod';
-import { ResponseFormatSchema, ToolSchema } from '../schemas.js';
+import { ResponseFormatSchema, ToolSchema } from '../http/schemas.js';
 
 const nullable = <T extends z.ZodType>(s: T) => s.nullable().optional();
 

@@ -4,7 +4,7 @@
  * spec and SDK), so the SDK raises `ObservabilityError` with a readable `detail.message`.
  */
 import type { Context } from 'hono';
-import { PlatformHttpError, boundedMessage } from '../errors.js';
+import { PlatformHttpError, boundedMessage } from '../http/errors.js';
 
 /** Values of `error_code` this area answers with (a subset of the SDK's open enum ObservabilityErrorCode). */
 export type ObservabilityErrorCode =

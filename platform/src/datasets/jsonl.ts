@@ -5,7 +5,7 @@
  * back, from a `data:` URL given as `file_id`.
  */
 import type { NewRecord } from './store.js';
-import { parseJsonDocument } from '../input-guard.js';
+import { parseJsonDocument } from '../http/input-guard.js';
 
 /** MIME type of exported files. */
 export const JSONL_MIME = 'application/jsonl';

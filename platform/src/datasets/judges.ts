@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
-import { isoNow } from '../ids.js';
+import { isoNow } from '../http/ids.js';
 import type { JudgeDefinition } from './judging.js';
 import { offset, type Page, type PageRequest } from './store.js';
 

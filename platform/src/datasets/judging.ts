@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { ChatEngine } from '../engines/chat/types.js';
 import type { MessageInputEntry } from 'parley-kit/types';
-import { isoNow, newId } from '../ids.js';
+import { isoNow, newId } from '../http/ids.js';
 import { ObservabilityHttpError } from './errors.js';
 
 export const JudgeOutputSchema = z.discriminatedUnion('type', [

@@ -4,7 +4,7 @@
  * URLs of the neighbouring pages (same query, other `page`) or null.
  */
 import { z } from 'zod';
-import { queryInt } from '../schemas.js';
+import { queryInt } from '../http/schemas.js';
 import type { Page, PageRequest } from './store.js';
 
 export const PageQuerySchema = z.object({

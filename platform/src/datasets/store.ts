@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
-import { isoNow } from '../ids.js';
+import { isoNow } from '../http/ids.js';
 
 /** Dataset (and DatasetPreview) as answered. */
 export interface Dataset {

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
-import { isoNow } from '../ids.js';
+import { isoNow } from '../http/ids.js';
 import type { Judge } from '../datasets/judges.js';
 import { offset, type Page, type PageRequest } from '../datasets/store.js';
 import type { FilterPayload } from './filters.js';

@@ -8,8 +8,8 @@
  */
 import type { Context } from 'hono';
 import type { ConversationEntry, ConversationUsage, OutputEntry, Tool } from 'parley-kit/types';
-import { callerOf } from '../caller.js';
-import type { Caller } from '../caller.js';
+import { callerOf } from '../http/caller.js';
+import type { Caller } from '../http/caller.js';
 import type { Db } from '../store/db.js';
 import type { Speaker } from '../turns.js';
 import { CompletionEventStore, type EventMessage, type NewCompletionEvent } from './events.js';

@@ -25,10 +25,10 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { callerOf } from '../caller.js';
-import { readJson, validate } from '../validation.js';
-import { queryInt } from '../schemas.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { callerOf } from '../http/caller.js';
+import { readJson, validate } from '../http/validation.js';
+import { queryInt } from '../http/schemas.js';
 import { JudgeStore } from '../datasets/judges.js';
 import { ObservabilityHttpError, invalid, missing, observabilityErrorResponse } from '../datasets/errors.js';
 import { PageQuerySchema, paginated } from '../datasets/pagination.js';

@@ -31,11 +31,11 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { callerOf } from '../caller.js';
-import { forbidden } from '../errors.js';
-import { queryInt } from '../schemas.js';
-import { readJson, validate } from '../validation.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { callerOf } from '../http/caller.js';
+import { forbidden } from '../http/errors.js';
+import { queryInt } from '../http/schemas.js';
+import { readJson, validate } from '../http/validation.js';
 import { CreateUsersSchema, InviteSchema, UpdateUserSchema } from '../tenancy/members.js';
 import { CreateRoleSchema } from '../tenancy/role-catalog.js';
 import {

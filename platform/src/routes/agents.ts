@@ -23,14 +23,14 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { Agent, AgentAlias, AgentPage, ValidationIssue } from 'parley-kit/types';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { PlatformHttpError, invalidModel, notFound, validationError } from '../errors.js';
-import { isoNow, newId } from '../ids.js';
-import { CreateAgentSchema, UpdateAgentSchema } from '../schemas.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { PlatformHttpError, invalidModel, notFound, validationError } from '../http/errors.js';
+import { isoNow, newId } from '../http/ids.js';
+import { CreateAgentSchema, UpdateAgentSchema } from '../http/schemas.js';
 import { AgentStoreError, parseVersionNumber } from '../store/agents.js';
 import type { AgentCursor, AgentFilter } from '../store/agents.js';
-import { readJson } from '../validation.js';
-import { parseJsonDocument } from '../input-guard.js';
+import { readJson } from '../http/validation.js';
+import { parseJsonDocument } from '../http/input-guard.js';
 
 const SOURCES = ['api', 'playground', 'agent_builder_v1'] as const;
 

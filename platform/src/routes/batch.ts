@@ -19,18 +19,18 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { callerOf } from '../caller.js';
-import { badRequest, invalidField, notFound } from '../errors.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { callerOf } from '../http/caller.js';
+import { badRequest, invalidField, notFound } from '../http/errors.js';
 import { isUuid } from '../connectors/store.js';
-import { readJson, validate } from '../validation.js';
+import { readJson, validate } from '../http/validation.js';
 import { AGENT_ENDPOINTS, BATCH_ENDPOINTS, type Dispatch } from '../batch/dispatch.js';
 import { readBatchInput } from '../batch/input.js';
 import { BatchRunner } from '../batch/runner.js';
 import {
   BATCH_STATUSES, FINAL_STATUSES, allResults, createBatchJob, deleteBatchJob, getBatchJob, listBatchJobs, requestCancel,
 } from '../batch/store.js';
-import { parseJsonDocument } from '../input-guard.js';
+import { parseJsonDocument } from '../http/input-guard.js';
 
 export interface BatchRouteOptions {
   /** How a request of a job reaches the platform: its own app, as the job's creator. */

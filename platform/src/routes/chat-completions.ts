@@ -6,8 +6,8 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { CompletionArgs, Tool } from 'parley-kit/types';
-import { callerOf } from '../caller.js';
-import type { PlatformContext, PlatformEnv } from '../context.js';
+import { callerOf } from '../http/caller.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
 import { runChoice } from '../completions/choice.js';
 import { INFILL_MODEL_CARD, runInfill } from '../completions/infill.js';
 import { engineTools, toEngineInput } from '../completions/messages.js';
@@ -20,9 +20,9 @@ import {
   type ChatCompletionRequest,
 } from '../completions/schemas.js';
 import type { ChatEngine } from '../engines/chat/types.js';
-import { invalidField, invalidModel, notFound } from '../errors.js';
-import { isoNow } from '../ids.js';
-import { readJson } from '../validation.js';
+import { invalidField, invalidModel, notFound } from '../http/errors.js';
+import { isoNow } from '../http/ids.js';
+import { readJson } from '../http/validation.js';
 import { CompletionRecorder, type CompletionRequest } from '../observability/recorder.js';
 
 /** The platform's safety prompt, put before the system messages when `safe_prompt` is true. */

@@ -22,8 +22,8 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { ModelCard } from 'parley-kit/types';
-import { callerOf } from '../caller.js';
-import type { PlatformContext, PlatformEnv } from '../context.js';
+import { callerOf } from '../http/caller.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
 import { completionId } from '../completions/respond.js';
 import { textChunks } from 'parley-kit/wire';
 import { countTokens } from '../engines/text/tokenizer.js';
@@ -38,9 +38,9 @@ import {
   type ModerationResponse,
   type ModerationResult,
 } from '../engines/classifier/types.js';
-import { badRequest, invalidModel } from '../errors.js';
-import { isoNow } from '../ids.js';
-import { readJson } from '../validation.js';
+import { badRequest, invalidModel } from '../http/errors.js';
+import { isoNow } from '../http/ids.js';
+import { readJson } from '../http/validation.js';
 
 const TextInput = z.string().min(1);
 

@@ -12,9 +12,9 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ClientSessionResponse } from 'parley-kit/types';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { invalidModel } from '../errors.js';
-import { readJson } from '../validation.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { invalidModel } from '../http/errors.js';
+import { readJson } from '../http/validation.js';
 import type { ClientSecretStore } from '../realtime/client-secrets.js';
 import { REALTIME_MODEL_EXPECTATION } from './realtime-transcription.js';
 

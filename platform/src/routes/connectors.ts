@@ -39,12 +39,12 @@ import type { Context } from 'hono';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ConnectorPage, MessageResponse } from 'parley-kit/types';
-import { callerOf, type Caller } from '../caller.js';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { badRequest, genericError, invalidField, notFound } from '../errors.js';
-import { isoNow } from '../ids.js';
-import { queryInt } from '../schemas.js';
-import { readJson, validate } from '../validation.js';
+import { callerOf, type Caller } from '../http/caller.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { badRequest, genericError, invalidField, notFound } from '../http/errors.js';
+import { isoNow } from '../http/ids.js';
+import { queryInt } from '../http/schemas.js';
+import { readJson, validate } from '../http/validation.js';
 import {
   SHARE_PERMISSION, consumerId, consumerOf, credentialView, mcpTarget, presentConnector, requireManager, requireSharer, visibleConnector,
 } from '../connectors/access.js';
@@ -52,7 +52,7 @@ import { callMcpTool, listMcpTools } from '../connectors/mcp-session.js';
 import {
   ConnectorNameTaken, createConnectorStore, isUuid, type AuthMethod, type ConnectorRecord, type ConnectorStore, type ConsumerScope, type CredentialRecord,
 } from '../connectors/store.js';
-import { parseJsonDocument } from '../input-guard.js';
+import { parseJsonDocument } from '../http/input-guard.js';
 
 // ---------------------------------------------------------------- request schemas
 

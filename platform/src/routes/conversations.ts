@@ -6,19 +6,19 @@ import type {
   AgentConversation, CompletionArgs, Conversation, ConversationEntry, ConversationEvent, ConversationHistory, ConversationMessages,
   ConversationResponse, HandoffExecution, MessageInputEntry, MessageOutputEntry, ModelConversation,
 } from 'parley-kit/types';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { PlatformHttpError, genericError, invalidField, invalidModel, notFound, validationError } from '../errors.js';
-import { isoNow, newId } from '../ids.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { PlatformHttpError, genericError, invalidField, invalidModel, notFound, validationError } from '../http/errors.js';
+import { isoNow, newId } from '../http/ids.js';
 import {
   AppendConversationSchema, RestartConversationSchema, StartConversationSchema, queryInt,
   type ParsedInputs,
-} from '../schemas.js';
+} from '../http/schemas.js';
 import type { ConversationState, StoredConversation } from '../store/conversations.js';
-import { callerOf } from '../caller.js';
+import { callerOf } from '../http/caller.js';
 import { runTurn, type Speaker, type TurnResult } from '../turns.js';
-import { readJson, validate } from '../validation.js';
+import { readJson, validate } from '../http/validation.js';
 import { CompletionRecorder } from '../observability/recorder.js';
-import { parseJsonDocument } from '../input-guard.js';
+import { parseJsonDocument } from '../http/input-guard.js';
 import { createTurnLocks } from '../store/turn-locks.js';
 
 const ListQuery = z.object({

@@ -37,9 +37,9 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { callerOf } from '../caller.js';
-import { readJson, validate } from '../validation.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { callerOf } from '../http/caller.js';
+import { readJson, validate } from '../http/validation.js';
 import { DatasetStore, type ImportRequest } from '../datasets/store.js';
 import { JudgeStore } from '../datasets/judges.js';
 import { DatasetImports } from '../datasets/imports.js';

@@ -4,15 +4,15 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { callerOf } from '../caller.js';
-import type { PlatformContext, PlatformEnv } from '../context.js';
+import { callerOf } from '../http/caller.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
 import { completionId } from '../completions/respond.js';
 import { countTokens } from '../engines/text/tokenizer.js';
 import { words } from '../engines/embeddings/hashed.js';
 import { quantize, toBase64 } from '../engines/embeddings/output.js';
-import { badRequest, invalidField, invalidModel } from '../errors.js';
-import { isoNow } from '../ids.js';
-import { readJson } from '../validation.js';
+import { badRequest, invalidField, invalidModel } from '../http/errors.js';
+import { isoNow } from '../http/ids.js';
+import { readJson } from '../http/validation.js';
 
 /** Most texts in one request. */
 export const MAX_EMBEDDING_INPUTS = 512;

@@ -29,17 +29,17 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { callerOf } from '../caller.js';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { genericError, invalidField, invalidModel, notFound } from '../errors.js';
+import { callerOf } from '../http/caller.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { genericError, invalidField, invalidModel, notFound } from '../http/errors.js';
 import { getFile } from '../files/store.js';
 import { FineTunedModels } from '../fine-tuning/fine-tuned-models.js';
 import { FINAL_STATUSES, JOB_STATUSES, enterStatus, type DryRunAnswer, type FineTuningJob } from '../fine-tuning/jobs.js';
 import { getJob, insertJob, listJobs, saveJob, type StoredJob } from '../fine-tuning/store.js';
 import { FineTuningTrainer, jobPlan, readJobData } from '../fine-tuning/trainer.js';
 import { TrainingDataError } from '../fine-tuning/training-data.js';
-import { queryInt } from '../schemas.js';
-import { readJson, validate } from '../validation.js';
+import { queryInt } from '../http/schemas.js';
+import { readJson, validate } from '../http/validation.js';
 
 const optionalNullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 

@@ -11,10 +11,10 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { callerOf } from '../caller.js';
-import { queryInt } from '../schemas.js';
-import { validate } from '../validation.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { callerOf } from '../http/caller.js';
+import { queryInt } from '../http/schemas.js';
+import { validate } from '../http/validation.js';
 
 const Page = { offset: queryInt(0, 0), limit: queryInt(100, 1, 100) };
 const OrganizationsQuery = z.object(Page);

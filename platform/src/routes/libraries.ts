@@ -23,12 +23,12 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ValidationIssue } from 'parley-kit/types';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { callerOf } from '../caller.js';
-import { PlatformHttpError, forbidden, genericError, invalidField, notFound, validationError } from '../errors.js';
-import { readJson, validate } from '../validation.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { callerOf } from '../http/caller.js';
+import { PlatformHttpError, forbidden, genericError, invalidField, notFound, validationError } from '../http/errors.js';
+import { readJson, validate } from '../http/validation.js';
 import { isUuid } from '../connectors/store.js';
-import { checkFilePart, readMultipart } from '../multipart.js';
+import { checkFilePart, readMultipart } from '../http/multipart.js';
 import { checkSignedUrl, signFileUrl } from '../files/signed-url.js';
 import { urlSecret } from '../files/store.js';
 import { documentType } from '../libraries/extract.js';
@@ -38,7 +38,7 @@ import {
   getDocument, getDocumentById, getLibrary, getShare, listDocuments, listLibraries, listShares, markQueued, putShare, updateDocument,
   updateLibrary, type Accessible, type DocumentRecord, type Principal, type Role,
 } from '../libraries/store.js';
-import { parseJsonDocument } from '../input-guard.js';
+import { parseJsonDocument } from '../http/input-guard.js';
 
 /** Lifetime of signed document URLs, in seconds (as the real service: 30 minutes). */
 const SIGNED_URL_SECONDS = 30 * 60;

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { ModelList } from 'parley-kit/types';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { forbidden, notFound } from '../errors.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { forbidden, notFound } from '../http/errors.js';
 
 /**
  * `GET /v1/models?model&provider` (every kind of model: chat, FIM, embeddings, speech, transcription, OCR,

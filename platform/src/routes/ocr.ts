@@ -15,12 +15,12 @@
  */
 import { Hono } from 'hono';
 import type { OcrResponse } from 'parley-kit/types';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { callerOf } from '../caller.js';
-import { isoNow } from '../ids.js';
-import { callerClosedRequest, engineUnavailable, invalidField, invalidModel } from '../errors.js';
-import { OcrRequestSchema } from '../schemas.js';
-import { readJson } from '../validation.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { callerOf } from '../http/caller.js';
+import { isoNow } from '../http/ids.js';
+import { callerClosedRequest, engineUnavailable, invalidField, invalidModel } from '../http/errors.js';
+import { OcrRequestSchema } from '../http/schemas.js';
+import { readJson } from '../http/validation.js';
 import { readFileBytes } from '../files/store.js';
 import { readDocument } from '../engines/ocr/document-input.js';
 import { selectPages } from '../engines/ocr/pages.js';

@@ -16,7 +16,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { UpgradeHandler } from 'parley-kit/server';
 import type { RealtimeServerEvent } from 'parley-kit/types';
-import { invalidModelMessage, unauthorized } from '../errors.js';
+import { invalidModelMessage, unauthorized } from '../http/errors.js';
 import type { TranscriptionCatalog } from '../engines/transcription/catalog.js';
 import type { ClientSecretStore } from '../realtime/client-secrets.js';
 import { RealtimeTranscriptionSession, type RealtimeLimits } from '../realtime/transcription-session.js';

@@ -25,10 +25,10 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { ValidationIssue } from 'parley-kit/types';
-import { callerOf } from '../caller.js';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { forbidden, genericError, notFound, validationError } from '../errors.js';
-import { isoNow } from '../ids.js';
+import { callerOf } from '../http/caller.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { forbidden, genericError, notFound, validationError } from '../http/errors.js';
+import { isoNow } from '../http/ids.js';
 import { applyFieldMask, readFieldMask } from '../registries/field-mask.js';
 import { PROMPTS, SKILLS, objectJson, versionJson } from '../registries/kinds.js';
 import type { RegistryKindSpec, SharingScope, WorkspaceRelation } from '../registries/kinds.js';
@@ -36,7 +36,7 @@ import { SORT_FIELDS, decodePageToken, encodePageToken, pageSizeOf, readSort } f
 import type { QueryValue } from '../registries/list-query.js';
 import { RegistryError, RegistryStore } from '../registries/store.js';
 import type { ListCursor, VersionSelector } from '../registries/store.js';
-import { issuesToDetail, readJson, validate } from '../validation.js';
+import { issuesToDetail, readJson, validate } from '../http/validation.js';
 
 // ---------------------------------------------------------------- request schemas
 

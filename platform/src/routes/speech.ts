@@ -24,12 +24,12 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { callerOf } from '../caller.js';
-import { isoNow } from '../ids.js';
-import { sseEvent, sseResponse } from '../sse.js';
-import { callerClosedRequest, engineBusy, engineUnavailable, invalidField, invalidModel } from '../errors.js';
-import { readJson } from '../validation.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { callerOf } from '../http/caller.js';
+import { isoNow } from '../http/ids.js';
+import { sseEvent, sseResponse } from '../http/sse.js';
+import { callerClosedRequest, engineBusy, engineUnavailable, invalidField, invalidModel } from '../http/errors.js';
+import { readJson } from '../http/validation.js';
 import { createEncoder } from '../engines/speech/encoders.js';
 import { resolveSpeechVoice } from '../voices/binding.js';
 import {

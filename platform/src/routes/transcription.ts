@@ -25,15 +25,15 @@
  */
 import { Hono } from 'hono';
 import type { ValidationIssue } from 'parley-kit/types';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { callerOf } from '../caller.js';
-import { isoNow } from '../ids.js';
-import { sseEvent, sseResponse } from '../sse.js';
-import { callerClosedRequest, engineBusy, engineUnavailable, genericError, invalidField, invalidModel, notFound, validationError } from '../errors.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { callerOf } from '../http/caller.js';
+import { isoNow } from '../http/ids.js';
+import { sseEvent, sseResponse } from '../http/sse.js';
+import { callerClosedRequest, engineBusy, engineUnavailable, genericError, invalidField, invalidModel, notFound, validationError } from '../http/errors.js';
 import { BodyTooLargeError } from 'parley-kit/server';
-import { checkFilePart, fileTooLarge, readMultipart } from '../multipart.js';
+import { checkFilePart, fileTooLarge, readMultipart } from '../http/multipart.js';
 import { readFileBytes } from '../files/store.js';
-import { FetchFailedError, checkAllowlistedUrl, fetchCapped } from '../fetch-allowlisted.js';
+import { FetchFailedError, checkAllowlistedUrl, fetchCapped } from '../http/fetch-allowlisted.js';
 import { InvalidAudioError, SUPPORTED_AUDIO, UnsupportedAudioError, decodeAudio, toEnginePcm, type DecodedAudio } from '../engines/transcription/decode.js';
 import { TranscriptionEngineBusyError, TranscriptionEngineUnavailableError, type Utterance } from '../engines/transcription/types.js';
 import { Transcript, type Granularity } from '../engines/transcription/transcript.js';

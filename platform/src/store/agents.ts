@@ -1,5 +1,5 @@
 import type { Agent, AgentAlias, CompletionArgs, GuardrailConfig, Tool } from 'parley-kit/types';
-import { isoNow } from '../ids.js';
+import { isoNow } from '../http/ids.js';
 import type { Db } from './db.js';
 
 /**

@@ -3,8 +3,8 @@
  * may see them, hidden when deactivated at one of the caller's levels, run with the caller's credentials.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Caller } from '../../src/caller.js';
-import type { PlatformContext } from '../../src/context.js';
+import type { Caller } from '../../src/http/caller.js';
+import type { PlatformContext } from '../../src/http/context.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openConnectorToolbox } from '../../src/connectors/toolbox.js';

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/store/db.js';
 import { createDirectory } from '../../src/tenancy/directory.js';
-import type { Caller, Directory } from '../../src/caller.js';
+import type { Caller } from '../../src/http/caller.js';
+import type { Directory } from '../../src/tenancy/directory.js';
 import { ADMIN_KEY, API_KEY, call, startPlatform } from './helpers.js';
 
 const SHARE = 'ShareConnectorToWorkspace';

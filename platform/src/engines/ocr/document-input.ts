@@ -4,8 +4,8 @@
  * are sniffed (magic numbers, not the declared media type) into a PDF or a raster image.
  */
 import type { OcrDocument } from 'parley-kit/types';
-import { genericError, invalidField, notFound } from '../../errors.js';
-import { FetchFailedError, checkAllowlistedUrl, fetchCapped } from '../../fetch-allowlisted.js';
+import { genericError, invalidField, notFound } from '../../http/errors.js';
+import { FetchFailedError, checkAllowlistedUrl, fetchCapped } from '../../http/fetch-allowlisted.js';
 import { BodyTooLargeError } from 'parley-kit/server';
 import type { OcrInput } from './types.js';
 

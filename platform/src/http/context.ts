@@ -1,23 +1,22 @@
-import type { Db } from './store/db.js';
-import type { AgentStore } from './store/agents.js';
-import type { ConversationStore } from './store/conversations.js';
-import type { ChatModelRegistry } from './engines/chat/registry.js';
-import type { SpeechCatalog } from './engines/speech/catalog.js';
-import type { TranscriptionCatalog } from './engines/transcription/catalog.js';
-import type { OcrCatalog } from './engines/ocr/catalog.js';
-import type { ClassifierCatalog } from './engines/classifier/catalog.js';
-import type { EmbeddingCatalog } from './engines/embeddings/catalog.js';
-import type { FimCatalog } from './completions/infill.js';
-import type { Caller, Directory } from './caller.js';
-import type { UsageLedger } from './tenancy/usage.js';
+/**
+ * What every area's routes are given: the database, the engines, the request limits, and the services areas
+ * share (the agent and conversation stores, tenancy's directory and usage ledger, the FIM models), wired by
+ * app.ts. The only imports of http/ that name area modules, and type-only: the context is where they meet.
+ */
+import type { Db } from '../store/db.js';
+import type { AgentStore } from '../store/agents.js';
+import type { ConversationStore } from '../store/conversations.js';
+import type { ChatModelRegistry } from '../engines/chat/registry.js';
+import type { SpeechCatalog } from '../engines/speech/catalog.js';
+import type { TranscriptionCatalog } from '../engines/transcription/catalog.js';
+import type { OcrCatalog } from '../engines/ocr/catalog.js';
+import type { ClassifierCatalog } from '../engines/classifier/catalog.js';
+import type { EmbeddingCatalog } from '../engines/embeddings/catalog.js';
+import type { FimCatalog } from '../completions/infill.js';
+import type { Directory } from '../tenancy/directory.js';
+import type { UsageLedger } from '../tenancy/usage.js';
 
-/** The Hono environment of the platform's app and route modules: the values a request carries (`c.get('caller')`). */
-export interface PlatformEnv {
-  Variables: {
-    /** Who is calling; set by the auth middleware on every `/v1` and `/v2` request (read it with `callerOf`). */
-    caller?: Caller;
-  };
-}
+export type { PlatformEnv } from './caller.js';
 
 /** What every route module is given. */
 export interface PlatformContext {
