@@ -4,8 +4,8 @@
  * app.ts. The only imports of http/ that name area modules, and type-only: the context is where they meet.
  */
 import type { Db } from '../store/db.js';
-import type { AgentStore } from '../store/agents.js';
-import type { ConversationStore } from '../store/conversations.js';
+import type { AgentStore } from '../agents/store.js';
+import type { ConversationStore } from '../conversations/store.js';
 import type { ChatModelRegistry } from '../engines/chat/registry.js';
 import type { SpeechCatalog } from '../engines/speech/catalog.js';
 import type { TranscriptionCatalog } from '../engines/transcription/catalog.js';

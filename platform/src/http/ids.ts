@@ -1,4 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+/** The ids and timestamps the platform makes, and the UUID check of ids it is given. */
+import { randomUUID } from 'node:crypto';
 
 /** Prefixed ids as the platform makes them: `conv_`, `msg_`, `fc_`, `handoff_`, `tool_exec_`, `ag_` + 32 hex. */
 export type IdPrefix = 'conv' | 'msg' | 'fc' | 'handoff' | 'tool_exec' | 'ag';
@@ -7,14 +8,12 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomUUID().replace(/-/g, '')}`;
 }
 
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-/** A 9-character alphanumeric `tool_call_id`, like the platform's. */
-export function newToolCallId(): string {
-  const bytes = randomBytes(9);
-  let out = '';
-  for (const b of bytes) out += ALNUM[b % ALNUM.length];
-  return out;
-}
+/** The `id` of a completion, moderation, classification or embedding answer: 32 hex characters. */
+export const completionId = (): string => randomUUID().replace(/-/g, '');
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Whether `s` is a UUID (any case). */
+export const isUuid = (s: string) => UUID_RE.test(s);
 
 let lastMicros = 0;
 /**

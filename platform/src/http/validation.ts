@@ -1,9 +1,21 @@
+/**
+ * Reading requests the way the platform's FastAPI does: JSON bodies and queries validated by zod schemas,
+ * failures as 422 `{detail:[…]}` (issuesToDetail), bodies capped in bytes (413).
+ */
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import type { ValidationIssue } from 'parley-kit/types';
 import { invalidField, payloadTooLarge, validationError } from './errors.js';
 import { BodyTooLargeError, readCapped } from 'parley-kit/server';
 import { decodeJsonText, jsonTextIssue } from './input-guard.js';
+import { isUuid } from './ids.js';
+
+/** A path parameter the API declares as a UUID, lower-cased; anything else → 422 `uuid_parsing`, as FastAPI answers. */
+export function pathUuid(c: Context, name: string): string {
+  const value = c.req.param(name) ?? '';
+  if (!isUuid(value)) throw invalidField(['path', name], 'Input should be a valid UUID', 'uuid_parsing', value);
+  return value.toLowerCase();
+}
 
 /** Default cap for JSON bodies (conversations with long histories fit easily). */
 export const DEFAULT_JSON_LIMIT = 10 * 1024 * 1024;

@@ -29,32 +29,23 @@ import type { PlatformContext, PlatformEnv } from '../http/context.js';
 import { callerOf } from '../http/caller.js';
 import { readJson, validate } from '../http/validation.js';
 import { queryInt } from '../http/schemas.js';
-import { JudgeStore } from '../datasets/judges.js';
-import { ObservabilityHttpError, invalid, missing, observabilityErrorResponse } from '../datasets/errors.js';
-import { PageQuerySchema, paginated } from '../datasets/pagination.js';
-import { JudgeDefinitionSchema, JudgedMessageSchema, judgeConversation } from '../datasets/judging.js';
+import { JudgeStore } from './judges.js';
+import { ObservabilityHttpError, invalid, missing, observabilityErrorResponse, pathUuid, uuidField } from './errors.js';
+import { PageQuerySchema, paginated } from './pagination.js';
+import { JudgeDefinitionSchema, JudgedMessageSchema, judgeConversation } from './judging.js';
 import { CompletionEventStore, toPreview, type CompletionEvent } from './events.js';
 import { CampaignStore } from './campaigns.js';
 import { EVENT_FIELDS, FILTER_OPS, FilterPayloadSchema, matches, unknownField, type FilterPayload } from './filters.js';
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const SearchSchema = z.object({ search_params: FilterPayloadSchema, extra_fields: z.array(z.string()).nullish() });
 const SearchQuerySchema = z.object({ page_size: queryInt(50, 1, 1000), cursor: z.string().optional() });
 const CreateCampaignSchema = z.object({
   search_params: FilterPayloadSchema,
-  judge_id: z.string().regex(UUID_RE, 'Input should be a valid UUID').transform((s) => s.toLowerCase()),
+  judge_id: uuidField,
   name: z.string().min(1).max(200),
   description: z.string().max(1000),
   max_nb_events: z.number().int().min(1),
 });
-
-/** A path id the API declares as a UUID; malformed → 422. */
-function pathUuid(c: Context, name: string): string {
-  const raw = c.req.param(name) ?? '';
-  if (!UUID_RE.test(raw)) throw invalid(['path', name], `Input should be a valid UUID, got '${raw.slice(0, 80)}'`);
-  return raw.toLowerCase();
-}
 
 /** Cursors are the offset of the next page, opaque to callers. */
 const encodeCursor = (offset: number) => Buffer.from(JSON.stringify({ offset })).toString('base64url');

@@ -1,18 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { openPostgres } from './pg.js';
-import { MIGRATIONS as TENANCY } from '../tenancy/schema.js';
-import { MIGRATIONS as CONNECTORS } from '../connectors/schema.js';
-import { MIGRATIONS as DATASETS } from '../datasets/schema.js';
-import { MIGRATIONS as REGISTRIES } from '../registries/schema.js';
-import { MIGRATIONS as FILES } from '../files/schema.js';
-import { MIGRATIONS as VOICES } from '../voices/schema.js';
-import { MIGRATIONS as BATCH } from '../batch/schema.js';
-import { MIGRATIONS as FINE_TUNING } from '../fine-tuning/schema.js';
-import { MIGRATIONS as LIBRARIES } from '../libraries/schema.js';
-import { MIGRATIONS as REALTIME } from '../realtime/schema.js';
+import { MIGRATIONS as TENANCY } from '../tenancy/migrations.js';
+import { MIGRATIONS as CONNECTORS } from '../connectors/migrations.js';
+import { MIGRATIONS as DATASETS } from '../observability/dataset-migrations.js';
+import { MIGRATIONS as REGISTRIES } from '../registries/migrations.js';
+import { MIGRATIONS as FILES } from '../files/migrations.js';
+import { MIGRATIONS as VOICES } from '../voices/migrations.js';
+import { MIGRATIONS as BATCH } from '../batch/migrations.js';
+import { MIGRATIONS as FINE_TUNING } from '../fine-tuning/migrations.js';
+import { MIGRATIONS as LIBRARIES } from '../libraries/migrations.js';
+import { MIGRATIONS as REALTIME } from '../realtime/migrations.js';
 import { MIGRATIONS as LEASES, clearLeases } from './leases.js';
-import { MIGRATIONS as OBSERVABILITY } from '../observability/schema.js';
+import { MIGRATIONS as OBSERVABILITY } from '../observability/migrations.js';
 
 /**
  * The platform's database: one small interface (`query`, `exec`, `transaction`, `close`) over two engines.
@@ -102,7 +102,7 @@ const CORE: string[] = [
     primary key (agent_id, alias)
   );
   `,
-  // 2: conversations with a turn in progress (store/turn-locks.ts), shared by every process on the database
+  // 2: conversations with a turn in progress (conversations/turn-locks.ts), shared by every process on the database
   `
   create table conversation_turns (
     conversation_id text primary key,
