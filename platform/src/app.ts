@@ -3,7 +3,18 @@ import type { Context } from 'hono';
 import { PlatformHttpError, badRequest, genericError } from './http/errors.js';
 import { authenticate } from './http/auth.js';
 import { observabilityErrorResponse } from './observability/errors.js';
-import { openDb } from './store/db.js';
+import { openDb, type AreaMigrations } from './store/db.js';
+import { MIGRATIONS as TENANCY } from './tenancy/migrations.js';
+import { MIGRATIONS as CONNECTORS } from './connectors/migrations.js';
+import { MIGRATIONS as DATASETS } from './observability/dataset-migrations.js';
+import { MIGRATIONS as REGISTRIES } from './registries/migrations.js';
+import { MIGRATIONS as FILES } from './files/migrations.js';
+import { MIGRATIONS as VOICES } from './voices/migrations.js';
+import { MIGRATIONS as BATCH } from './batch/migrations.js';
+import { MIGRATIONS as FINE_TUNING } from './fine-tuning/migrations.js';
+import { MIGRATIONS as LIBRARIES } from './libraries/migrations.js';
+import { MIGRATIONS as OBSERVABILITY } from './observability/migrations.js';
+import { MIGRATIONS as REALTIME } from './realtime/migrations.js';
 import { setLeaseTiming, type LeaseTiming } from './store/leases.js';
 import { createConversationStore } from './conversations/store.js';
 import { createAgentStore } from './agents/store.js';
@@ -125,6 +136,16 @@ export interface Platform {
   close(): Promise<void>;
 }
 
+/**
+ * Every area's migrations, in the order they apply, by the name each area's versions are counted under
+ * (names of databases made before the areas moved: observability's datasets count as `datasets`).
+ * createPlatform opens its database with them; so do the store tests.
+ */
+export const AREA_MIGRATIONS: AreaMigrations = {
+  tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES, files: FILES, voices: VOICES,
+  batch: BATCH, 'fine-tuning': FINE_TUNING, libraries: LIBRARIES, observability: OBSERVABILITY, realtime: REALTIME,
+};
+
 export function defaultChatEngines(options: Pick<PlatformOptions, 'tokenDelayMs' | 'chatUrl' | 'chatModel' | 'chatApiKey'>): ChatEngine[] {
   const engines: ChatEngine[] = [createLocalChatEngine({ tokenDelayMs: options.tokenDelayMs ?? 0 })];
   if (options.chatUrl) {
@@ -139,7 +160,7 @@ export function createPlatform(options: PlatformOptions): Platform {
   const speech = new SpeechCatalog(options.speechEngines ?? [createEspeakSpeechEngine()]);
   const transcription = new TranscriptionCatalog(options.transcriptionEngines ?? [createPocketsphinxEngine()]);
   const ocr = new OcrCatalog(options.ocrEngines ?? [createLocalOcrEngine()]);
-  const database = openDb({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
+  const database = openDb({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, areas: AREA_MIGRATIONS });
   const secrets = new ClientSecretStore(database);
   const realtime = realtimeTranscriptionEndpoint({
     keys: apiKeys(options),

@@ -1,18 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { openPostgres } from './pg.js';
-import { MIGRATIONS as TENANCY } from '../tenancy/migrations.js';
-import { MIGRATIONS as CONNECTORS } from '../connectors/migrations.js';
-import { MIGRATIONS as DATASETS } from '../observability/dataset-migrations.js';
-import { MIGRATIONS as REGISTRIES } from '../registries/migrations.js';
-import { MIGRATIONS as FILES } from '../files/migrations.js';
-import { MIGRATIONS as VOICES } from '../voices/migrations.js';
-import { MIGRATIONS as BATCH } from '../batch/migrations.js';
-import { MIGRATIONS as FINE_TUNING } from '../fine-tuning/migrations.js';
-import { MIGRATIONS as LIBRARIES } from '../libraries/migrations.js';
-import { MIGRATIONS as REALTIME } from '../realtime/migrations.js';
 import { MIGRATIONS as LEASES, clearLeases } from './leases.js';
-import { MIGRATIONS as OBSERVABILITY } from '../observability/migrations.js';
 
 /**
  * The platform's database: one small interface (`query`, `exec`, `transaction`, `close`) over two engines.
@@ -52,11 +41,19 @@ export interface Db extends Queryable {
   readonly closed: boolean;
 }
 
+/**
+ * Each area of the API keeps its own migration list beside its code (`<area>/migrations.ts`), by the name its
+ * versions are counted under; an area's version is counted separately, so areas grow independently.
+ */
+export type AreaMigrations = Readonly<Record<string, readonly string[]>>;
+
 export interface DbOptions {
   /** PGlite's directory (durable); omit for memory. Ignored with `databaseUrl`. */
   dataDir?: string;
   /** A PostgreSQL connection string (`postgres://user:password@host:port/db`): use that server instead of PGlite. */
   databaseUrl?: string;
+  /** Every area's migrations, applied in this order after the core schema (app.ts lists them). */
+  areas: AreaMigrations;
 }
 
 /** Core schema versions, applied in order once each; never edit a shipped entry, add a new one. */
@@ -112,8 +109,8 @@ const CORE: string[] = [
   `,
 ];
 
-export async function openDb(options: string | DbOptions = {}): Promise<Db> {
-  const { dataDir, databaseUrl } = typeof options === 'string' ? { dataDir: options } : options;
+export async function openDb(options: DbOptions): Promise<Db> {
+  const { dataDir, databaseUrl, areas } = options;
   let db: Db;
   if (databaseUrl) {
     db = await openPostgres(databaseUrl);
@@ -125,7 +122,7 @@ export async function openDb(options: string | DbOptions = {}): Promise<Db> {
   }
   try {
     // Two processes starting at once on one server: one migrates, the other waits and then finds nothing to do.
-    await db.exclusive('migrate', () => migrate(db));
+    await db.exclusive('migrate', () => migrate(db, areas));
     // Only one process opens a PGlite database: a job lease found in it was left by a stopped process.
     if (db.kind === 'pglite') {
       await clearLeases(db);
@@ -152,26 +149,21 @@ function wrapPglite(pglite: PGlite): Db {
 }
 
 /**
- * Each area of the API keeps its own migration list beside its code; an area's version is counted
- * separately, so areas can grow independently. `core` is the original schema (its versions stay in
- * `parley_schema`, as in databases made before areas existed).
+ * The core schema first (the original one: its versions stay in `parley_schema`, as in databases made before
+ * areas existed), then the areas', then the leases' last: they add lease columns to the job tables of the areas.
  */
-const AREAS: Record<string, string[]> = { tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES, files: FILES, voices: VOICES, batch: BATCH, 'fine-tuning': FINE_TUNING, libraries: LIBRARIES, observability: OBSERVABILITY, realtime: REALTIME,
-  // Last: it adds lease columns to the job tables of the areas above.
-  leases: LEASES };
-
-async function migrate(db: Db): Promise<void> {
+async function migrate(db: Db, areas: AreaMigrations): Promise<void> {
   await db.exec(`create table if not exists parley_schema (version integer not null);
     create table if not exists parley_area_schema (area text not null, version integer not null, primary key (area, version))`);
   const core = await db.query<{ version: number }>('select max(version) as version from parley_schema');
   await apply(db, CORE, core.rows[0]?.version ?? 0, (tx, v) => tx.query('insert into parley_schema (version) values ($1)', [v]));
-  for (const [area, migrations] of Object.entries(AREAS)) {
+  for (const [area, migrations] of Object.entries({ ...areas, leases: LEASES })) {
     const { rows } = await db.query<{ version: number }>('select max(version) as version from parley_area_schema where area = $1', [area]);
     await apply(db, migrations, rows[0]?.version ?? 0, (tx, v) => tx.query('insert into parley_area_schema (area, version) values ($1, $2)', [area, v]));
   }
 }
 
-async function apply(db: Db, migrations: string[], current: number, mark: (tx: Tx, version: number) => Promise<unknown>): Promise<void> {
+async function apply(db: Db, migrations: readonly string[], current: number, mark: (tx: Tx, version: number) => Promise<unknown>): Promise<void> {
   for (let v = current + 1; v <= migrations.length; v++) {
     await db.transaction(async (tx) => {
       await tx.exec(migrations[v - 1]);
