@@ -231,7 +231,7 @@ export function agentRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return filter;
   };
 
-  app.post('/v1/agents', async (c) => {
+  app.post('/', async (c) => {
     const body = await readJson(c, CreateAgentSchema, ctx.limits.maxJsonBytes);
     checkModel(ctx, body.model);
     const agent = await run(() => agents.create({
@@ -251,7 +251,7 @@ export function agentRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(agent satisfies Agent, 200);
   });
 
-  app.get('/v1/agents', async (c) => {
+  app.get('/', async (c) => {
     const q = new QueryReader(c);
     const page = q.int('page', { min: 0 }) ?? 0;
     const pageSize = q.int('page_size', { min: 1, max: 1000 }) ?? 20;
@@ -261,7 +261,7 @@ export function agentRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(data satisfies Agent[], 200);
   });
 
-  app.get('/v1/agents/pages', async (c) => {
+  app.get('/pages', async (c) => {
     const q = new QueryReader(c);
     const pageSize = q.int('page_size', { min: 1, max: 1000 }) ?? 20;
     const filter = readFilter(q);
@@ -277,7 +277,7 @@ export function agentRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(page, 200);
   });
 
-  app.get('/v1/agents/:agent_id', async (c) => {
+  app.get('/:agent_id', async (c) => {
     const q = new QueryReader(c);
     const version = q.string('agent_version', { min: 1 });
     q.check();
@@ -285,7 +285,7 @@ export function agentRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(agent satisfies Agent, 200);
   });
 
-  app.patch('/v1/agents/:agent_id', async (c) => {
+  app.patch('/:agent_id', async (c) => {
     const id = c.req.param('agent_id');
     const body = await readJson(c, UpdateAgentSchema, ctx.limits.maxJsonBytes);
     // Unknown agent first: a 404 says more than complaints about the body's references.
@@ -299,7 +299,7 @@ export function agentRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(agent satisfies Agent, 200);
   });
 
-  app.patch('/v1/agents/:agent_id/version', async (c) => {
+  app.patch('/:agent_id/version', async (c) => {
     const q = new QueryReader(c);
     const version = q.int('version', { required: true });
     q.check();
@@ -308,7 +308,7 @@ export function agentRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(agent satisfies Agent, 200);
   });
 
-  app.get('/v1/agents/:agent_id/versions', async (c) => {
+  app.get('/:agent_id/versions', async (c) => {
     const q = new QueryReader(c);
     const page = q.int('page', { min: 0 }) ?? 0;
     const pageSize = q.int('page_size', { min: 1, max: 100 }) ?? 20;
@@ -317,19 +317,19 @@ export function agentRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(data satisfies Agent[], 200);
   });
 
-  app.get('/v1/agents/:agent_id/versions/:version', async (c) => {
+  app.get('/:agent_id/versions/:version', async (c) => {
     const version = c.req.param('version');
     const n = parseVersionNumber(version);
     const agent = await run(() => agents.resolve(c.req.param('agent_id'), n ?? version));
     return c.json(agent satisfies Agent, 200);
   });
 
-  app.get('/v1/agents/:agent_id/aliases', async (c) => {
+  app.get('/:agent_id/aliases', async (c) => {
     const data = await run(() => agents.listAliases(c.req.param('agent_id')));
     return c.json(data satisfies AgentAlias[], 200);
   });
 
-  app.put('/v1/agents/:agent_id/aliases', async (c) => {
+  app.put('/:agent_id/aliases', async (c) => {
     const q = new QueryReader(c);
     const alias = q.string('alias', { required: true, min: 1, max: 64 });
     const version = q.int('version', { required: true });
@@ -343,7 +343,7 @@ export function agentRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(out satisfies AgentAlias, 200);
   });
 
-  app.delete('/v1/agents/:agent_id/aliases', async (c) => {
+  app.delete('/:agent_id/aliases', async (c) => {
     const q = new QueryReader(c);
     const alias = q.string('alias', { required: true, min: 1 });
     q.check();
@@ -351,7 +351,7 @@ export function agentRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.body(null, 204);
   });
 
-  app.delete('/v1/agents/:agent_id', async (c) => {
+  app.delete('/:agent_id', async (c) => {
     const id = c.req.param('agent_id');
     if (!(await agents.delete(id))) throw notFound(`Agent '${id}' not found`);
     return c.body(null, 204);

@@ -94,7 +94,7 @@ export function batchRoutes(ctx: PlatformContext, options: BatchRouteOptions): H
   // Jobs left QUEUED or RUNNING by the previous run continue now.
   runner.wake();
 
-  app.post('/v1/batch/jobs', async (c) => {
+  app.post('/jobs', async (c) => {
     const body = await readJson(c, CreateBatchJobSchema, ctx.limits.maxJsonBytes);
     const caller = callerOf(c);
     if (body.model && body.agent_id) throw invalidField(['body', 'agent_id'], 'Give model or agent_id, not both', 'value_error', body.agent_id);
@@ -119,7 +119,7 @@ export function batchRoutes(ctx: PlatformContext, options: BatchRouteOptions): H
     return c.json(job.record);
   });
 
-  app.get('/v1/batch/jobs', async (c) => {
+  app.get('/jobs', async (c) => {
     const q = validate(ListQuerySchema, { ...c.req.query(), status: c.req.queries('status') }, ['query']);
     const caller = callerOf(c);
     const { data, total } = await listBatchJobs(ctx.db, caller.workspaceId, {
@@ -136,7 +136,7 @@ export function batchRoutes(ctx: PlatformContext, options: BatchRouteOptions): H
     return c.json({ data, object: 'list', total });
   });
 
-  app.get('/v1/batch/jobs/:job_id', async (c) => {
+  app.get('/jobs/:job_id', async (c) => {
     const id = pathUuid(c, 'job_id');
     const q = validate(GetQuerySchema, c.req.query(), ['query']);
     const job = await getBatchJob(ctx.db, callerOf(c).workspaceId, id);
@@ -144,7 +144,7 @@ export function batchRoutes(ctx: PlatformContext, options: BatchRouteOptions): H
     return c.json(q.inline ? { ...job.record, outputs: await allResults(ctx.db, id) } : job.record);
   });
 
-  app.post('/v1/batch/jobs/:job_id/cancel', async (c) => {
+  app.post('/jobs/:job_id/cancel', async (c) => {
     const id = pathUuid(c, 'job_id');
     const { workspaceId } = callerOf(c);
     const before = await getBatchJob(ctx.db, workspaceId, id);
@@ -158,7 +158,7 @@ export function batchRoutes(ctx: PlatformContext, options: BatchRouteOptions): H
     return c.json(job.record);
   });
 
-  app.delete('/v1/batch/jobs/:job_id', async (c) => {
+  app.delete('/jobs/:job_id', async (c) => {
     const id = pathUuid(c, 'job_id');
     if (!(await deleteBatchJob(ctx.db, callerOf(c).workspaceId, id))) throw jobNotFound(id);
     return c.json({ id, object: 'batch', deleted: true });

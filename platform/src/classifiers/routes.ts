@@ -135,7 +135,7 @@ export function classifierRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens, request_count: 1 };
   };
 
-  app.post('/v1/moderations', async (c) => {
+  app.post('/moderations', async (c) => {
     const body = await readJson(c, TextRequestSchema, limit);
     const { engine, card } = resolve(body.model, 'moderation');
     const texts = typeof body.input === 'string' ? [body.input] : body.input;
@@ -145,7 +145,7 @@ export function classifierRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json({ id: completionId(), model: body.model, results, usage } satisfies ModerationResponse);
   });
 
-  app.post('/v1/chat/moderations', async (c) => {
+  app.post('/chat/moderations', async (c) => {
     const body = await readJson(c, ChatModerationRequestSchema, limit);
     const { engine, card } = resolve(body.model, 'moderation');
     const conversations = isConversationList(body.input) ? body.input : [body.input];
@@ -156,7 +156,7 @@ export function classifierRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json({ id: completionId(), model: body.model, results, usage } satisfies ModerationResponse);
   });
 
-  app.post('/v1/classifications', async (c) => {
+  app.post('/classifications', async (c) => {
     const body = await readJson(c, TextRequestSchema, limit);
     const { engine, card } = resolve(body.model, 'classification');
     const texts = typeof body.input === 'string' ? [body.input] : body.input;
@@ -166,7 +166,7 @@ export function classifierRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json({ id: completionId(), model: body.model, results, usage } satisfies ClassificationResponse);
   });
 
-  app.post('/v1/chat/classifications', async (c) => {
+  app.post('/chat/classifications', async (c) => {
     const body = await readJson(c, ChatClassificationRequestSchema, limit);
     const { engine, card } = resolve(body.model, 'classification');
     const requests = Array.isArray(body.input) ? body.input : [body.input];

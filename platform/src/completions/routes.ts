@@ -94,7 +94,7 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     };
   };
 
-  app.post('/v1/chat/completions', async (c) => {
+  app.post('/chat/completions', async (c) => {
     const body = await readJson(c, ChatCompletionRequestSchema, ctx.limits.maxJsonBytes);
     const resolved = ctx.chat.resolve(body.model);
     if (!resolved) throw invalidModel(body.model, { kind: 'a chat model' });
@@ -112,7 +112,7 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return answer(c, { model: body.model, prefix: job.prefix, recordUsage: usageRecorder(c, 'chat.completions', resolved.card.id) }, body.stream === true, job.choices, body);
   });
 
-  app.post('/v1/agents/completions', async (c) => {
+  app.post('/agents/completions', async (c) => {
     const body = await readJson(c, AgentsCompletionRequestSchema, ctx.limits.maxJsonBytes);
     const agent = await ctx.agents.get(body.agent_id);
     if (!agent) throw notFound(`Agent '${body.agent_id}' not found`);
@@ -128,7 +128,7 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return answer(c, { model: agent.model, prefix: job.prefix, recordUsage: usageRecorder(c, 'agents.completions', resolved.card.id) }, body.stream === true, job.choices, body);
   });
 
-  app.post('/v1/fim/completions', async (c) => {
+  app.post('/fim/completions', async (c) => {
     const body = await readJson(c, FimCompletionRequestSchema, ctx.limits.maxJsonBytes);
     const resolved = ctx.fim.resolve(body.model);
     if (!resolved) {

@@ -198,7 +198,7 @@ export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const requireScopeRight = (record: ConnectorRecord, caller: Caller, scope: ConsumerScope, action: string) =>
     scope === 'user' ? Promise.resolve() : requireManager(ctx.directory, record, caller, `${action} at the ${scope} level`);
 
-  app.post('/v1/connectors', async (c) => {
+  app.post('/', async (c) => {
     const caller = callerOf(c);
     const body = await readJson(c, CreateConnectorSchema, maxJson());
     if (body.oauth2_server_metadata && body.oauth2_server_metadata_url) {
@@ -233,7 +233,7 @@ export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(await presentConnector(store, record, caller), 201);
   });
 
-  app.get('/v1/connectors', async (c) => {
+  app.get('/', async (c) => {
     const caller = callerOf(c);
     const q = validate(ListQuerySchema, c.req.query(), ['query']);
     let active = q.active;
@@ -258,14 +258,14 @@ export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(answer, 200);
   });
 
-  app.get('/v1/connectors/:connector_id_or_name', async (c) => {
+  app.get('/:connector_id_or_name', async (c) => {
     const caller = callerOf(c);
     const q = validate(z.object({ fetch_user_data: queryBool.optional(), fetch_customer_data: queryBool.optional() }), c.req.query(), ['query']);
     const record = await visibleConnector(store, c.req.param('connector_id_or_name'), caller);
     return c.json(await presentConnector(store, record, caller, { withCredentials: q.fetch_user_data === true }), 200);
   });
 
-  app.patch('/v1/connectors/:connector_id', async (c) => {
+  app.patch('/:connector_id', async (c) => {
     const caller = callerOf(c);
     const id = pathUuid(c, 'connector_id');
     const body = await readJson(c, UpdateConnectorSchema, maxJson());
@@ -289,7 +289,7 @@ export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(await presentConnector(store, next, caller), 200);
   });
 
-  app.delete('/v1/connectors/:connector_id', async (c) => {
+  app.delete('/:connector_id', async (c) => {
     const caller = callerOf(c);
     const record = await visibleConnector(store, pathUuid(c, 'connector_id'), caller);
     await requireManager(ctx.directory, record, caller, 'delete it');
@@ -297,7 +297,7 @@ export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(message(`Connector '${record.name}' deleted`), 200);
   });
 
-  app.get('/v1/connectors/:connector_id_or_name/auth_url', async (c) => {
+  app.get('/:connector_id_or_name/auth_url', async (c) => {
     const caller = callerOf(c);
     const q = validate(AuthUrlQuerySchema, c.req.query(), ['query']);
     const record = await visibleConnector(store, c.req.param('connector_id_or_name'), caller);
@@ -319,8 +319,8 @@ export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   });
 
   for (const [path, visibility, label] of [
-    ['/v1/connectors/:connector_id/share', 'shared_workspace', 'workspace'],
-    ['/v1/connectors/:connector_id/organization/share', 'shared_org', 'organization'],
+    ['/:connector_id/share', 'shared_workspace', 'workspace'],
+    ['/:connector_id/organization/share', 'shared_org', 'organization'],
   ] as const) {
     app.put(path, async (c) => {
       const caller = callerOf(c);
@@ -345,7 +345,7 @@ export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   }
 
   for (const action of ['activate', 'deactivate'] as const) {
-    app.post(`/v1/connectors/:connector_id/:consumer_scope/${action}`, async (c) => {
+    app.post(`/:connector_id/:consumer_scope/${action}`, async (c) => {
       const caller = callerOf(c);
       const id = pathUuid(c, 'connector_id');
       const scope = pathScope(c);
@@ -356,7 +356,7 @@ export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     });
   }
 
-  app.get('/v1/connectors/:connector_id_or_name/tools', async (c) => {
+  app.get('/:connector_id_or_name/tools', async (c) => {
     const caller = callerOf(c);
     const q = validate(ToolsQuerySchema, c.req.query(), ['query']);
     const record = await visibleConnector(store, c.req.param('connector_id_or_name'), caller);
@@ -369,7 +369,7 @@ export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(out, 200);
   });
 
-  app.post('/v1/connectors/:connector_id_or_name/tools/:tool_name/call', async (c) => {
+  app.post('/:connector_id_or_name/tools/:tool_name/call', async (c) => {
     const caller = callerOf(c);
     const q = validate(z.object({ credentials_name: z.string().optional() }), c.req.query(), ['query']);
     const body = await readJson(c, CallToolSchema, maxJson());
@@ -386,14 +386,14 @@ export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     }, 200);
   });
 
-  app.get('/v1/connectors/:connector_id_or_name/authentication_methods', async (c) => {
+  app.get('/:connector_id_or_name/authentication_methods', async (c) => {
     const caller = callerOf(c);
     const record = await visibleConnector(store, c.req.param('connector_id_or_name'), caller);
     const view = await presentConnector(store, record, caller);
     return c.json(view.supported_auth_methods, 200);
   });
 
-  app.get('/v1/connectors/:connector_id_or_name/:consumer_scope/credentials', async (c) => {
+  app.get('/:connector_id_or_name/:consumer_scope/credentials', async (c) => {
     const caller = callerOf(c);
     const scope = pathScope(c);
     const q = validate(CredentialsQuerySchema, c.req.query(), ['query']);
@@ -446,17 +446,17 @@ export function connectorRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     });
     return c.json(message(`Credentials '${body.name}' ${current ? 'updated' : 'created'} for connector '${record.name}' at the ${scope} level`), 200);
   };
-  app.post('/v1/connectors/:connector_id_or_name/:consumer_scope/credentials', writeCredentials('upsert'));
-  app.patch('/v1/connectors/:connector_id_or_name/:consumer_scope/credentials', writeCredentials('update'));
+  app.post('/:connector_id_or_name/:consumer_scope/credentials', writeCredentials('upsert'));
+  app.patch('/:connector_id_or_name/:consumer_scope/credentials', writeCredentials('update'));
 
-  app.delete('/v1/connectors/:connector_id_or_name/user/credentials', async (c) => {
+  app.delete('/:connector_id_or_name/user/credentials', async (c) => {
     const caller = callerOf(c);
     const record = await visibleConnector(store, c.req.param('connector_id_or_name'), caller);
     const n = await store.deleteCredentials(record.id, 'user', caller.userId);
     return c.json(message(`Deleted ${n} user credential${n === 1 ? '' : 's'} of connector '${record.name}'`), 200);
   });
 
-  app.delete('/v1/connectors/:connector_id_or_name/:consumer_scope/credentials/:credentials_name', async (c) => {
+  app.delete('/:connector_id_or_name/:consumer_scope/credentials/:credentials_name', async (c) => {
     const caller = callerOf(c);
     const scope = pathScope(c);
     const record = await visibleConnector(store, c.req.param('connector_id_or_name'), caller);

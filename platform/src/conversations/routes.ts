@@ -34,7 +34,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const busy = createTurnLocks(ctx.db);
   const respond = createResponder(ctx, busy);
 
-  app.post('/v1/conversations', async (c) => {
+  app.post('/', async (c) => {
     const body = await readJson(c, StartConversationSchema, ctx.limits.maxJsonBytes);
     if (body.agent_id && body.model) {
       throw invalidField(['body', 'model'], 'Give either model or agent_id, not both', 'value_error', body.model);
@@ -87,7 +87,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     });
   });
 
-  app.get('/v1/conversations', async (c) => {
+  app.get('/', async (c) => {
     const q = validate(ListQuery, c.req.query(), ['query']);
     let metadata: Record<string, unknown> | undefined;
     if (q.metadata) {
@@ -103,29 +103,29 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(await ctx.conversations.list({ page: q.page, pageSize: q.page_size, metadata }));
   });
 
-  app.get('/v1/conversations/:id', async (c) => c.json((await load(c.req.param('id'))).record));
+  app.get('/:id', async (c) => c.json((await load(c.req.param('id'))).record));
 
-  app.delete('/v1/conversations/:id', async (c) => {
+  app.delete('/:id', async (c) => {
     const id = c.req.param('id');
     if (await busy.held(id)) throw conversationBusy(id);
     if (!(await ctx.conversations.delete(id))) throw notFound(`Conversation '${id}' not found`);
     return c.body(null, 204);
   });
 
-  app.get('/v1/conversations/:id/history', async (c) => {
+  app.get('/:id/history', async (c) => {
     const { record } = await load(c.req.param('id'));
     const entries = await ctx.conversations.entries(record.id);
     return c.json({ object: 'conversation.history', conversation_id: record.id, entries } satisfies ConversationHistory);
   });
 
-  app.get('/v1/conversations/:id/messages', async (c) => {
+  app.get('/:id/messages', async (c) => {
     const { record } = await load(c.req.param('id'));
     const messages = (await ctx.conversations.entries(record.id)).filter(
       (e): e is MessageInputEntry | MessageOutputEntry => e.type === 'message.input' || e.type === 'message.output');
     return c.json({ object: 'conversation.messages', conversation_id: record.id, messages } satisfies ConversationMessages);
   });
 
-  app.post('/v1/conversations/:id', async (c) => {
+  app.post('/:id', async (c) => {
     const conversation = await load(c.req.param('id'));
     const body = await readJson(c, AppendConversationSchema, ctx.limits.maxJsonBytes);
     const history = await ctx.conversations.entries(conversation.record.id);
@@ -144,7 +144,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     });
   });
 
-  app.post('/v1/conversations/:id/restart', async (c) => {
+  app.post('/:id/restart', async (c) => {
     const source = await load(c.req.param('id'));
     const body = await readJson(c, RestartConversationSchema, ctx.limits.maxJsonBytes);
     const history = await ctx.conversations.entries(source.record.id);

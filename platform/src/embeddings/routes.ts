@@ -34,7 +34,7 @@ const EmbeddingRequestSchema = z.object({
 export function embeddingRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
 
-  app.post('/v1/embeddings', async (c) => {
+  app.post('/', async (c) => {
     const body = await readJson(c, EmbeddingRequestSchema, ctx.limits.maxJsonBytes);
     const resolved = ctx.embeddings.resolve(body.model);
     if (!resolved) throw invalidModel(body.model, { kind: 'an embedding model' });

@@ -113,13 +113,13 @@ export function fileRoutes(ctx: PlatformContext, options: FileRouteOptions = {})
   const app = new Hono<PlatformEnv>();
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
 
-  app.post('/v1/files', async (c) => {
+  app.post('/', async (c) => {
     const form = await readMultipart(c.req.raw, { maxFileBytes, route: 'POST /v1/files (fields file, purpose, expiry, visibility)', fileField: 'file' });
     const upload = await parseUpload(form, maxFileBytes);
     return c.json(await createFile(ctx.db, ownerOf(c), upload));
   });
 
-  app.get('/v1/files', async (c) => {
+  app.get('/', async (c) => {
     const q = validate(ListQuerySchema, { ...c.req.query(), sample_type: c.req.queries('sample_type'), source: c.req.queries('source'), mimetypes: c.req.queries('mimetypes') }, ['query']);
     const { data, total } = await listFiles(ctx.db, ownerOf(c), {
       page: q.page, pageSize: q.page_size, purpose: q.purpose, search: q.search, sampleTypes: q.sample_type, sources: q.source, mimetypes: q.mimetypes,
@@ -127,25 +127,25 @@ export function fileRoutes(ctx: PlatformContext, options: FileRouteOptions = {})
     return c.json({ data, object: 'list', total: q.include_total ? total : null });
   });
 
-  app.get('/v1/files/:file_id', async (c) => {
+  app.get('/:file_id', async (c) => {
     const file = await getFile(ctx.db, ownerOf(c), c.req.param('file_id'));
     if (!file) throw fileNotFound(c.req.param('file_id'));
     return c.json({ ...file, deleted: false });
   });
 
-  app.delete('/v1/files/:file_id', async (c) => {
+  app.delete('/:file_id', async (c) => {
     const id = c.req.param('file_id');
     if (!(await deleteFile(ctx.db, ownerOf(c), id))) throw fileNotFound(id);
     return c.json({ id, object: 'file', deleted: true });
   });
 
-  app.get('/v1/files/:file_id/content', async (c) => {
+  app.get('/:file_id/content', async (c) => {
     const file = await getFile(ctx.db, ownerOf(c), c.req.param('file_id'));
     if (!file) throw fileNotFound(c.req.param('file_id'));
     return contentResponse(ctx, file);
   });
 
-  app.get('/v1/files/:file_id/url', async (c) => {
+  app.get('/:file_id/url', async (c) => {
     const q = validate(UrlQuerySchema, c.req.query(), ['query']);
     const file = await getFile(ctx.db, ownerOf(c), c.req.param('file_id'));
     if (!file) throw fileNotFound(c.req.param('file_id'));
@@ -156,8 +156,13 @@ export function fileRoutes(ctx: PlatformContext, options: FileRouteOptions = {})
     return c.json({ url: url.href });
   });
 
-  // Outside /v1: no API key; the signature is the proof.
-  app.get('/signed/files/:file_id/content', async (c) => {
+  return app;
+}
+
+/** A file's signed URL (`/signed/files/…`, outside /v1): no API key; the signature is the proof. */
+export function signedFileRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
+  app.get('/:file_id/content', async (c) => {
     const id = c.req.param('file_id');
     const refused = checkSignedUrl(await urlSecret(ctx.db), id, c.req.query('expires'), c.req.query('signature'));
     if (refused) throw forbidden(refused);

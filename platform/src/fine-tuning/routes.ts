@@ -107,7 +107,7 @@ export function fineTuningRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   // A failure is answered by every fine-tuning request, which awaits `ready`.
   ready.catch(() => undefined);
 
-  app.use('/v1/fine_tuning/*', async (_c, next) => {
+  app.use('/*', async (_c, next) => {
     await ready;
     await next();
   });
@@ -120,7 +120,7 @@ export function fineTuningRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return found;
   };
 
-  app.get('/v1/fine_tuning/jobs', async (c) => {
+  app.get('/jobs', async (c) => {
     const q = validate(ListQuerySchema, c.req.query(), ['query']);
     const caller = callerOf(c);
     // No job has a Weights & Biases integration here, so a filter on one matches nothing.
@@ -132,7 +132,7 @@ export function fineTuningRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json({ data: page.data.map(listed), object: 'list', total: page.total });
   });
 
-  app.post('/v1/fine_tuning/jobs', async (c) => {
+  app.post('/jobs', async (c) => {
     const { dry_run: dryRun } = validate(z.object({ dry_run: queryBool.optional() }), c.req.query(), ['query']);
     const body = await readJson(c, JobInSchema, ctx.limits.maxJsonBytes);
     const caller = callerOf(c);
@@ -194,9 +194,9 @@ export function fineTuningRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(job);
   });
 
-  app.get('/v1/fine_tuning/jobs/:job_id', async (c) => c.json((await jobOf(c)).job));
+  app.get('/jobs/:job_id', async (c) => c.json((await jobOf(c)).job));
 
-  app.post('/v1/fine_tuning/jobs/:job_id/cancel', async (c) => {
+  app.post('/jobs/:job_id/cancel', async (c) => {
     const { job } = await jobOf(c);
     if (FINAL_STATUSES.has(job.status)) throw conflict(`Fine-tuning job '${job.id}' is ${job.status}; only a job in progress can be cancelled`);
     enterStatus(job, 'CANCELLED');
@@ -204,7 +204,7 @@ export function fineTuningRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(job);
   });
 
-  app.post('/v1/fine_tuning/jobs/:job_id/start', async (c) => {
+  app.post('/jobs/:job_id/start', async (c) => {
     const stored = await jobOf(c);
     const { job } = stored;
     if (job.status !== 'VALIDATED') throw conflict(`Fine-tuning job '${job.id}' is ${job.status}; only a VALIDATED job can be started`);
@@ -221,7 +221,7 @@ export function fineTuningRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return found;
   };
 
-  app.patch('/v1/fine_tuning/models/:model_id', async (c) => {
+  app.patch('/models/:model_id', async (c) => {
     const { id } = modelOf(c);
     const body = await readJson(c, UpdateModelSchema, ctx.limits.maxJsonBytes);
     const change = {
@@ -239,8 +239,8 @@ export function fineTuningRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     if (!updated) throw notFound(`Fine-tuned model '${id}' not found`);
     return c.json({ id, object: 'model', archived });
   };
-  app.post('/v1/fine_tuning/models/:model_id/archive', setArchived(true));
-  app.delete('/v1/fine_tuning/models/:model_id/archive', setArchived(false));
+  app.post('/models/:model_id/archive', setArchived(true));
+  app.delete('/models/:model_id/archive', setArchived(false));
 
   return app;
 }

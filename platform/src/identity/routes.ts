@@ -24,15 +24,15 @@ export function identityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
   const t = ctx.directory.tenancy;
 
-  app.get('/v1/users/me', async (c) => c.json(await t.identity(callerOf(c))));
+  app.get('/', async (c) => c.json(await t.identity(callerOf(c))));
 
-  app.get('/v1/users/me/organizations', async (c) => {
+  app.get('/organizations', async (c) => {
     const q = validate(OrganizationsQuery, c.req.query(), ['query']);
     const all = await t.organizations(callerOf(c));
     return c.json({ organizations: all.slice(q.offset, q.offset + q.limit) });
   });
 
-  app.get('/v1/users/me/workspaces', async (c) => {
+  app.get('/workspaces', async (c) => {
     const q = validate(WorkspacesQuery, c.req.query(), ['query']);
     const all = (await t.workspaces(callerOf(c))).filter((w) => !q.organization_id || w.organization_id === q.organization_id);
     return c.json({ workspaces: all.slice(q.offset, q.offset + q.limit) });

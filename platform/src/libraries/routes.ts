@@ -135,7 +135,7 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
 
   // ---- libraries
 
-  app.get('/v1/libraries', async (c) => {
+  app.get('/', async (c) => {
     const q = validate(LibraryListSchema, c.req.query(), ['query']);
     const offset = q.page_token !== undefined ? decodeToken(q.page_token) : (q.page ?? 0) * q.page_size;
     const { data, total } = await listLibraries(ctx.db, await principalOf(c), { offset, limit: q.page_size, search: q.search, ownedByMe: q.filter_owned_by_me });
@@ -147,7 +147,7 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     });
   });
 
-  app.post('/v1/libraries', async (c) => {
+  app.post('/', async (c) => {
     const body = await readJson(c, CreateLibrarySchema, ctx.limits.maxJsonBytes);
     const caller = callerOf(c);
     const created = await createLibrary(ctx.db, await principalOf(c), {
@@ -156,7 +156,7 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(created, 201);
   });
 
-  app.get('/v1/libraries/:library_id', async (c) => c.json((await library(c, 'Viewer')).library));
+  app.get('/:library_id', async (c) => c.json((await library(c, 'Viewer')).library));
 
   const updateLibraryRoute = async (c: Context) => {
     const { library: lib, principal } = await library(c, 'Editor');
@@ -164,10 +164,10 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     await updateLibrary(ctx.db, lib.id, body);
     return c.json((await getLibrary(ctx.db, principal, lib.id))!.library);
   };
-  app.put('/v1/libraries/:library_id', updateLibraryRoute);
-  app.patch('/v1/libraries/:library_id', updateLibraryRoute);
+  app.put('/:library_id', updateLibraryRoute);
+  app.patch('/:library_id', updateLibraryRoute);
 
-  app.delete('/v1/libraries/:library_id', async (c) => {
+  app.delete('/:library_id', async (c) => {
     const { library: lib } = await library(c, 'Owner');
     await deleteLibrary(ctx.db, lib.id);
     return c.json(lib);
@@ -175,7 +175,7 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
 
   // ---- documents
 
-  app.get('/v1/libraries/:library_id/documents', async (c) => {
+  app.get('/:library_id/documents', async (c) => {
     const { library: lib } = await library(c, 'Viewer');
     const q = validate(DocumentListSchema, c.req.query(), ['query']);
     let attributes: Record<string, unknown> | undefined;
@@ -188,7 +188,7 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json({ pagination: pagination(total, q.page, q.page_size), data });
   });
 
-  app.post('/v1/libraries/:library_id/documents', async (c) => {
+  app.post('/:library_id/documents', async (c) => {
     const { library: lib } = await library(c, 'Editor');
     const maxFileBytes = ctx.ocrInput.maxBytes;
     const form = await readMultipart(c.req.raw, { maxFileBytes, route: 'POST /v1/libraries/{library_id}/documents (field file)', fileField: 'file' });
@@ -206,7 +206,7 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(doc, created ? 201 : 200);
   });
 
-  app.get('/v1/libraries/:library_id/documents/:document_id', async (c) => c.json((await document(c, 'Viewer')).doc));
+  app.get('/:library_id/documents/:document_id', async (c) => c.json((await document(c, 'Viewer')).doc));
 
   const updateDocumentRoute = async (c: Context) => {
     const { lib, doc } = await document(c, 'Editor');
@@ -220,16 +220,16 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     // An expires_at in the past deletes the document at once; answer with what it was.
     return c.json(updated ?? { ...doc, name: body.name ?? doc.name, expires_at: new Date(body.expires_at!).toISOString() });
   };
-  app.put('/v1/libraries/:library_id/documents/:document_id', updateDocumentRoute);
-  app.patch('/v1/libraries/:library_id/documents/:document_id', updateDocumentRoute);
+  app.put('/:library_id/documents/:document_id', updateDocumentRoute);
+  app.patch('/:library_id/documents/:document_id', updateDocumentRoute);
 
-  app.delete('/v1/libraries/:library_id/documents/:document_id', async (c) => {
+  app.delete('/:library_id/documents/:document_id', async (c) => {
     const { doc } = await document(c, 'Editor');
     await deleteDocument(ctx.db, doc.id);
     return c.body(null, 204);
   });
 
-  app.get('/v1/libraries/:library_id/documents/:document_id/text_content', async (c) => {
+  app.get('/:library_id/documents/:document_id/text_content', async (c) => {
     const { doc } = await document(c, 'Viewer');
     const q = validate(TextQuerySchema, c.req.query(), ['query']);
     const { pages, failure } = await documentText(ctx.db, doc.id);
@@ -237,7 +237,7 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json({ text: pages.slice(q.page_start ?? 0, q.page_end ?? pages.length).join('\n\n') });
   });
 
-  app.get('/v1/libraries/:library_id/documents/:document_id/status', async (c) => {
+  app.get('/:library_id/documents/:document_id/status', async (c) => {
     const { doc } = await document(c, 'Viewer');
     return c.json({ document_id: doc.id, process_status: doc.process_status, processing_status: doc.processing_status });
   });
@@ -250,52 +250,25 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(url.href);
   };
 
-  app.get('/v1/libraries/:library_id/documents/:document_id/signed-url', async (c) => signedUrl(c, 'content', (await document(c, 'Viewer')).doc.id));
+  app.get('/:library_id/documents/:document_id/signed-url', async (c) => signedUrl(c, 'content', (await document(c, 'Viewer')).doc.id));
 
-  app.get('/v1/libraries/:library_id/documents/:document_id/extracted-text-signed-url', async (c) => {
+  app.get('/:library_id/documents/:document_id/extracted-text-signed-url', async (c) => {
     const { doc } = await document(c, 'Viewer');
     const { pages, failure } = await documentText(ctx.db, doc.id);
     if (!pages) throw textNotReady(doc, failure);
     return signedUrl(c, 'extracted-text', doc.id);
   });
 
-  app.post('/v1/libraries/:library_id/documents/:document_id/reprocess', async (c) => {
+  app.post('/:library_id/documents/:document_id/reprocess', async (c) => {
     const { doc } = await document(c, 'Editor');
     await markQueued(ctx.db, doc.id);
     processor.enqueue(doc.id);
     return c.body(null, 204);
   });
 
-  // Outside /v1: no API key; the signature is the proof.
-  const signedDocument = async (c: Context, what: 'content' | 'extracted-text') => {
-    const id = c.req.param('document_id') ?? '';
-    const refused = checkSignedUrl(await urlSecret(ctx.db), signedSubject(what, id), c.req.query('expires'), c.req.query('signature'), 'the signed-url route of the document');
-    if (refused) throw forbidden(refused);
-    const doc = await getDocumentById(ctx.db, id);
-    if (!doc) throw notFound(`Document '${id}' not found`);
-    return doc;
-  };
-
-  app.get('/signed/libraries/documents/:document_id/content', async (c) => {
-    const doc = await signedDocument(c, 'content');
-    return new Response(await documentBytes(ctx.db, doc.id) as Uint8Array<ArrayBuffer>, {
-      headers: {
-        'content-type': doc.mime_type ?? 'application/octet-stream',
-        'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(doc.name)}`,
-      },
-    });
-  });
-
-  app.get('/signed/libraries/documents/:document_id/extracted-text', async (c) => {
-    const doc = await signedDocument(c, 'extracted-text');
-    const { pages, failure } = await documentText(ctx.db, doc.id);
-    if (!pages) throw textNotReady(doc, failure);
-    return c.text(pages.join('\n\n'));
-  });
-
   // ---- sharing
 
-  app.get('/v1/libraries/:library_id/share', async (c) => {
+  app.get('/:library_id/share', async (c) => {
     const { library: lib, principal } = await library(c, 'Viewer');
     return c.json({ data: await listShares(ctx.db, lib.id, principal.organizationId) });
   });
@@ -318,7 +291,7 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     }
   };
 
-  app.put('/v1/libraries/:library_id/share', async (c) => {
+  app.put('/:library_id/share', async (c) => {
     const { library: lib, principal } = await library(c, 'Owner');
     const body = await readJson(c, SharingSchema, ctx.limits.maxJsonBytes);
     const current = await getShare(ctx.db, lib.id, principal.organizationId, body.share_with_type, body.share_with_uuid);
@@ -328,7 +301,7 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json((await getShare(ctx.db, lib.id, principal.organizationId, body.share_with_type, body.share_with_uuid))!);
   });
 
-  app.delete('/v1/libraries/:library_id/share', async (c) => {
+  app.delete('/:library_id/share', async (c) => {
     const { library: lib, role, principal } = await library(c, 'Viewer');
     const body = await readJson(c, SharingDeleteSchema, ctx.limits.maxJsonBytes);
     const own = body.share_with_type === 'User' && body.share_with_uuid === principal.userId;
@@ -338,6 +311,39 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     if (entry.role === 'Owner') throw invalidField(['body', 'share_with_uuid'], 'The owner of a library cannot remove their own access', 'value_error', body.share_with_uuid);
     await deleteShare(ctx.db, lib.id, body.share_with_type, body.share_with_uuid);
     return c.json(entry);
+  });
+
+  return app;
+}
+
+/** The documents' signed URLs (`/signed/libraries/…`, outside /v1): no API key; the signature is the proof. */
+export function signedLibraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
+
+  const signedDocument = async (c: Context, what: 'content' | 'extracted-text') => {
+    const id = c.req.param('document_id') ?? '';
+    const refused = checkSignedUrl(await urlSecret(ctx.db), signedSubject(what, id), c.req.query('expires'), c.req.query('signature'), 'the signed-url route of the document');
+    if (refused) throw forbidden(refused);
+    const doc = await getDocumentById(ctx.db, id);
+    if (!doc) throw notFound(`Document '${id}' not found`);
+    return doc;
+  };
+
+  app.get('/documents/:document_id/content', async (c) => {
+    const doc = await signedDocument(c, 'content');
+    return new Response(await documentBytes(ctx.db, doc.id) as Uint8Array<ArrayBuffer>, {
+      headers: {
+        'content-type': doc.mime_type ?? 'application/octet-stream',
+        'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(doc.name)}`,
+      },
+    });
+  });
+
+  app.get('/documents/:document_id/extracted-text', async (c) => {
+    const doc = await signedDocument(c, 'extracted-text');
+    const { pages, failure } = await documentText(ctx.db, doc.id);
+    if (!pages) throw textNotReady(doc, failure);
+    return c.text(pages.join('\n\n'));
   });
 
   return app;

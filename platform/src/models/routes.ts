@@ -13,7 +13,7 @@ import { forbidden, notFound } from '../http/errors.js';
 export function modelRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
 
-  app.get('/v1/models', (c) => {
+  app.get('/', (c) => {
     const model = c.req.query('model');
     const provider = c.req.query('provider');
     let data = [...ctx.chat.models(), ...ctx.fim.models(), ...ctx.embeddings.models(), ...ctx.speech.models(), ...ctx.transcription.models(), ...ctx.ocr.models(), ...ctx.classifiers.models()];
@@ -27,13 +27,13 @@ export function modelRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const resolve = (id: string) =>
     ctx.chat.resolve(id) ?? ctx.fim.resolve(id) ?? ctx.embeddings.resolve(id) ?? ctx.speech.resolve(id) ?? ctx.transcription.resolve(id) ?? ctx.ocr.resolve(id) ?? ctx.classifiers.resolve(id);
 
-  app.get('/v1/models/:model_id', (c) => {
+  app.get('/:model_id', (c) => {
     const found = resolve(c.req.param('model_id'));
     if (!found) throw notFound(`Model '${c.req.param('model_id')}' not found`);
     return c.json(found.card);
   });
 
-  app.delete('/v1/models/:model_id', async (c) => {
+  app.delete('/:model_id', async (c) => {
     const found = resolve(c.req.param('model_id'));
     if (!found) throw notFound(`Model '${c.req.param('model_id')}' not found`);
     if (await ctx.chat.delete(found.card.id)) return c.json({ id: found.card.id, object: 'model', deleted: true });

@@ -134,22 +134,22 @@ export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
 
   // ------------------------------------------------------------ datasets
 
-  app.post('/v1/observability/datasets', async (c) => {
+  app.post('/datasets', async (c) => {
     const input = await body(c, CreateDatasetSchema);
     const caller = callerOf(c);
     const dataset = await datasets.createDataset({ workspaceId: caller.workspaceId, ownerId: caller.userId, ...input });
     return c.json(dataset, 201);
   });
 
-  app.get('/v1/observability/datasets', async (c) => {
+  app.get('/datasets', async (c) => {
     const { request, q } = pageOf(c);
     const page = await datasets.listDatasets(callerOf(c).workspaceId, request, q);
     return c.json({ datasets: paginated(c.req.url, request, page) }, 200);
   });
 
-  app.get('/v1/observability/datasets/:dataset_id', async (c) => c.json(await datasetOf(c), 200));
+  app.get('/datasets/:dataset_id', async (c) => c.json(await datasetOf(c), 200));
 
-  app.patch('/v1/observability/datasets/:dataset_id', async (c) => {
+  app.patch('/datasets/:dataset_id', async (c) => {
     const { id } = await datasetOf(c);
     const patch = await body(c, PatchDatasetSchema);
     const updated = await datasets.updateDataset(callerOf(c).workspaceId, id, patch);
@@ -157,33 +157,33 @@ export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(updated, 200);
   });
 
-  app.delete('/v1/observability/datasets/:dataset_id', async (c) => {
+  app.delete('/datasets/:dataset_id', async (c) => {
     const id = pathUuid(c, 'dataset_id');
     if (!(await datasets.deleteDataset(callerOf(c).workspaceId, id))) throw missing('DATASET_NOT_FOUND', `Dataset '${id}' not found`);
     return c.body(null, 204);
   });
 
-  app.get('/v1/observability/datasets/:dataset_id/records', async (c) => {
+  app.get('/datasets/:dataset_id/records', async (c) => {
     const { id } = await datasetOf(c);
     const { request } = pageOf(c);
     return c.json({ records: paginated(c.req.url, request, await datasets.listRecords(id, request)) }, 200);
   });
 
-  app.post('/v1/observability/datasets/:dataset_id/records', async (c) => {
+  app.post('/datasets/:dataset_id/records', async (c) => {
     const { id } = await datasetOf(c);
     const input = await body(c, CreateRecordSchema);
     const record = await datasets.createRecord(id, { payload: input.payload, properties: input.properties ?? {}, source: input.source ?? 'DIRECT_INPUT' });
     return c.json(record, 201);
   });
 
-  app.get('/v1/observability/datasets/:dataset_id/exports/to-jsonl', async (c) => {
+  app.get('/datasets/:dataset_id/exports/to-jsonl', async (c) => {
     const { id } = await datasetOf(c);
     return c.json({ file_url: recordsToDataUrl(await datasets.allRecords(id)) }, 200);
   });
 
   // ------------------------------------------------------------ imports and their tasks
 
-  app.post('/v1/observability/datasets/:dataset_id/imports/from-playground', async (c) => {
+  app.post('/datasets/:dataset_id/imports/from-playground', async (c) => {
     const { id } = await datasetOf(c);
     const { conversation_ids } = await body(c, FromPlaygroundSchema);
     for (const conversationId of conversation_ids) {
@@ -192,7 +192,7 @@ export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return startImport(c, id, { kind: 'playground', conversation_ids });
   });
 
-  app.post('/v1/observability/datasets/:dataset_id/imports/from-dataset', async (c) => {
+  app.post('/datasets/:dataset_id/imports/from-dataset', async (c) => {
     const { id } = await datasetOf(c);
     const { dataset_record_ids } = await body(c, RecordIdsSchema);
     const found = new Set((await datasets.getRecords(callerOf(c).workspaceId, dataset_record_ids)).map((r) => r.id));
@@ -201,7 +201,7 @@ export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return startImport(c, id, { kind: 'dataset', dataset_record_ids });
   });
 
-  app.post('/v1/observability/datasets/:dataset_id/imports/from-file', async (c) => {
+  app.post('/datasets/:dataset_id/imports/from-file', async (c) => {
     const { id } = await datasetOf(c);
     const { file_id } = await body(c, FromFileSchema);
     if (/^data:/i.test(file_id)) {
@@ -214,7 +214,7 @@ export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return startImport(c, id, { kind: 'file', file_id });
   });
 
-  app.post('/v1/observability/datasets/:dataset_id/imports/from-explorer', async (c) => {
+  app.post('/datasets/:dataset_id/imports/from-explorer', async (c) => {
     const { id } = await datasetOf(c);
     const { completion_event_ids } = await body(c, FromExplorerSchema);
     const found = new Set((await completionEvents.getMany(callerOf(c).workspaceId, completion_event_ids)).map((e) => e.event_id));
@@ -223,20 +223,20 @@ export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return startImport(c, id, { kind: 'explorer', completion_event_ids });
   });
 
-  app.post('/v1/observability/datasets/:dataset_id/imports/from-campaign', async (c) => {
+  app.post('/datasets/:dataset_id/imports/from-campaign', async (c) => {
     const { id } = await datasetOf(c);
     const { campaign_id } = await body(c, FromCampaignSchema);
     if (!(await campaigns.get(callerOf(c).workspaceId, campaign_id))) throw missing('CAMPAIGN_NOT_FOUND', `Campaign '${campaign_id}' not found`);
     return startImport(c, id, { kind: 'campaign', campaign_id });
   });
 
-  app.get('/v1/observability/datasets/:dataset_id/tasks', async (c) => {
+  app.get('/datasets/:dataset_id/tasks', async (c) => {
     const { id } = await datasetOf(c);
     const { request } = pageOf(c);
     return c.json({ tasks: paginated(c.req.url, request, await datasets.listTasks(id, request)) }, 200);
   });
 
-  app.get('/v1/observability/datasets/:dataset_id/tasks/:task_id', async (c) => {
+  app.get('/datasets/:dataset_id/tasks/:task_id', async (c) => {
     const { id } = await datasetOf(c);
     const taskId = pathUuid(c, 'task_id');
     const task = await datasets.getTask(id, taskId);
@@ -246,37 +246,37 @@ export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
 
   // ------------------------------------------------------------ records
 
-  app.post('/v1/observability/dataset-records/bulk-delete', async (c) => {
+  app.post('/dataset-records/bulk-delete', async (c) => {
     const { dataset_record_ids } = await body(c, RecordIdsSchema);
     const unknown = await datasets.deleteRecords(callerOf(c).workspaceId, dataset_record_ids);
     if (unknown.length) throw missing('DATASET_RECORD_NOT_FOUND', `Dataset record '${unknown[0]}' not found (nothing was deleted)`);
     return c.body(null, 204);
   });
 
-  app.get('/v1/observability/dataset-records/:dataset_record_id', async (c) => c.json(await recordOf(c), 200));
+  app.get('/dataset-records/:dataset_record_id', async (c) => c.json(await recordOf(c), 200));
 
-  app.delete('/v1/observability/dataset-records/:dataset_record_id', async (c) => {
+  app.delete('/dataset-records/:dataset_record_id', async (c) => {
     const id = pathUuid(c, 'dataset_record_id');
     const unknown = await datasets.deleteRecords(callerOf(c).workspaceId, [id]);
     if (unknown.length) throw missing('DATASET_RECORD_NOT_FOUND', `Dataset record '${id}' not found`);
     return c.body(null, 204);
   });
 
-  app.put('/v1/observability/dataset-records/:dataset_record_id/payload', async (c) => {
+  app.put('/dataset-records/:dataset_record_id/payload', async (c) => {
     const { id } = await recordOf(c);
     const { payload } = await body(c, PayloadSchema);
     if (!(await datasets.updateRecord(callerOf(c).workspaceId, id, 'payload', payload))) throw missing('DATASET_RECORD_NOT_FOUND', `Dataset record '${id}' not found`);
     return c.body(null, 204);
   });
 
-  app.put('/v1/observability/dataset-records/:dataset_record_id/properties', async (c) => {
+  app.put('/dataset-records/:dataset_record_id/properties', async (c) => {
     const { id } = await recordOf(c);
     const { properties } = await body(c, PropertiesSchema);
     if (!(await datasets.updateRecord(callerOf(c).workspaceId, id, 'properties', properties))) throw missing('DATASET_RECORD_NOT_FOUND', `Dataset record '${id}' not found`);
     return c.body(null, 204);
   });
 
-  app.post('/v1/observability/dataset-records/:dataset_record_id/live-judging', async (c) => {
+  app.post('/dataset-records/:dataset_record_id/live-judging', async (c) => {
     const record = await recordOf(c);
     const { judge_definition } = await body(c, RecordJudgingSchema);
     checkJudgeModel(judge_definition, ['body', 'judge_definition', 'model_name']);
@@ -289,7 +289,7 @@ export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
 
   // ------------------------------------------------------------ judges
 
-  app.post('/v1/observability/judges', async (c) => {
+  app.post('/judges', async (c) => {
     const definition = await body(c, JudgeDefinitionSchema);
     checkJudgeModel(definition, ['body', 'model_name']);
     const caller = callerOf(c);
@@ -298,16 +298,16 @@ export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(judge, 201);
   });
 
-  app.get('/v1/observability/judges', async (c) => {
+  app.get('/judges', async (c) => {
     const { request, q } = pageOf(c);
     const filter = { q, types: c.req.queries('type_filter'), models: c.req.queries('model_filter') };
     const page = await judges.list(callerOf(c).workspaceId, filter, request);
     return c.json({ judges: paginated(c.req.url, request, page) }, 200);
   });
 
-  app.get('/v1/observability/judges/:judge_id', async (c) => c.json(await judgeOf(c), 200));
+  app.get('/judges/:judge_id', async (c) => c.json(await judgeOf(c), 200));
 
-  app.put('/v1/observability/judges/:judge_id', async (c) => {
+  app.put('/judges/:judge_id', async (c) => {
     const { id } = await judgeOf(c);
     const definition = await body(c, JudgeDefinitionSchema);
     checkJudgeModel(definition, ['body', 'model_name']);
@@ -317,13 +317,13 @@ export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.body(null, 204);
   });
 
-  app.delete('/v1/observability/judges/:judge_id', async (c) => {
+  app.delete('/judges/:judge_id', async (c) => {
     const id = pathUuid(c, 'judge_id');
     if (!(await judges.delete(callerOf(c).workspaceId, id))) throw missing('JUDGE_NOT_FOUND', `Judge '${id}' not found`);
     return c.body(null, 204);
   });
 
-  app.post('/v1/observability/judges/:judge_id/live-judging', async (c) => {
+  app.post('/judges/:judge_id/live-judging', async (c) => {
     const judge = await judgeOf(c);
     const { messages, properties } = await body(c, ConversationJudgingSchema);
     return c.json(await runJudge(c, judge, messages, properties), 200);

@@ -87,7 +87,7 @@ export function observabilityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
 
   // ------------------------------------------------------------ completion events (the explorer)
 
-  app.post('/v1/observability/chat-completion-events/search', async (c) => {
+  app.post('/chat-completion-events/search', async (c) => {
     const query = validate(SearchQuerySchema, c.req.query(), ['query']);
     const { search_params, extra_fields } = await body(c, SearchSchema);
     const found = await search(c, search_params);
@@ -108,19 +108,19 @@ export function observabilityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json({ completion_events: { results, next, cursor } }, 200);
   });
 
-  app.post('/v1/observability/chat-completion-events/search-ids', async (c) => {
+  app.post('/chat-completion-events/search-ids', async (c) => {
     const { search_params } = await body(c, SearchSchema);
     return c.json({ completion_event_ids: (await search(c, search_params)).map((e) => e.event_id) }, 200);
   });
 
-  app.get('/v1/observability/chat-completion-events/:event_id', async (c) => {
+  app.get('/chat-completion-events/:event_id', async (c) => {
     const id = c.req.param('event_id');
     const event = await events.get(callerOf(c).workspaceId, id.toLowerCase());
     if (!event) throw missing(null, `Completion event '${id.slice(0, 80)}' not found`);
     return c.json(event, 200);
   });
 
-  app.post('/v1/observability/chat-completion-events/:event_id/live-judging', async (c) => {
+  app.post('/chat-completion-events/:event_id/live-judging', async (c) => {
     const id = c.req.param('event_id');
     const event = await events.get(callerOf(c).workspaceId, id.toLowerCase());
     if (!event) throw missing(null, `Completion event '${id.slice(0, 80)}' not found`);
@@ -139,14 +139,14 @@ export function observabilityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     }
   });
 
-  app.get('/v1/observability/chat-completion-fields', (c) =>
+  app.get('/chat-completion-fields', (c) =>
     c.json({
       field_definitions: Object.entries(EVENT_FIELDS).map(([name, type]) => ({ name, label: name.replace(/_/g, ' '), type, supported_operators: FILTER_OPS })),
     }, 200));
 
   // ------------------------------------------------------------ campaigns
 
-  app.post('/v1/observability/campaigns', async (c) => {
+  app.post('/campaigns', async (c) => {
     const input = await body(c, CreateCampaignSchema);
     checkFields(input.search_params, ['body', 'search_params', 'filters']);
     const caller = callerOf(c);
@@ -161,27 +161,27 @@ export function observabilityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(campaign, 201);
   });
 
-  app.get('/v1/observability/campaigns', async (c) => {
+  app.get('/campaigns', async (c) => {
     const q = validate(PageQuerySchema, c.req.query(), ['query']);
     const request = { page: q.page, pageSize: q.page_size };
     return c.json({ campaigns: paginated(c.req.url, request, await campaigns.list(callerOf(c).workspaceId, request, q.q)) }, 200);
   });
 
-  app.get('/v1/observability/campaigns/:campaign_id', async (c) => c.json(await campaignOf(c), 200));
+  app.get('/campaigns/:campaign_id', async (c) => c.json(await campaignOf(c), 200));
 
-  app.delete('/v1/observability/campaigns/:campaign_id', async (c) => {
+  app.delete('/campaigns/:campaign_id', async (c) => {
     const id = pathUuid(c, 'campaign_id');
     if (!(await campaigns.delete(callerOf(c).workspaceId, id))) throw missing('CAMPAIGN_NOT_FOUND', `Campaign '${id}' not found`);
     return c.body(null, 204);
   });
 
   // The selection is made at creation, so a campaign that exists has completed.
-  app.get('/v1/observability/campaigns/:campaign_id/status', async (c) => {
+  app.get('/campaigns/:campaign_id/status', async (c) => {
     await campaignOf(c);
     return c.json({ status: 'COMPLETED' }, 200);
   });
 
-  app.get('/v1/observability/campaigns/:campaign_id/selected-events', async (c) => {
+  app.get('/campaigns/:campaign_id/selected-events', async (c) => {
     const { id } = await campaignOf(c);
     const q = validate(PageQuerySchema, c.req.query(), ['query']);
     const request = { page: q.page, pageSize: q.page_size };

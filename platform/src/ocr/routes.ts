@@ -67,7 +67,7 @@ export function ocrRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
   const { maxBytes, urlAllowlist } = ctx.ocrInput;
 
-  app.post('/v1/ocr', async (c) => {
+  app.post('/', async (c) => {
     const body = await readJson(c, OcrRequestSchema, Math.ceil((maxBytes * 4) / 3) + JSON_OVERHEAD);
     const resolved = body.model === null ? undefined : ctx.ocr.resolve(body.model);
     if (!resolved?.card.capabilities.ocr) throw invalidModel(String(body.model), { kind: 'an OCR model', capability: 'ocr' });

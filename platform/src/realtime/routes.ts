@@ -34,7 +34,7 @@ const isoAt = (ms: number) => `${new Date(ms).toISOString().slice(0, 23)}000Z`;
 export function clientSessionRoutes(ctx: PlatformContext, secrets: ClientSecretStore): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
 
-  app.post('/v1/client/sessions', async (c) => {
+  app.post('/', async (c) => {
     const body = await readJson(c, ClientSessionSchema, ctx.limits.maxJsonBytes);
     const resolved = ctx.transcription.resolve(body.model);
     if (!resolved?.card.capabilities.audio_transcription_realtime) {

@@ -151,15 +151,14 @@ async function run<T>(work: () => Promise<T>): Promise<T> {
 function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
   const store = new RegistryStore(ctx.db, spec.kind);
-  const col = `/v2/${spec.collection}`;
-  const one = `${col}/:${spec.idParam}`;
+  const one = `/:${spec.idParam}`;
   const idOf = (c: Context) => c.req.param(spec.idParam)!;
   const sortable = SORT_FIELDS.filter((f) => f !== 'title' || spec.fields.includes('title'));
   const create = createSchema(spec);
   const metadata = metadataSchema(spec);
   const createVersion = createVersionSchema(spec);
 
-  app.get(col, async (c) => {
+  app.get('/', async (c) => {
     const issues: ValidationIssue[] = [];
     const sort = readSort(given(c, ['sort.field', 'sort_by']), given(c, ['sort.direction', 'sort_direction']), sortable, issues);
     const mask = readFieldMask(c.req.queries('fields') ?? [], spec, issues);
@@ -175,7 +174,7 @@ function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono<Platform
     }, 200);
   });
 
-  app.post(col, async (c) => {
+  app.post('/', async (c) => {
     const body = await readJson(c, create, ctx.limits.maxJsonBytes);
     const now = isoNow();
     const created = await run(() => store.create(callerOf(c), {
@@ -259,7 +258,6 @@ function kindRoutes(ctx: PlatformContext, spec: RegistryKindSpec): Hono<Platform
 
 export function registryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
-  app.route('/', kindRoutes(ctx, PROMPTS));
-  app.route('/', kindRoutes(ctx, SKILLS));
+  for (const spec of [PROMPTS, SKILLS]) app.route(`/${spec.collection}`, kindRoutes(ctx, spec));
   return app;
 }

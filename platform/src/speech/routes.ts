@@ -67,7 +67,7 @@ const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, b
 export function speechRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
 
-  app.post('/v1/audio/speech', async (c) => {
+  app.post('/', async (c) => {
     const body = await readJson(c, SpeechRequestSchema, ctx.limits.maxJsonBytes);
     const resolved = ctx.speech.resolveModel(body.model);
     if (!resolved) throw invalidModel(body.model ?? '(none)', { kind: 'a text-to-speech model', capability: 'audio_speech' });

@@ -60,7 +60,7 @@ export function adminRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const json = <S extends z.ZodType>(c: Context, schema: S) => readJson(c, schema, ctx.limits.maxJsonBytes);
   const query = <S extends z.ZodType>(c: Context, schema: S): z.output<S> => validate(schema, c.req.query(), ['query']);
 
-  app.use('/v1/admin/*', async (c, next) => {
+  app.use('/*', async (c, next) => {
     if (callerOf(c).kind !== 'admin') throw forbidden('The admin API requires an admin API key');
     await next();
   });
@@ -68,67 +68,67 @@ export function adminRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const gid = (c: Context) => c.req.param('group_uuid')!;
   const deleted = (c: Context, message: string) => c.json({ message });
 
-  app.get('/v1/admin/users', async (c) => c.json(await t.members.list(query(c, UsersQuery))));
-  app.post('/v1/admin/users', async (c) => c.json(await t.members.create(await json(c, CreateUsersSchema))));
-  app.get('/v1/admin/users/:user_id', async (c) => c.json(await t.members.get(c.req.param('user_id'))));
-  app.patch('/v1/admin/users/:user_id', async (c) => c.json(await t.members.update(c.req.param('user_id'), await json(c, UpdateUserSchema))));
-  app.delete('/v1/admin/users/:user_id', async (c) => {
+  app.get('/users', async (c) => c.json(await t.members.list(query(c, UsersQuery))));
+  app.post('/users', async (c) => c.json(await t.members.create(await json(c, CreateUsersSchema))));
+  app.get('/users/:user_id', async (c) => c.json(await t.members.get(c.req.param('user_id'))));
+  app.patch('/users/:user_id', async (c) => c.json(await t.members.update(c.req.param('user_id'), await json(c, UpdateUserSchema))));
+  app.delete('/users/:user_id', async (c) => {
     await t.members.delete(c.req.param('user_id'));
     return deleted(c, 'Organization member deleted successfully');
   });
 
-  app.get('/v1/admin/users-invite', async (c) => c.json(await t.members.listInvites()));
-  app.post('/v1/admin/users-invite', async (c) => c.json(await t.members.invite(await json(c, InviteSchema))));
-  app.delete('/v1/admin/users-invite/:invite_uuid', async (c) => {
+  app.get('/users-invite', async (c) => c.json(await t.members.listInvites()));
+  app.post('/users-invite', async (c) => c.json(await t.members.invite(await json(c, InviteSchema))));
+  app.delete('/users-invite/:invite_uuid', async (c) => {
     await t.members.deleteInvite(c.req.param('invite_uuid'));
     return deleted(c, 'Organization invitation deleted successfully');
   });
 
-  app.get('/v1/admin/roles', async (c) => {
+  app.get('/roles', async (c) => {
     const roles = await t.roles.list();
     return c.json({ organization_roles: roles.filter((r) => r.scope === 'organization'), workspace_roles: roles.filter((r) => r.scope === 'workspace') });
   });
-  app.post('/v1/admin/roles', async (c) => c.json(await t.roles.create(await json(c, CreateRoleSchema))));
-  app.get('/v1/admin/roles/:role_id', async (c) => c.json(await t.roles.get(c.req.param('role_id'))));
-  app.delete('/v1/admin/roles/:role_id', async (c) => {
+  app.post('/roles', async (c) => c.json(await t.roles.create(await json(c, CreateRoleSchema))));
+  app.get('/roles/:role_id', async (c) => c.json(await t.roles.get(c.req.param('role_id'))));
+  app.delete('/roles/:role_id', async (c) => {
     await t.roles.delete(c.req.param('role_id'));
     return deleted(c, 'Role deleted successfully');
   });
 
-  app.get('/v1/admin/user-groups', async (c) => c.json(await t.groups.list(query(c, GroupsQuery))));
-  app.post('/v1/admin/user-groups', async (c) => c.json(await t.groups.create(await json(c, CreateGroupSchema))));
-  app.post('/v1/admin/user-groups/provision-workspace', async (c) => c.json(await t.groups.provision(await json(c, ProvisionWorkspaceSchema))));
-  app.get('/v1/admin/user-groups/:group_uuid', async (c) => c.json(await t.groups.get(gid(c))));
-  app.patch('/v1/admin/user-groups/:group_uuid', async (c) => c.json(await t.groups.update(gid(c), await json(c, UpdateGroupSchema))));
-  app.delete('/v1/admin/user-groups/:group_uuid', async (c) => {
+  app.get('/user-groups', async (c) => c.json(await t.groups.list(query(c, GroupsQuery))));
+  app.post('/user-groups', async (c) => c.json(await t.groups.create(await json(c, CreateGroupSchema))));
+  app.post('/user-groups/provision-workspace', async (c) => c.json(await t.groups.provision(await json(c, ProvisionWorkspaceSchema))));
+  app.get('/user-groups/:group_uuid', async (c) => c.json(await t.groups.get(gid(c))));
+  app.patch('/user-groups/:group_uuid', async (c) => c.json(await t.groups.update(gid(c), await json(c, UpdateGroupSchema))));
+  app.delete('/user-groups/:group_uuid', async (c) => {
     await t.groups.delete(gid(c));
     return deleted(c, 'User group deleted successfully');
   });
-  app.get('/v1/admin/user-groups/:group_uuid/members', async (c) => c.json(await t.groups.members(gid(c), query(c, PagedQuery))));
-  app.post('/v1/admin/user-groups/:group_uuid/members', async (c) =>
+  app.get('/user-groups/:group_uuid/members', async (c) => c.json(await t.groups.members(gid(c), query(c, PagedQuery))));
+  app.post('/user-groups/:group_uuid/members', async (c) =>
     c.json(await t.groups.addMembers(gid(c), (await json(c, UserUuidsSchema)).user_uuids)));
-  app.delete('/v1/admin/user-groups/:group_uuid/members', async (c) =>
+  app.delete('/user-groups/:group_uuid/members', async (c) =>
     c.json(await t.groups.removeMembers(gid(c), (await json(c, UserUuidsSchema)).user_uuids)));
-  app.get('/v1/admin/user-groups/:group_uuid/workspaces', async (c) => c.json(await t.groups.workspaces(gid(c), query(c, PagedQuery))));
-  app.post('/v1/admin/user-groups/:group_uuid/workspaces', async (c) => c.json(await t.groups.assign(gid(c), await json(c, AssignWorkspaceSchema))));
-  app.patch('/v1/admin/user-groups/:group_uuid/workspaces/:workspace_uuid', async (c) =>
+  app.get('/user-groups/:group_uuid/workspaces', async (c) => c.json(await t.groups.workspaces(gid(c), query(c, PagedQuery))));
+  app.post('/user-groups/:group_uuid/workspaces', async (c) => c.json(await t.groups.assign(gid(c), await json(c, AssignWorkspaceSchema))));
+  app.patch('/user-groups/:group_uuid/workspaces/:workspace_uuid', async (c) =>
     c.json(await t.groups.updateAssignment(gid(c), c.req.param('workspace_uuid'), await json(c, UpdateAssignmentSchema))));
-  app.delete('/v1/admin/user-groups/:group_uuid/workspaces/:workspace_uuid', async (c) => {
+  app.delete('/user-groups/:group_uuid/workspaces/:workspace_uuid', async (c) => {
     await t.groups.unprovision(gid(c), c.req.param('workspace_uuid'));
     return deleted(c, 'Workspace assignment deleted successfully');
   });
-  app.patch('/v1/admin/user-groups/:group_uuid/organization-role', async (c) =>
+  app.patch('/user-groups/:group_uuid/organization-role', async (c) =>
     c.json(await t.groups.setOrganizationRole(gid(c), (await json(c, OrganizationRoleSchema)).organization_role)));
-  app.get('/v1/admin/user-groups/:group_uuid/nested', async (c) => c.json(await t.groups.nested(gid(c))));
-  app.patch('/v1/admin/user-groups/:group_uuid/nested', async (c) =>
+  app.get('/user-groups/:group_uuid/nested', async (c) => c.json(await t.groups.nested(gid(c))));
+  app.patch('/user-groups/:group_uuid/nested', async (c) =>
     c.json(await t.groups.setNested(gid(c), (await json(c, NestedGroupsSchema)).child_group_uuids)));
 
-  app.get('/v1/admin/rate-limit', (c) => c.json(t.limits.rateLimit()));
-  app.post('/v1/admin/rate-limit', async (c) => c.json(await t.limits.setRateLimit(await json(c, RateLimitSchema))));
-  app.get('/v1/admin/spend-limit', async (c) => c.json(await t.limits.spendLimit()));
-  app.post('/v1/admin/spend-limit', async (c) => c.json(await t.limits.setSpendLimit(await json(c, SpendLimitSchema))));
+  app.get('/rate-limit', (c) => c.json(t.limits.rateLimit()));
+  app.post('/rate-limit', async (c) => c.json(await t.limits.setRateLimit(await json(c, RateLimitSchema))));
+  app.get('/spend-limit', async (c) => c.json(await t.limits.spendLimit()));
+  app.post('/spend-limit', async (c) => c.json(await t.limits.setSpendLimit(await json(c, SpendLimitSchema))));
 
-  app.get('/v1/admin/usage', async (c) => {
+  app.get('/usage', async (c) => {
     const q = query(c, UsageQuery);
     const now = new Date();
     return c.json(await usageReport(ctx.db, { year: q.year ?? now.getUTCFullYear(), month: q.month ?? now.getUTCMonth() + 1, workspaceId: q.workspace_id }));

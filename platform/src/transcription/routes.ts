@@ -147,7 +147,7 @@ export function transcriptionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
   const { maxAudioBytes, urlAllowlist } = ctx.audioInput;
 
-  app.post('/v1/audio/transcriptions', async (c) => {
+  app.post('/', async (c) => {
     const raw = await readMultipart(c.req.raw, {
       maxFileBytes: maxAudioBytes, route: 'POST /v1/audio/transcriptions (fields model, file, file_id or file_url, …)', fileField: 'file', fileKind: 'Audio file',
     });

@@ -113,7 +113,7 @@ export function voiceRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const noVoice = (id: string) => notFound(`Voice '${id}' not found`);
   const presetIsReadOnly = (id: string, what: string) => forbidden(`Voice '${id}' is a preset voice; preset voices cannot be ${what} (only custom voices can)`);
 
-  app.get('/v1/audio/voices', async (c) => {
+  app.get('/', async (c) => {
     const q = validate(ListQuerySchema, c.req.query(), ['query']);
     const presets = q.type === 'custom' ? [] : ctx.speech.voices().map(voiceResponse);
     const custom = q.type === 'preset' ? [] : await listVoices(ctx.db, callerOf(c).workspaceId);
@@ -128,7 +128,7 @@ export function voiceRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(body);
   });
 
-  app.get('/v1/audio/voices/:voice_id', async (c) => {
+  app.get('/:voice_id', async (c) => {
     const id = c.req.param('voice_id');
     const preset = presetById(id);
     if (preset) return c.json(voiceResponse(preset));
@@ -137,7 +137,7 @@ export function voiceRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(custom.voice);
   });
 
-  app.post('/v1/audio/voices', async (c) => {
+  app.post('/', async (c) => {
     const body = await readJson(c, CreateSchema, ctx.limits.maxJsonBytes);
     if (body.slug && presetById(body.slug)) throw invalidField(['body', 'slug'], `Slug '${body.slug}' is a preset voice's`, 'value_error', body.slug);
     const sample = await readSample(body.sample_audio);
@@ -163,7 +163,7 @@ export function voiceRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(voice);
   });
 
-  app.patch('/v1/audio/voices/:voice_id', async (c) => {
+  app.patch('/:voice_id', async (c) => {
     const id = c.req.param('voice_id');
     if (presetById(id)) throw presetIsReadOnly(id, 'updated');
     const body = await readJson(c, UpdateSchema, ctx.limits.maxJsonBytes);
@@ -173,7 +173,7 @@ export function voiceRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(updated);
   });
 
-  app.delete('/v1/audio/voices/:voice_id', async (c) => {
+  app.delete('/:voice_id', async (c) => {
     const id = c.req.param('voice_id');
     if (presetById(id)) throw presetIsReadOnly(id, 'deleted');
     const deleted = await deleteVoice(ctx.db, callerOf(c).workspaceId, id);
@@ -181,7 +181,7 @@ export function voiceRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(deleted);
   });
 
-  app.get('/v1/audio/voices/:voice_id/sample', async (c) => {
+  app.get('/:voice_id/sample', async (c) => {
     const id = c.req.param('voice_id');
     const preset = presetById(id);
     const wav = preset ? await presetSample(ctx, preset) : await voiceSample(ctx.db, callerOf(c).workspaceId, id);
