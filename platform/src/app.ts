@@ -51,7 +51,6 @@ import { ocrRoutes } from './ocr/routes.js';
 import { DEFAULT_MAX_OCR_BYTES } from './ocr/document-input.js';
 import { connectorRoutes } from './connectors/routes.js';
 import { MIGRATIONS as CONNECTORS } from './connectors/migrations.js';
-import { datasetRoutes } from './observability/dataset-routes.js';
 import { observabilityRoutes } from './observability/routes.js';
 import { observabilityErrorResponse } from './observability/errors.js';
 import { MIGRATIONS as DATASETS } from './observability/dataset-migrations.js';
@@ -269,7 +268,6 @@ function buildApp(
   app.route('/v1/client/sessions', clientSessionRoutes(ctx, secrets));
   app.route('/v1/ocr', ocrRoutes(ctx));
   app.route('/v1/connectors', connectorRoutes(ctx));
-  app.route('/v1/observability', datasetRoutes(ctx));
   app.route('/v1/observability', observabilityRoutes(ctx));
   app.route('/v2', registryRoutes(ctx));
   app.route('/v1/admin', adminRoutes(ctx));

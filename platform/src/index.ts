@@ -1,3 +1,7 @@
+/**
+ * `@parley-kit/platform`: the local platform (createPlatform, its Node adapter servePlatform) and the engines a
+ * caller may plug in or reuse (chat, speech, OCR, the tokenizer).
+ */
 export { createPlatform, defaultChatEngines } from './app.js';
 export type { Platform, PlatformOptions } from './app.js';
 export { servePlatform } from './node.js';

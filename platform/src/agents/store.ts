@@ -1,4 +1,5 @@
-import type { Agent, AgentAlias, CompletionArgs, GuardrailConfig, Tool } from 'parley-kit/types';
+/** The agents kept in the database, with their versions and aliases (the store the agents API and every agent's conversation read). */
+import type { Agent, AgentAlias, CreateAgentRequest, UpdateAgentRequest } from 'parley-kit/types';
 import { isoNow } from '../http/ids.js';
 import type { Db } from '../store/db.js';
 
@@ -51,58 +52,21 @@ export interface AgentStore {
   delete(id: string): Promise<boolean>;
 }
 
-/** The configuration one version holds. */
-export interface AgentConfig {
-  name: string;
-  model: string;
-  instructions: string | null;
-  tools: Tool[];
-  completion_args: CompletionArgs;
-  guardrails: GuardrailConfig[] | null;
-  description: string | null;
-  handoffs: string[] | null;
-  metadata: Record<string, unknown> | null;
-  deployment_chat: boolean;
-  source: string;
-  version_message: string | null;
-}
+/** The configuration one version holds: every field of a create request, plus where the agent comes from. */
+export type AgentConfig = Required<CreateAgentRequest> & { deployment_chat: boolean; source: string };
 
 /** What `agent_versions.record` holds: the configuration plus when the version was made. */
 export interface AgentVersionRecord extends AgentConfig {
   created_at: string;
 }
 
-export interface NewAgent {
-  id: string;
-  createdAt: string;
-  name: string;
-  model: string;
-  instructions?: string | null;
-  tools?: Tool[];
-  completion_args?: CompletionArgs;
-  guardrails?: GuardrailConfig[] | null;
-  description?: string | null;
-  handoffs?: string[] | null;
-  metadata?: Record<string, unknown> | null;
-  version_message?: string | null;
-  deployment_chat?: boolean;
-  source?: string;
-}
+/** A configuration as given: absent fields take their defaults ({@link withDefaults}). */
+type GivenConfig = CreateAgentRequest & { deployment_chat?: boolean; source?: string };
 
-export interface AgentPatch {
-  updatedAt: string;
-  name?: string | null;
-  model?: string | null;
-  instructions?: string | null;
-  tools?: Tool[];
-  completion_args?: CompletionArgs;
-  guardrails?: GuardrailConfig[] | null;
-  description?: string | null;
-  handoffs?: string[] | null;
-  metadata?: Record<string, unknown> | null;
-  version_message?: string | null;
-  deployment_chat?: boolean | null;
-}
+export type NewAgent = GivenConfig & { id: string; createdAt: string };
+
+/** An update request's fields (`name`, `model` and `deployment_chat` may be null: kept), and when it was made. */
+export type AgentPatch = Omit<UpdateAgentRequest, 'name' | 'model'> & { updatedAt: string; name?: string | null; model?: string | null };
 
 export interface AgentFilter {
   deploymentChat?: boolean;
@@ -160,27 +124,31 @@ interface Row {
   versions: number[];
 }
 
-function toAgent(row: Row): Agent {
-  const r = row.record;
+/** Every field of a configuration, absent ones at their defaults (a record written before a field existed has none). */
+function withDefaults(c: GivenConfig): AgentConfig {
   return {
-    object: 'agent',
-    id: row.id,
-    name: r.name,
-    model: r.model,
-    version: row.version,
-    versions: row.versions,
-    instructions: r.instructions ?? null,
-    tools: r.tools ?? [],
-    completion_args: r.completion_args ?? {},
-    guardrails: r.guardrails ?? null,
-    description: r.description ?? null,
-    handoffs: r.handoffs ?? null,
-    metadata: r.metadata ?? null,
-    created_at: row.created_at,
-    updated_at: r.created_at,
-    deployment_chat: r.deployment_chat ?? false,
-    source: r.source ?? 'api',
-    version_message: r.version_message ?? null,
+    name: c.name,
+    model: c.model,
+    instructions: c.instructions ?? null,
+    tools: c.tools ?? [],
+    completion_args: c.completion_args ?? {},
+    guardrails: c.guardrails ?? null,
+    description: c.description ?? null,
+    handoffs: c.handoffs ?? null,
+    metadata: c.metadata ?? null,
+    deployment_chat: c.deployment_chat ?? false,
+    source: c.source ?? 'api',
+    version_message: c.version_message ?? null,
+  };
+}
+
+function toAgent(row: Row): Agent {
+  const { name, model, deployment_chat, source, version_message, ...settings } = withDefaults(row.record);
+  return {
+    object: 'agent', id: row.id, name, model, version: row.version, versions: row.versions,
+    ...settings,
+    created_at: row.created_at, updated_at: row.record.created_at,
+    deployment_chat, source, version_message,
   };
 }
 
@@ -280,21 +248,7 @@ export function createAgentStore(db: Db): AgentStore {
     },
 
     async create(input) {
-      const record: AgentVersionRecord = {
-        name: input.name,
-        model: input.model,
-        instructions: input.instructions ?? null,
-        tools: input.tools ?? [],
-        completion_args: input.completion_args ?? {},
-        guardrails: input.guardrails ?? null,
-        description: input.description ?? null,
-        handoffs: input.handoffs ?? null,
-        metadata: input.metadata ?? null,
-        deployment_chat: input.deployment_chat ?? false,
-        source: input.source ?? 'api',
-        version_message: input.version_message ?? null,
-        created_at: input.createdAt,
-      };
+      const record: AgentVersionRecord = { ...withDefaults(input), created_at: input.createdAt };
       return db.transaction(async (tx) => {
         await requireHandoffs(tx, record.handoffs);
         await tx.query(

@@ -32,6 +32,11 @@ export interface TurnPlan {
   completionArgs?: CompletionArgs | null;
 }
 
+/** How the caller asks to be answered (`stream`, `store`, `handoff_execution` of a start, append or restart body), with the defaults. */
+export function answerOptions(body: { stream?: boolean | null; store?: boolean | null; handoff_execution?: HandoffExecution | null }): Pick<TurnPlan, 'stream' | 'store' | 'handoffExecution'> {
+  return { stream: body.stream === true, store: body.store !== false, handoffExecution: body.handoff_execution ?? 'server' };
+}
+
 /** 409 while another turn holds the conversation. */
 export function conversationBusy(id: string) {
   return genericError(409, `Conversation '${id}' has a turn in progress; wait for it to finish`, 'invalid_request_error', 'conversation_busy');

@@ -20,7 +20,7 @@ import { AppendConversationSchema, RestartConversationSchema, StartConversationS
 import type { ConversationState, StoredConversation } from './store.js';
 import type { Speaker } from './turns.js';
 import { createTurnLocks } from './turn-locks.js';
-import { conversationBusy, createResponder } from './respond.js';
+import { answerOptions, conversationBusy, createResponder } from './respond.js';
 
 const ListQuery = z.object({
   page: queryInt(0, 0),
@@ -80,9 +80,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
       history: inputs,
       newEntries: inputs,
       speaker,
-      stream: body.stream === true,
-      store: body.store !== false,
-      handoffExecution: body.handoff_execution ?? 'server',
+      ...answerOptions(body),
       completionArgs: body.agent_id ? body.completion_args : null,
     });
   });
@@ -137,9 +135,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
       history: [...history, ...inputs],
       newEntries: inputs,
       speaker: await speakerOf(conversation),
-      stream: body.stream === true,
-      store: body.store !== false,
-      handoffExecution: body.handoff_execution ?? 'server',
+      ...answerOptions(body),
       completionArgs: body.completion_args,
     });
   });
@@ -179,9 +175,7 @@ export function conversationRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
       history: [...kept, ...inputs],
       newEntries: inputs,
       speaker: await speakerOf(conversation),
-      stream: body.stream === true,
-      store: body.store !== false,
-      handoffExecution: body.handoff_execution ?? 'server',
+      ...answerOptions(body),
       completionArgs: body.completion_args,
     });
   });

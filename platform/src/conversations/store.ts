@@ -1,3 +1,4 @@
+/** Conversations kept in the database: each one's public record and state, and its entries in order. */
 import type { Conversation, ConversationEntry } from 'parley-kit/types';
 import type { Db } from '../store/db.js';
 

@@ -1,3 +1,4 @@
+/** The platform's error answers as values: generic bodies, 422 `{detail:[…]}` lists, and caps on what they echo back. */
 import type { GenericErrorBody, ValidationIssue } from 'parley-kit/types';
 
 /** Most characters of a caller's value an error answer repeats. */

@@ -1,8 +1,3 @@
-import { Hono } from 'hono';
-import type { ModelList } from 'parley-kit/types';
-import type { PlatformContext, PlatformEnv } from '../http/context.js';
-import { forbidden, notFound } from '../http/errors.js';
-
 /**
  * `GET /v1/models?model&provider` (every kind of model: chat, FIM, embeddings, speech, transcription, OCR,
  * classifiers, then fine-tuned models), `GET /v1/models/{id}` (by id or alias), `DELETE /v1/models/{id}`
@@ -10,6 +5,11 @@ import { forbidden, notFound } from '../http/errors.js';
  * stand-ins of Mistral's models, `openai-compatible` for the models of a configured OpenAI-compatible
  * server, the workspace id for fine-tuned models (platform/README.md lists every card).
  */
+import { Hono } from 'hono';
+import type { ModelList } from 'parley-kit/types';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { forbidden, notFound } from '../http/errors.js';
+
 export function modelRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
 

@@ -41,15 +41,15 @@ import type { PlatformContext, PlatformEnv } from '../http/context.js';
 import { callerOf } from '../http/caller.js';
 import { readJson, validate } from '../http/validation.js';
 import { jsonObject } from '../http/schemas.js';
-import { DatasetStore, type ImportRequest } from './datasets.js';
-import { JudgeStore } from './judges.js';
+import type { DatasetStore, ImportRequest } from './datasets.js';
+import type { JudgeStore } from './judges.js';
 import { DatasetImports } from './dataset-imports.js';
-import { ObservabilityHttpError, invalid, missing, observabilityErrorResponse, pathUuid, uuidField } from './errors.js';
+import { ObservabilityHttpError, invalid, missing, pathUuid, uuidField } from './errors.js';
 import { PageQuerySchema, paginated } from './pagination.js';
 import { decodeDataUrl, recordsToDataUrl } from './jsonl.js';
 import { getFile, readFileBytes } from '../files/store.js';
-import { CompletionEventStore } from './events.js';
-import { CampaignStore } from './campaigns.js';
+import type { CompletionEventStore } from './events.js';
+import type { CampaignStore } from './campaigns.js';
 import {
   JudgeDefinitionSchema, JudgedMessageSchema, judgeConversation, type JudgeDefinition, type JudgedMessage, type JudgeVerdict,
 } from './judging.js';
@@ -77,13 +77,18 @@ function pageOf(c: Context) {
   return { request: { page: q.page, pageSize: q.page_size }, q: q.q };
 }
 
-export function datasetRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
+/** The area's stores, made once for its two route modules (routes.ts). */
+export interface ObservabilityStores {
+  datasets: DatasetStore;
+  judges: JudgeStore;
+  events: CompletionEventStore;
+  campaigns: CampaignStore;
+}
+
+/** The dataset and judge routes; their errors are written by the area's handler (routes.ts mounts them). */
+export function datasetRoutes(ctx: PlatformContext, stores: ObservabilityStores): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
-  app.onError(observabilityErrorResponse);
-  const datasets = new DatasetStore(ctx.db);
-  const judges = new JudgeStore(ctx.db);
-  const completionEvents = new CompletionEventStore(ctx.db);
-  const campaigns = new CampaignStore(ctx.db);
+  const { datasets, judges, events: completionEvents, campaigns } = stores;
   const imports = new DatasetImports(datasets, ctx.conversations, async (workspaceId, userId, fileId) => (await readFileBytes(ctx.db, workspaceId, fileId, userId))?.bytes, {
     events: (workspaceId, ids) => completionEvents.getMany(workspaceId, ids),
     campaignEventIds: async (workspaceId, campaignId) => ((await campaigns.get(workspaceId, campaignId)) ? (await campaigns.eventIds(campaignId)).results : null),

@@ -35,6 +35,8 @@ import { PageQuerySchema, paginated } from './pagination.js';
 import { JudgeDefinitionSchema, JudgedMessageSchema, judgeConversation } from './judging.js';
 import { CompletionEventStore, toPreview, type CompletionEvent } from './events.js';
 import { CampaignStore } from './campaigns.js';
+import { DatasetStore } from './datasets.js';
+import { datasetRoutes, type ObservabilityStores } from './dataset-routes.js';
 import { EVENT_FIELDS, FILTER_OPS, FilterPayloadSchema, matches, unknownField, type FilterPayload } from './filters.js';
 
 const SearchSchema = z.object({ search_params: FilterPayloadSchema, extra_fields: z.array(z.string()).nullish() });
@@ -65,12 +67,24 @@ function checkFields(params: FilterPayload, loc: string[]): void {
   }
 }
 
+/**
+ * The observability API, mounted at `/v1/observability`: datasets and judges (dataset-routes.ts), then the
+ * explorer and campaigns (below), over one set of stores, every error written in the area's shape.
+ */
 export function observabilityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
   app.onError(observabilityErrorResponse);
-  const events = new CompletionEventStore(ctx.db);
-  const campaigns = new CampaignStore(ctx.db);
-  const judges = new JudgeStore(ctx.db);
+  const stores: ObservabilityStores = {
+    datasets: new DatasetStore(ctx.db), judges: new JudgeStore(ctx.db), events: new CompletionEventStore(ctx.db), campaigns: new CampaignStore(ctx.db),
+  };
+  app.route('/', datasetRoutes(ctx, stores));
+  app.route('/', explorerRoutes(ctx, stores));
+  return app;
+}
+
+/** The completion events (the explorer) and campaigns. */
+function explorerRoutes(ctx: PlatformContext, { events, campaigns, judges }: ObservabilityStores): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const body = <S extends z.ZodType>(c: Context, schema: S) => readJson(c, schema, ctx.limits.maxJsonBytes);
 
   /** The workspace's events passing the filter, newest first. */

@@ -1,3 +1,4 @@
+/** The platform's database (PGlite or a PostgreSQL server) behind one interface, and its migrations (see Db below). */
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { openPostgres } from './pg.js';
