@@ -26,7 +26,7 @@ import { ClassifierCatalog } from './engines/classifier/catalog.js';
 import { createLexiconClassifier } from './engines/classifier/lexicon-engine.js';
 import { createEmbeddingCatalog } from './engines/embeddings/catalog.js';
 // store
-import { openDb, type AreaMigrations } from './store/db.js';
+import { openDb, type AreaMigrations } from './store/open-db.js';
 import { setLeaseTiming, type LeaseTiming } from './store/leases.js';
 // http
 import { PlatformHttpError, badRequest, genericError } from './http/errors.js';

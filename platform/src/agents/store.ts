@@ -7,7 +7,7 @@ import type { Db } from '../store/db.js';
  * Agents with their versions and aliases. Every update makes a new version; the agent's
  * current version is the one answered by default.
  *
- * Layout (migration 1 in db.ts): `agents` holds one row per agent (id, insertion `seq`, current
+ * Layout (core migration 1 in store/open-db.ts): `agents` holds one row per agent (id, insertion `seq`, current
  * version, creation and last-change times); `agent_versions.record` holds the whole configuration of
  * one version as a {@link AgentVersionRecord}; `agent_aliases` maps a name to a version.
  *

@@ -1,4 +1,4 @@
-/** Migrations of the realtime area (see store/db.ts): never edit a shipped entry, add a new one. */
+/** Migrations of the realtime area (see store/open-db.ts): never edit a shipped entry, add a new one. */
 export const MIGRATIONS: string[] = [
   // 1: `rt_` client secrets, by the SHA-256 of their value, so every process on the database accepts them.
   `

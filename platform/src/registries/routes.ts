@@ -31,7 +31,8 @@ import { forbidden, genericError, notFound, validationError } from '../http/erro
 import { isoNow } from '../http/ids.js';
 import { applyFieldMask, readFieldMask } from './field-mask.js';
 import { PROMPTS, SKILLS, objectJson, versionJson } from './kinds.js';
-import type { RegistryKindSpec, SharingScope, WorkspaceRelation } from './kinds.js';
+import type { RegistryKindSpec } from './kinds.js';
+import type { SharingScope, WorkspaceRelation } from './store.js';
 import { SORT_FIELDS, decodePageToken, encodePageToken, pageSizeOf, readSort } from './list-query.js';
 import type { QueryValue } from './list-query.js';
 import { RegistryError, RegistryStore } from './store.js';

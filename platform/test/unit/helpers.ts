@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { inject } from 'vitest';
 import { AREA_MIGRATIONS, createPlatform, type Platform, type PlatformOptions } from '../../src/app.js';
-import { openDb, type Db, type DbOptions } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db.js';
+import { openDb, type DbOptions } from '../../src/store/open-db.js';
 import { freshDatabase } from './postgres-server.js';
 
 declare module 'vitest' {
