@@ -1,11 +1,14 @@
+/**
+ * The local platform as one Web-standard fetch handler: createPlatform starts the engines, opens the database
+ * with every area's migrations, builds the directory and the context every area is given (http/context.ts),
+ * then mounts each area's routes under its prefix behind the auth middleware (http/auth.ts) and the input
+ * rules (http/input-guard.ts). Errors become the platform's error bodies here; the observability area answers
+ * in its own shape.
+ */
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { PlatformHttpError, badRequest, genericError, unauthorized } from './errors.js';
-import { observabilityErrorResponse } from './datasets/errors.js';
-import { openDb } from './store/db.js';
-import { setLeaseTiming, type LeaseTiming } from './store/leases.js';
-import { createConversationStore } from './store/conversations.js';
-import { createAgentStore } from './store/agents.js';
+import type { UpgradeHandler } from 'parley-kit/server';
+// engines
 import { ChatModelRegistry } from './engines/chat/registry.js';
 import type { ChatEngine } from './engines/chat/types.js';
 import { createLocalChatEngine } from './engines/chat/local.js';
@@ -13,47 +16,66 @@ import { createOpenAICompatibleChatEngine } from './engines/chat/openai-compatib
 import { SpeechCatalog } from './engines/speech/catalog.js';
 import type { SpeechEngine } from './engines/speech/types.js';
 import { createEspeakSpeechEngine } from './engines/speech/espeak.js';
-import type { PlatformContext, PlatformEnv } from './context.js';
-import type { Caller } from './caller.js';
-import { modelRoutes } from './routes/models.js';
-import { agentRoutes } from './routes/agents.js';
-import { conversationRoutes } from './routes/conversations.js';
-import { speechRoutes } from './routes/speech.js';
-import { DEFAULT_MAX_AUDIO_BYTES, transcriptionRoutes } from './routes/transcription.js';
 import { TranscriptionCatalog } from './engines/transcription/catalog.js';
 import type { TranscriptionEngine } from './engines/transcription/types.js';
 import { createPocketsphinxEngine } from './engines/transcription/pocketsphinx.js';
-import { DEFAULT_JSON_LIMIT } from './validation.js';
-import { urlGuard } from './input-guard.js';
-import type { UpgradeHandler } from 'parley-kit/server';
-import { ClientSecretStore } from './realtime/client-secrets.js';
-import { clientSessionRoutes } from './routes/client-sessions.js';
-import { realtimeTranscriptionEndpoint } from './routes/realtime-transcription.js';
 import { OcrCatalog } from './engines/ocr/catalog.js';
 import type { OcrEngine } from './engines/ocr/types.js';
 import { createLocalOcrEngine } from './engines/ocr/local.js';
-import { DEFAULT_MAX_OCR_BYTES } from './engines/ocr/document-input.js';
-import { ocrRoutes } from './routes/ocr.js';
-import { connectorRoutes } from './routes/connectors.js';
-import { datasetRoutes } from './routes/datasets.js';
-import { observabilityRoutes } from './observability/routes.js';
-import { registryRoutes } from './routes/registries.js';
-import { adminRoutes } from './routes/admin.js';
-import { identityRoutes } from './routes/identity.js';
-import { classifierRoutes } from './routes/classifiers.js';
-import { chatCompletionRoutes } from './routes/chat-completions.js';
-import { embeddingRoutes } from './routes/embeddings.js';
-import { fileRoutes } from './routes/files.js';
-import { voiceRoutes } from './routes/voices.js';
-import { batchRoutes } from './routes/batch.js';
-import { fineTuningRoutes } from './routes/fine-tuning.js';
-import { libraryRoutes } from './routes/libraries.js';
 import { ClassifierCatalog } from './engines/classifier/catalog.js';
 import { createLexiconClassifier } from './engines/classifier/lexicon-engine.js';
 import { createEmbeddingCatalog } from './engines/embeddings/catalog.js';
-import { createFimCatalog } from './completions/infill.js';
+// store
+import { openDb, type AreaMigrations } from './store/open-db.js';
+import { setLeaseTiming, type LeaseTiming } from './store/leases.js';
+// http
+import { PlatformHttpError, badRequest, genericError } from './http/errors.js';
+import { authenticate } from './http/auth.js';
+import type { Caller } from './http/caller.js';
+import type { PlatformContext, PlatformEnv } from './http/context.js';
+import { DEFAULT_JSON_LIMIT } from './http/validation.js';
+import { urlGuard } from './http/input-guard.js';
+// areas: their routes, the services the context carries, their migrations
+import { modelRoutes } from './models/routes.js';
+import { agentRoutes } from './agents/routes.js';
+import { createAgentStore } from './agents/store.js';
+import { conversationRoutes } from './conversations/routes.js';
+import { createConversationStore } from './conversations/store.js';
+import { speechRoutes } from './speech/routes.js';
+import { DEFAULT_MAX_AUDIO_BYTES, transcriptionRoutes } from './transcription/routes.js';
+import { clientSessionRoutes } from './realtime/routes.js';
+import { realtimeTranscriptionEndpoint } from './realtime/endpoint.js';
+import { ClientSecretStore } from './realtime/client-secrets.js';
+import { MIGRATIONS as REALTIME } from './realtime/migrations.js';
+import { ocrRoutes } from './ocr/routes.js';
+import { DEFAULT_MAX_OCR_BYTES } from './ocr/document-input.js';
+import { connectorRoutes } from './connectors/routes.js';
+import { MIGRATIONS as CONNECTORS } from './connectors/migrations.js';
+import { observabilityRoutes } from './observability/routes.js';
+import { observabilityErrorResponse } from './observability/errors.js';
+import { MIGRATIONS as DATASETS } from './observability/dataset-migrations.js';
+import { MIGRATIONS as OBSERVABILITY } from './observability/migrations.js';
+import { registryRoutes } from './registries/routes.js';
+import { MIGRATIONS as REGISTRIES } from './registries/migrations.js';
+import { adminRoutes } from './tenancy/routes.js';
 import { createDirectory, type MemberKey } from './tenancy/directory.js';
 import { createUsageLedger } from './tenancy/usage.js';
+import { MIGRATIONS as TENANCY } from './tenancy/migrations.js';
+import { identityRoutes } from './identity/routes.js';
+import { classifierRoutes } from './classifiers/routes.js';
+import { chatCompletionRoutes } from './completions/routes.js';
+import { createFimCatalog } from './completions/infill.js';
+import { embeddingRoutes } from './embeddings/routes.js';
+import { fileRoutes, signedFileRoutes } from './files/routes.js';
+import { MIGRATIONS as FILES } from './files/migrations.js';
+import { voiceRoutes } from './voices/routes.js';
+import { MIGRATIONS as VOICES } from './voices/migrations.js';
+import { batchRoutes } from './batch/routes.js';
+import { MIGRATIONS as BATCH } from './batch/migrations.js';
+import { fineTuningRoutes } from './fine-tuning/routes.js';
+import { MIGRATIONS as FINE_TUNING } from './fine-tuning/migrations.js';
+import { libraryRoutes, signedLibraryRoutes } from './libraries/routes.js';
+import { MIGRATIONS as LIBRARIES } from './libraries/migrations.js';
 
 export interface PlatformOptions {
   /** Key callers send as `Authorization: Bearer <key>` (or `x-api-key`). */
@@ -124,6 +146,16 @@ export interface Platform {
   close(): Promise<void>;
 }
 
+/**
+ * Every area's migrations, in the order they apply, by the name each area's versions are counted under
+ * (names of databases made before the areas moved: observability's datasets count as `datasets`).
+ * createPlatform opens its database with them; so do the store tests.
+ */
+export const AREA_MIGRATIONS: AreaMigrations = {
+  tenancy: TENANCY, connectors: CONNECTORS, datasets: DATASETS, registries: REGISTRIES, files: FILES, voices: VOICES,
+  batch: BATCH, 'fine-tuning': FINE_TUNING, libraries: LIBRARIES, observability: OBSERVABILITY, realtime: REALTIME,
+};
+
 export function defaultChatEngines(options: Pick<PlatformOptions, 'tokenDelayMs' | 'chatUrl' | 'chatModel' | 'chatApiKey'>): ChatEngine[] {
   const engines: ChatEngine[] = [createLocalChatEngine({ tokenDelayMs: options.tokenDelayMs ?? 0 })];
   if (options.chatUrl) {
@@ -138,7 +170,7 @@ export function createPlatform(options: PlatformOptions): Platform {
   const speech = new SpeechCatalog(options.speechEngines ?? [createEspeakSpeechEngine()]);
   const transcription = new TranscriptionCatalog(options.transcriptionEngines ?? [createPocketsphinxEngine()]);
   const ocr = new OcrCatalog(options.ocrEngines ?? [createLocalOcrEngine()]);
-  const database = openDb({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
+  const database = openDb({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, areas: AREA_MIGRATIONS });
   const secrets = new ClientSecretStore(database);
   const realtime = realtimeTranscriptionEndpoint({
     keys: apiKeys(options),
@@ -177,7 +209,7 @@ export function createPlatform(options: PlatformOptions): Platform {
   });
   opened.catch(report);
 
-  const platform: Platform = {
+  return {
     async fetch(request) {
       const { app } = await opened;
       return app.fetch(request);
@@ -197,22 +229,6 @@ export function createPlatform(options: PlatformOptions): Platform {
       await db.close();
     },
   };
-  appsOf.set(platform, opened.then(({ app }) => app));
-  return platform;
-}
-
-const appsOf = new WeakMap<Platform, Promise<Hono<PlatformEnv>>>();
-
-/** The routes a platform answers (`method` upper case, `path` with `:param`s), without middleware and wildcards: for tools and tests that walk every route. */
-export async function platformRoutes(platform: Platform): Promise<Array<{ method: string; path: string }>> {
-  const app = await appsOf.get(platform);
-  if (!app) throw new Error('Not a platform made by createPlatform');
-  const seen = new Map<string, { method: string; path: string }>();
-  for (const { method, path } of app.routes) {
-    if (path.includes('*') || method === 'ALL') continue;
-    seen.set(`${method} ${path}`, { method, path });
-  }
-  return [...seen.values()];
 }
 
 /** The keys accepted on every route. */
@@ -228,26 +244,11 @@ function buildApp(
   app.onError((err, c) => errorResponse(err, c, report));
   app.notFound((c) => c.json(genericError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, 'invalid_request_error', 'not_found').body, 404));
 
-  // Requests the platform makes to itself for a caller (batch lines): the caller is preset, no key is read.
-  // Only Request objects made inside this process are in the map, so no outside request can claim it.
-  const internalCallers = new WeakMap<Request, Caller>();
-  const authenticate = async (c: Context<PlatformEnv>, next: () => Promise<void>) => {
-    const preset = internalCallers.get(c.req.raw);
-    if (preset) {
-      c.set('caller', preset);
-      return next();
-    }
-    const header = c.req.header('authorization');
-    const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
-    const key = bearer ?? c.req.header('x-api-key');
-    const caller = key ? await ctx.directory.authenticate(key) : null;
-    if (!caller) throw unauthorized();
-    c.set('caller', caller);
-    await ctx.directory.admit(c.req.path);
-    await next();
-  };
-  app.use('/v1/*', authenticate);
-  app.use('/v2/*', authenticate);
+  // Requests the platform makes to itself for a caller (batch lines): the caller is preset, no key is read (http/auth.ts).
+  const presetCallers = new WeakMap<Request, Caller>();
+  const auth = authenticate(ctx.directory, presetCallers);
+  app.use('/v1/*', auth);
+  app.use('/v2/*', auth);
   // Input rules for every route's path and query (bodies are checked by readJson and readMultipart): input-guard.ts.
   app.use('*', urlGuard);
   // The admin API is documented under `/api/admin` (key in `x-api-key`); it is the same API as `/v1/admin`.
@@ -258,34 +259,37 @@ function buildApp(
     return app.fetch(new Request(url, { method, headers, body, duplex: 'half' } as RequestInit));
   });
 
-  app.route('/', modelRoutes(ctx));
-  app.route('/', agentRoutes(ctx));
-  app.route('/', conversationRoutes(ctx));
-  app.route('/', speechRoutes(ctx));
-  app.route('/', transcriptionRoutes(ctx));
-  app.route('/', clientSessionRoutes(ctx, secrets));
-  app.route('/', ocrRoutes(ctx));
-  app.route('/', connectorRoutes(ctx));
-  app.route('/', datasetRoutes(ctx));
-  app.route('/', observabilityRoutes(ctx));
-  app.route('/', registryRoutes(ctx));
-  app.route('/', adminRoutes(ctx));
-  app.route('/', identityRoutes(ctx));
-  app.route('/', classifierRoutes(ctx));
-  app.route('/', chatCompletionRoutes(ctx));
-  app.route('/', embeddingRoutes(ctx));
-  app.route('/', fileRoutes(ctx, { maxFileBytes: options.maxFileBytes }));
-  app.route('/', voiceRoutes(ctx));
-  app.route('/', batchRoutes(ctx, {
+  // Each area under its prefix; the order is the order routes are matched in.
+  app.route('/v1/models', modelRoutes(ctx));
+  app.route('/v1/agents', agentRoutes(ctx));
+  app.route('/v1/conversations', conversationRoutes(ctx));
+  app.route('/v1/audio/speech', speechRoutes(ctx));
+  app.route('/v1/audio/transcriptions', transcriptionRoutes(ctx));
+  app.route('/v1/client/sessions', clientSessionRoutes(ctx, secrets));
+  app.route('/v1/ocr', ocrRoutes(ctx));
+  app.route('/v1/connectors', connectorRoutes(ctx));
+  app.route('/v1/observability', observabilityRoutes(ctx));
+  app.route('/v2', registryRoutes(ctx));
+  app.route('/v1/admin', adminRoutes(ctx));
+  app.route('/v1/users/me', identityRoutes(ctx));
+  // Moderations and classifications (`/v1/moderations`, `/v1/chat/classifications`…), chat, agent and FIM completions.
+  app.route('/v1', classifierRoutes(ctx));
+  app.route('/v1', chatCompletionRoutes(ctx));
+  app.route('/v1/embeddings', embeddingRoutes(ctx));
+  app.route('/v1/files', fileRoutes(ctx, { maxFileBytes: options.maxFileBytes }));
+  app.route('/signed/files', signedFileRoutes(ctx));
+  app.route('/v1/audio/voices', voiceRoutes(ctx));
+  app.route('/v1/batch', batchRoutes(ctx, {
     report,
     dispatch: async (caller, request) => {
-      internalCallers.set(request, caller);
+      presetCallers.set(request, caller);
       return app.fetch(request);
     },
     onStop: (stop) => stoppers.push(stop),
   }));
-  app.route('/', fineTuningRoutes(ctx));
-  app.route('/', libraryRoutes(ctx));
+  app.route('/v1/fine_tuning', fineTuningRoutes(ctx));
+  app.route('/v1/libraries', libraryRoutes(ctx));
+  app.route('/signed/libraries', signedLibraryRoutes(ctx));
   return app;
 }
 
@@ -301,7 +305,7 @@ function clientCausedFailure(err: unknown): PlatformHttpError | null {
   return null;
 }
 
-export function errorResponse(err: unknown, c: Context, report: (e: unknown) => void): Response {
+function errorResponse(err: unknown, c: Context, report: (e: unknown) => void): Response {
   // The shared guards (input-guard.ts) run before the observability sub-app, which answers in its own shape.
   if (err instanceof Error && c.req.path.startsWith('/v1/observability/')) {
     try { return observabilityErrorResponse(err, c); } catch { /* not one it writes */ }

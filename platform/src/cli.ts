@@ -13,11 +13,11 @@ import { Hono } from 'hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { createPlatform, type Platform } from './app.js';
 import { redactDatabaseUrl } from './store/pg.js';
-import { createAssetHandler } from './assets.js';
-import { REALTIME_TRANSCRIPTION_PATH } from './routes/realtime-transcription.js';
+import { createAssetHandler } from './demo/assets.js';
+import { REALTIME_TRANSCRIPTION_PATH } from './realtime/endpoint.js';
 import { serveFetch, type NodeIncoming } from 'parley-kit/server';
 import { createRelay, nodeRelayEnv, type Relay, type RelayPolicy } from 'parley-kit/relay';
-import { ensureDemoAgents, ensureDemoConnector } from './demo-agents.js';
+import { ensureDemoAgents, ensureDemoConnector } from './demo/agents.js';
 import { startDemoMcpServer, type DemoMcpServer } from './demo-mcp/server.js';
 
 const DEV_API_KEY = 'parley-dev-key';

@@ -1,8 +1,12 @@
+/**
+ * `@parley-kit/platform`: the local platform (createPlatform, its Node adapter servePlatform) and the engines a
+ * caller may plug in or reuse (chat, speech, OCR, the tokenizer).
+ */
 export { createPlatform, defaultChatEngines } from './app.js';
 export type { Platform, PlatformOptions } from './app.js';
 export { servePlatform } from './node.js';
 export type { UpgradeHandler } from 'parley-kit/server';
-export { REALTIME_TRANSCRIPTION_PATH } from './routes/realtime-transcription.js';
+export { REALTIME_TRANSCRIPTION_PATH } from './realtime/endpoint.js';
 export type { ChatEngine, ChatEngineEvent, ChatTurnRequest, HandoffTarget } from './engines/chat/types.js';
 export { createLocalChatEngine } from './engines/chat/local.js';
 export { tokenize } from './engines/text/tokenizer.js';

@@ -3,7 +3,7 @@
  * endpoint, made on behalf of the job's creator (so validation, engines, errors and usage are exactly those of
  * a direct call). The endpoints follow the SDK's ApiEndpoint enum.
  */
-import type { Caller } from '../caller.js';
+import type { Caller } from '../http/caller.js';
 
 /** The endpoints a batch job may target (the SDK's ApiEndpoint). */
 export const BATCH_ENDPOINTS = [

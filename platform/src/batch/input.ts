@@ -3,12 +3,12 @@
  * inline `requests`, in that order. Problems are the creator's to fix, so they are answered at creation:
  * an unknown file → 404, a file of another purpose or a line that is not `{custom_id?, body: {…}}` → 422.
  */
-import type { Caller } from '../caller.js';
-import { invalidField, notFound } from '../errors.js';
+import type { Caller } from '../http/caller.js';
+import { invalidField, notFound } from '../http/errors.js';
 import { readFileBytes } from '../files/store.js';
 import type { Db } from '../store/db.js';
 import type { BatchLine } from './store.js';
-import { parseJsonDocument } from '../input-guard.js';
+import { parseJsonDocument } from '../http/input-guard.js';
 
 /** Most requests in one job (the real service's limit). */
 export const MAX_BATCH_REQUESTS = 100_000;

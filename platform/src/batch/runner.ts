@@ -14,7 +14,7 @@
  */
 import type { Db } from '../store/db.js';
 import { claimNext, pollForWork, type JobQueue, type Lease } from '../store/leases.js';
-import { genericError } from '../errors.js';
+import { genericError } from '../http/errors.js';
 import { createFile } from '../files/store.js';
 import { lineRequest, type BatchEndpoint, type Dispatch } from './dispatch.js';
 import {

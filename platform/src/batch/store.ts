@@ -4,7 +4,7 @@
  * it is known, with the job's counters, in one transaction: a job interrupted by a restart resumes at the first
  * request without a result.
  */
-import type { Caller } from '../caller.js';
+import type { Caller } from '../http/caller.js';
 import type { Db } from '../store/db.js';
 
 /** The SDK's BatchJobStatus. */

@@ -6,8 +6,8 @@
  */
 import type { ConversationEntry, InputContentChunk, Tool } from 'parley-kit/types';
 import { contentText } from 'parley-kit/wire';
-import { badRequest, invalidField } from '../errors.js';
-import { isoNow, newId } from '../ids.js';
+import { badRequest, invalidField } from '../http/errors.js';
+import { isoNow, newId } from '../http/ids.js';
 import type { ChatMessage } from './schemas.js';
 
 /** What a chat engine is given for a list of chat messages. */

@@ -3,10 +3,10 @@
  * `text/event-stream` with `data: {chat.completion.chunk}` events ended by `data: [DONE]` (the framing the
  * SDK's `CompletionEvent` stream expects). Shared by chat, FIM and agent completions.
  */
-import { randomUUID } from 'node:crypto';
 import { countTokens } from '../engines/text/tokenizer.js';
-import { genericError } from '../errors.js';
-import { sseResponse } from '../sse.js';
+import { genericError } from '../http/errors.js';
+import { sseResponse } from '../http/sse.js';
+import { completionId } from '../http/ids.js';
 import type { ChoiceEvent, FinishReason } from './choice.js';
 import type { CompletionMessage, CompletionToolCall } from './messages.js';
 
@@ -34,8 +34,6 @@ export interface CompletionBody {
   usage: Usage;
 }
 
-/** A completion id: 32 hex characters, like the platform's. */
-export const completionId = (): string => randomUUID().replace(/-/g, '');
 const unixNow = (): number => Math.floor(Date.now() / 1000);
 const usageOf = (prompt: number, completion: number): Usage => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
 

@@ -3,9 +3,7 @@
  * `/v1/agents/completions`), mirroring the public request schemas; failures become 422 `detail` lists.
  */
 import { z } from 'zod';
-import { ResponseFormatSchema, ToolSchema } from '../schemas.js';
-
-const nullable = <T extends z.ZodType>(s: T) => s.nullable().optional();
+import { ResponseFormatSchema, ToolSchema, nullable } from '../http/schemas.js';
 
 const TextChunk = z.object({ type: z.literal('text'), text: z.string() });
 const ThinkingChunk = z.object({
@@ -103,4 +101,3 @@ export const FimCompletionRequestSchema = z.object({
   suffix: nullable(z.string()),
   min_tokens: nullable(z.int().min(0)),
 });
-export type FimCompletionRequest = z.output<typeof FimCompletionRequestSchema>;

@@ -14,8 +14,9 @@
  *   the default), then a conversation tool's own `authorization`.
  */
 import type { Connector, ConnectorAuthMethod, ConnectorConsumerType, ConnectorCredentials } from 'parley-kit/types';
-import type { Caller, Directory } from '../caller.js';
-import { forbidden, notFound } from '../errors.js';
+import type { Caller } from '../http/caller.js';
+import type { PlatformContext } from '../http/context.js';
+import { forbidden, notFound } from '../http/errors.js';
 import type { McpTarget } from './mcp-session.js';
 import {
   CONSUMER_SCOPES, type ConnectorRecord, type ConnectorStore, type Consumer, type ConsumerScope, type CredentialRecord,
@@ -50,14 +51,14 @@ export async function visibleConnector(store: ConnectorStore, idOrName: string, 
 }
 
 /** 403 unless the caller created the connector or holds the share permission. */
-export async function requireManager(directory: Directory, record: ConnectorRecord, caller: Caller, action: string): Promise<void> {
+export async function requireManager(directory: PlatformContext['directory'], record: ConnectorRecord, caller: Caller, action: string): Promise<void> {
   if (record.creator_id === caller.userId) return;
   if (await directory.hasWorkspacePermission(caller, SHARE_PERMISSION)) return;
   throw forbidden(`Only the creator of connector '${record.name}' or a holder of the ${SHARE_PERMISSION} permission can ${action}`);
 }
 
 /** 403 unless the caller created the connector and holds the share permission. */
-export async function requireSharer(directory: Directory, record: ConnectorRecord, caller: Caller, action: string): Promise<void> {
+export async function requireSharer(directory: PlatformContext['directory'], record: ConnectorRecord, caller: Caller, action: string): Promise<void> {
   if (record.creator_id !== caller.userId) throw forbidden(`Only the creator of connector '${record.name}' can ${action} it`);
   if (!(await directory.hasWorkspacePermission(caller, SHARE_PERMISSION))) {
     throw forbidden(`${action[0].toUpperCase()}${action.slice(1)} connector '${record.name}' requires the ${SHARE_PERMISSION} workspace permission`);

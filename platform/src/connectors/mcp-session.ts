@@ -10,7 +10,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { PlatformHttpError, genericError, invalidField } from '../errors.js';
+import { PlatformHttpError, genericError, invalidField } from '../http/errors.js';
 
 export type { McpTool };
 

@@ -1,6 +1,6 @@
 /**
  * Connectors in the embedded database: the connector records, the per-consumer activation switches and
- * the credentials stored at organization, workspace and user level (tables of migration 1 in schema.ts).
+ * the credentials stored at organization, workspace and user level (tables of migration 1 in migrations.ts).
  *
  * Visibility is decided here, in SQL, so that cursor pages are full pages of what the caller may see:
  * `private` → only its creator; `shared_workspace` → members of its workspace; `shared_org` → everyone
@@ -8,6 +8,7 @@
  * consumer's organization, workspace or user level (activating a level removes that level's block).
  */
 import type { Db } from '../store/db.js';
+import { isUuid } from '../http/ids.js';
 
 /** The three levels a connector is activated and configured at (the API's `consumer_scope`). */
 export type ConsumerScope = 'organization' | 'workspace' | 'user';
@@ -82,9 +83,6 @@ export interface ConnectorStore {
   /** Unsharing: drops organization- and workspace-level credentials and switches, and every other user's; the creator's stay. */
   dropSharedState(id: string, creatorId: string): Promise<void>;
 }
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (s: string) => UUID_RE.test(s);
 
 /** SQL condition (over alias `c`) for the connectors a consumer may see; parameters $1 org, $2 workspace, $3 user. */
 const VISIBLE = `(

@@ -10,9 +10,9 @@
  *   engine reads (`is_error: true` in the execution's `info`).
  */
 import type { Tool, ToolConfiguration } from 'parley-kit/types';
-import type { Caller } from '../caller.js';
-import type { PlatformContext } from '../context.js';
-import { PlatformHttpError, notFound } from '../errors.js';
+import type { Caller } from '../http/caller.js';
+import type { PlatformContext } from '../http/context.js';
+import { PlatformHttpError, notFound } from '../http/errors.js';
 import { canSee, consumerOf, mcpTarget } from './access.js';
 import { openMcpSession, toolResultText, type McpSession } from './mcp-session.js';
 import { createConnectorStore, type ConnectorRecord } from './store.js';

@@ -1,3 +1,4 @@
+/** The model cards of the local engines: a base model card that names only the capabilities it has. */
 import type { BaseModelCard, ModelCapabilities } from 'parley-kit/types';
 
 const NO_CAPABILITIES: ModelCapabilities = {

@@ -22,7 +22,7 @@ export class FineTunedModels implements RuntimeModels<ChatEngine> {
 
   constructor(private readonly db: Db, private readonly chat: ChatModelRegistry) {}
 
-  /** Loads every stored model with one query; call once, right after the database opened (routes/fine-tuning.ts). */
+  /** Loads every stored model with one query; call once, right after the database opened (fine-tuning/routes.ts). */
   async load(): Promise<void> {
     for (const stored of await allModels(this.db)) this.serve(stored);
   }

@@ -1,4 +1,4 @@
-/** Durable fine-tuning jobs and fine-tuned models (PGlite tables of schema.ts). */
+/** Durable fine-tuning jobs and fine-tuned models (tables of migrations.ts). */
 import type { Db } from '../store/db.js';
 import type { FineTuningJob, FineTunedModelRecord, JobStatus } from './jobs.js';
 import type { TrainingExample } from './training-data.js';

@@ -6,7 +6,7 @@
  */
 import { contentText } from 'parley-kit/wire';
 import { countTokens } from '../engines/text/tokenizer.js';
-import { parseJsonDocument } from '../input-guard.js';
+import { parseJsonDocument } from '../http/input-guard.js';
 
 /** One thing the adapter learns: the user message and the assistant reply that answered it. */
 export interface TrainingExample { prompt: string; reply: string }

@@ -4,7 +4,7 @@
  * stripped; plain text, Markdown, JSON, CSV and other UTF-8 text are taken as they are. Anything else is
  * refused at upload, so a stored document always has a way to be processed.
  */
-import { sniffDocument } from '../engines/ocr/document-input.js';
+import { sniffDocument } from '../engines/ocr/sniff.js';
 import type { OcrCatalog } from '../engines/ocr/catalog.js';
 
 /** How a document's text is extracted. */

@@ -8,7 +8,7 @@
  * (store/leases.ts), so processes sharing a PostgreSQL database process it once, and one whose process died
  * is taken over when its lease runs out.
  */
-import type { PlatformContext } from '../context.js';
+import type { PlatformContext } from '../http/context.js';
 import { countTokens } from '../engines/text/tokenizer.js';
 import { ExtractionError, documentType, extractPages } from './extract.js';
 import { chunkSizeOf, documentBytes, getDocumentById, markDone, markFailed, markInProgress } from './store.js';

@@ -11,7 +11,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
-import { isoNow } from '../ids.js';
+import { isoNow } from '../http/ids.js';
 import { readChunks, writeChunks } from '../store/chunked-bytes.js';
 
 

@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
-import { isoNow } from '../ids.js';
-import type { Judge } from '../datasets/judges.js';
-import { offset, type Page, type PageRequest } from '../datasets/store.js';
+import { isoNow } from '../http/ids.js';
+import type { Judge } from './judges.js';
+import { offset, type Page, type PageRequest } from './datasets.js';
 import type { FilterPayload } from './filters.js';
 
 /** Campaign as answered. */

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
-import { isoNow } from '../ids.js';
+import { isoNow } from '../http/ids.js';
 
 export type ExtraFieldValue = string | number | boolean | string[] | null;
 

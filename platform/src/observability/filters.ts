@@ -30,8 +30,6 @@ export const EVENT_FIELDS = {
   model: 'string', agent_id: 'string', endpoint: 'string', stream: 'bool', conversation_id: 'string', user_id: 'string', finish_reason: 'string',
 } as const;
 
-export type EventField = keyof typeof EVENT_FIELDS;
-
 const fieldName = (field: string) => field.replace(/^extra_fields\./, '');
 
 /** The first field the filter names that events do not have, or undefined. */

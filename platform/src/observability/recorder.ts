@@ -8,10 +8,9 @@
  */
 import type { Context } from 'hono';
 import type { ConversationEntry, ConversationUsage, OutputEntry, Tool } from 'parley-kit/types';
-import { callerOf } from '../caller.js';
-import type { Caller } from '../caller.js';
+import { callerOf } from '../http/caller.js';
+import type { Caller } from '../http/caller.js';
 import type { Db } from '../store/db.js';
-import type { Speaker } from '../turns.js';
 import { CompletionEventStore, type EventMessage, type NewCompletionEvent } from './events.js';
 
 /** The request of a chat, agent or FIM completion, as the route parsed it. */
@@ -22,6 +21,9 @@ export interface CompletionRequest {
   agent_id?: string;
   tools?: unknown[] | null;
 }
+
+/** Who spoke a conversation turn, as its event records it: the agent (null for a bare model), its model, instructions and tools. */
+export interface TurnSpeaker { agentId: string | null; model: string; instructions: string | null | undefined; tools: Tool[] }
 
 interface ChoiceSummary { message: EventMessage; finishReason: string | null }
 
@@ -175,21 +177,20 @@ export class CompletionRecorder {
 
   /** A conversation turn (start, append or restart; streamed or not). */
   async turn(input: {
-    caller: Caller; conversationId: string; speaker: Speaker; history: readonly ConversationEntry[]; outputs: readonly OutputEntry[];
+    caller: Caller; conversationId: string; speaker: TurnSpeaker; history: readonly ConversationEntry[]; outputs: readonly OutputEntry[];
     usage: ConversationUsage; stream: boolean; error?: { message: string } | undefined;
   }): Promise<void> {
     try {
       const { speaker } = input;
-      const instructions = speaker.kind === 'agent' ? speaker.agent.instructions : speaker.instructions;
-      const tools: Tool[] = (speaker.kind === 'agent' ? speaker.agent.tools : speaker.tools) ?? [];
+      const { instructions, tools } = speaker;
       const requestMessages = [...(instructions ? [{ role: 'system', content: instructions }] : []), ...entriesToMessages(input.history)];
       await this.record({
         workspaceId: input.caller.workspaceId,
         userId: input.caller.userId,
         correlationId: input.conversationId,
         endpoint: '/v1/conversations',
-        model: speaker.kind === 'agent' ? speaker.agent.model : speaker.model,
-        agentId: speaker.kind === 'agent' ? speaker.agent.id : null,
+        model: speaker.model,
+        agentId: speaker.agentId,
         conversationId: input.conversationId,
         stream: input.stream,
         finishReason: input.error ? 'error' : input.outputs.some((o) => o.type === 'function.call') ? 'tool_calls' : 'stop',

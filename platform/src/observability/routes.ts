@@ -25,36 +25,29 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { PlatformContext, PlatformEnv } from '../context.js';
-import { callerOf } from '../caller.js';
-import { readJson, validate } from '../validation.js';
-import { queryInt } from '../schemas.js';
-import { JudgeStore } from '../datasets/judges.js';
-import { ObservabilityHttpError, invalid, missing, observabilityErrorResponse } from '../datasets/errors.js';
-import { PageQuerySchema, paginated } from '../datasets/pagination.js';
-import { JudgeDefinitionSchema, JudgedMessageSchema, judgeConversation } from '../datasets/judging.js';
+import type { PlatformContext, PlatformEnv } from '../http/context.js';
+import { callerOf } from '../http/caller.js';
+import { readJson, validate } from '../http/validation.js';
+import { queryInt } from '../http/schemas.js';
+import { JudgeStore } from './judges.js';
+import { ObservabilityHttpError, invalid, missing, observabilityErrorResponse, pathUuid, uuidField } from './errors.js';
+import { PageQuerySchema, paginated } from './pagination.js';
+import { JudgeDefinitionSchema, JudgedMessageSchema, judgeConversation } from './judging.js';
 import { CompletionEventStore, toPreview, type CompletionEvent } from './events.js';
 import { CampaignStore } from './campaigns.js';
+import { DatasetStore } from './datasets.js';
+import { datasetRoutes, type ObservabilityStores } from './dataset-routes.js';
 import { EVENT_FIELDS, FILTER_OPS, FilterPayloadSchema, matches, unknownField, type FilterPayload } from './filters.js';
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const SearchSchema = z.object({ search_params: FilterPayloadSchema, extra_fields: z.array(z.string()).nullish() });
 const SearchQuerySchema = z.object({ page_size: queryInt(50, 1, 1000), cursor: z.string().optional() });
 const CreateCampaignSchema = z.object({
   search_params: FilterPayloadSchema,
-  judge_id: z.string().regex(UUID_RE, 'Input should be a valid UUID').transform((s) => s.toLowerCase()),
+  judge_id: uuidField,
   name: z.string().min(1).max(200),
   description: z.string().max(1000),
   max_nb_events: z.number().int().min(1),
 });
-
-/** A path id the API declares as a UUID; malformed → 422. */
-function pathUuid(c: Context, name: string): string {
-  const raw = c.req.param(name) ?? '';
-  if (!UUID_RE.test(raw)) throw invalid(['path', name], `Input should be a valid UUID, got '${raw.slice(0, 80)}'`);
-  return raw.toLowerCase();
-}
 
 /** Cursors are the offset of the next page, opaque to callers. */
 const encodeCursor = (offset: number) => Buffer.from(JSON.stringify({ offset })).toString('base64url');
@@ -74,12 +67,24 @@ function checkFields(params: FilterPayload, loc: string[]): void {
   }
 }
 
+/**
+ * The observability API, mounted at `/v1/observability`: datasets and judges (dataset-routes.ts), then the
+ * explorer and campaigns (below), over one set of stores, every error written in the area's shape.
+ */
 export function observabilityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
   app.onError(observabilityErrorResponse);
-  const events = new CompletionEventStore(ctx.db);
-  const campaigns = new CampaignStore(ctx.db);
-  const judges = new JudgeStore(ctx.db);
+  const stores: ObservabilityStores = {
+    datasets: new DatasetStore(ctx.db), judges: new JudgeStore(ctx.db), events: new CompletionEventStore(ctx.db), campaigns: new CampaignStore(ctx.db),
+  };
+  app.route('/', datasetRoutes(ctx, stores));
+  app.route('/', explorerRoutes(ctx, stores));
+  return app;
+}
+
+/** The completion events (the explorer) and campaigns. */
+function explorerRoutes(ctx: PlatformContext, { events, campaigns, judges }: ObservabilityStores): Hono<PlatformEnv> {
+  const app = new Hono<PlatformEnv>();
   const body = <S extends z.ZodType>(c: Context, schema: S) => readJson(c, schema, ctx.limits.maxJsonBytes);
 
   /** The workspace's events passing the filter, newest first. */
@@ -96,7 +101,7 @@ export function observabilityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
 
   // ------------------------------------------------------------ completion events (the explorer)
 
-  app.post('/v1/observability/chat-completion-events/search', async (c) => {
+  app.post('/chat-completion-events/search', async (c) => {
     const query = validate(SearchQuerySchema, c.req.query(), ['query']);
     const { search_params, extra_fields } = await body(c, SearchSchema);
     const found = await search(c, search_params);
@@ -117,19 +122,19 @@ export function observabilityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json({ completion_events: { results, next, cursor } }, 200);
   });
 
-  app.post('/v1/observability/chat-completion-events/search-ids', async (c) => {
+  app.post('/chat-completion-events/search-ids', async (c) => {
     const { search_params } = await body(c, SearchSchema);
     return c.json({ completion_event_ids: (await search(c, search_params)).map((e) => e.event_id) }, 200);
   });
 
-  app.get('/v1/observability/chat-completion-events/:event_id', async (c) => {
+  app.get('/chat-completion-events/:event_id', async (c) => {
     const id = c.req.param('event_id');
     const event = await events.get(callerOf(c).workspaceId, id.toLowerCase());
     if (!event) throw missing(null, `Completion event '${id.slice(0, 80)}' not found`);
     return c.json(event, 200);
   });
 
-  app.post('/v1/observability/chat-completion-events/:event_id/live-judging', async (c) => {
+  app.post('/chat-completion-events/:event_id/live-judging', async (c) => {
     const id = c.req.param('event_id');
     const event = await events.get(callerOf(c).workspaceId, id.toLowerCase());
     if (!event) throw missing(null, `Completion event '${id.slice(0, 80)}' not found`);
@@ -148,14 +153,14 @@ export function observabilityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     }
   });
 
-  app.get('/v1/observability/chat-completion-fields', (c) =>
+  app.get('/chat-completion-fields', (c) =>
     c.json({
       field_definitions: Object.entries(EVENT_FIELDS).map(([name, type]) => ({ name, label: name.replace(/_/g, ' '), type, supported_operators: FILTER_OPS })),
     }, 200));
 
   // ------------------------------------------------------------ campaigns
 
-  app.post('/v1/observability/campaigns', async (c) => {
+  app.post('/campaigns', async (c) => {
     const input = await body(c, CreateCampaignSchema);
     checkFields(input.search_params, ['body', 'search_params', 'filters']);
     const caller = callerOf(c);
@@ -170,27 +175,27 @@ export function observabilityRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     return c.json(campaign, 201);
   });
 
-  app.get('/v1/observability/campaigns', async (c) => {
+  app.get('/campaigns', async (c) => {
     const q = validate(PageQuerySchema, c.req.query(), ['query']);
     const request = { page: q.page, pageSize: q.page_size };
     return c.json({ campaigns: paginated(c.req.url, request, await campaigns.list(callerOf(c).workspaceId, request, q.q)) }, 200);
   });
 
-  app.get('/v1/observability/campaigns/:campaign_id', async (c) => c.json(await campaignOf(c), 200));
+  app.get('/campaigns/:campaign_id', async (c) => c.json(await campaignOf(c), 200));
 
-  app.delete('/v1/observability/campaigns/:campaign_id', async (c) => {
+  app.delete('/campaigns/:campaign_id', async (c) => {
     const id = pathUuid(c, 'campaign_id');
     if (!(await campaigns.delete(callerOf(c).workspaceId, id))) throw missing('CAMPAIGN_NOT_FOUND', `Campaign '${id}' not found`);
     return c.body(null, 204);
   });
 
   // The selection is made at creation, so a campaign that exists has completed.
-  app.get('/v1/observability/campaigns/:campaign_id/status', async (c) => {
+  app.get('/campaigns/:campaign_id/status', async (c) => {
     await campaignOf(c);
     return c.json({ status: 'COMPLETED' }, 200);
   });
 
-  app.get('/v1/observability/campaigns/:campaign_id/selected-events', async (c) => {
+  app.get('/campaigns/:campaign_id/selected-events', async (c) => {
     const { id } = await campaignOf(c);
     const q = validate(PageQuerySchema, c.req.query(), ['query']);
     const request = { page: q.page, pageSize: q.page_size };

@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
 import type { RealtimeAudioFormat, RealtimeServerEvent, RealtimeSessionInfo } from 'parley-kit/types';
-import { issuesToDetail } from '../validation.js';
+import { issuesToDetail } from '../http/validation.js';
 import { Transcript } from '../engines/transcription/transcript.js';
 import { TranscriptionEngineBusyError, TranscriptionEngineUnavailableError, type TranscriptionEngine, type Utterance } from '../engines/transcription/types.js';
 import { DEFAULT_REALTIME_FORMAT, REALTIME_ENCODINGS, REALTIME_SAMPLE_RATES, RealtimeAudioDecoder } from './realtime-audio.js';

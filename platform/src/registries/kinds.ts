@@ -8,11 +8,7 @@
  * does; the SDK declares them `string | undefined`.
  */
 import { z } from 'zod';
-import type { ObjectAtVersion, VersionRecord } from './store.js';
-
-export type RegistryKind = 'prompt' | 'skill';
-export type SharingScope = 'private' | 'workspace';
-export type WorkspaceRelation = 'reader' | 'writer';
+import type { ObjectAtVersion, RegistryKind, SharingScope, VersionRecord } from './store.js';
 
 /** A prompt or a skill at one version, as answered (fields the kind does not have are absent). */
 export interface RegistryObjectJson {

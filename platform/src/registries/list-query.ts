@@ -12,7 +12,7 @@
  */
 import type { ValidationIssue } from 'parley-kit/types';
 import type { ListCursor, SortDirection, SortField } from './store.js';
-import { parseJsonDocument } from '../input-guard.js';
+import { parseJsonDocument } from '../http/input-guard.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 1000;

@@ -12,7 +12,10 @@
  * - Multi-statement writes run in one transaction.
  */
 import type { Db } from '../store/db.js';
-import type { RegistryKind, SharingScope, WorkspaceRelation } from './kinds.js';
+
+export type RegistryKind = 'prompt' | 'skill';
+export type SharingScope = 'private' | 'workspace';
+export type WorkspaceRelation = 'reader' | 'writer';
 
 /** Who is acting: the caller's workspace and user. */
 export interface Actor { workspaceId: string; userId: string }

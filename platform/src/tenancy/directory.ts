@@ -7,9 +7,10 @@
  * options on every start (a key removed from the options stops working).
  */
 import { createHash } from 'node:crypto';
-import type { Caller, Directory } from '../caller.js';
+import type { Caller } from '../http/caller.js';
+import type { KeyDirectory } from '../http/auth.js';
 import type { Db } from '../store/db.js';
-import { isoNow } from '../ids.js';
+import { isoNow } from '../http/ids.js';
 import { RoleCatalog } from './role-catalog.js';
 import { OrganizationMembers, insertUser } from './members.js';
 import { UserGroups } from './groups.js';
@@ -29,6 +30,14 @@ export interface DirectoryOptions {
   members?: MemberKey[];
   /** Clock of the rate and spend limits (tests). */
   now?: () => number;
+}
+
+/** Users, organizations, workspaces, roles and the limits enforced on callers. */
+export interface Directory extends KeyDirectory {
+  /** Whether the caller holds a workspace permission (e.g. `ShareConnectorToWorkspace`) through its roles and groups. */
+  hasWorkspacePermission(caller: Caller, permission: string): Promise<boolean>;
+  /** The organization's members, invitations, groups, roles and limits (admin API) and the caller's identity. */
+  readonly tenancy: Tenancy;
 }
 
 /** The organization's people, groups, roles and limits, and the identity of callers. */

@@ -7,8 +7,8 @@
  */
 import { z } from 'zod';
 import type { Db, Queryable } from '../store/db.js';
-import { genericError, invalidField, notFound } from '../errors.js';
-import { isoNow } from '../ids.js';
+import { genericError, invalidField, notFound } from '../http/errors.js';
+import { isoNow } from '../http/ids.js';
 import { RoleFieldsSchema, type Role, type RoleCatalog, type RoleFields } from './role-catalog.js';
 import { builtinRoleId } from './roles.js';
 

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import type { Db } from '../store/db.js';
-import { PlatformHttpError, genericError, invalidField } from '../errors.js';
+import { PlatformHttpError, genericError, invalidField } from '../http/errors.js';
 import { CURRENCY, costBetween, monthPeriod } from './usage.js';
 
 /** Requests per second allowed until an administrator sets another limit. */

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import type { Db } from '../store/db.js';
-import { genericError, invalidField, notFound } from '../errors.js';
-import { isoNow } from '../ids.js';
+import { genericError, invalidField, notFound } from '../http/errors.js';
+import { isoNow } from '../http/ids.js';
 import { RoleFieldsSchema, type Role, type RoleCatalog } from './role-catalog.js';
 import { builtinRoleId } from './roles.js';
 

@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import type { Db } from '../store/db.js';
-import { genericError, invalidField, notFound } from '../errors.js';
-import { isoNow } from '../ids.js';
+import { genericError, invalidField, notFound } from '../http/errors.js';
+import { isoNow } from '../http/ids.js';
 import { BUILTIN_ROLES, ORGANIZATION_PERMISSIONS, WORKSPACE_PERMISSIONS, builtinRoleId, type RoleScope } from './roles.js';
 
 export interface Role {

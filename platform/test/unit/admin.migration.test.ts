@@ -2,7 +2,7 @@
 // assignments get a `created` time, invitations get empty seats and workspaces, groups are not externally managed.
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../src/tenancy/schema.js';
+import { MIGRATIONS } from '../../src/tenancy/migrations.js';
 import { ISO_Z } from './helpers.js';
 
 describe('tenancy migration 2', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/db.js';
 import { openTestDb } from './helpers.js';
-import { AgentStoreError, createAgentStore, type AgentStore } from '../../src/store/agents.js';
-import { isoNow, newId } from '../../src/ids.js';
+import { AgentStoreError, createAgentStore, type AgentStore } from '../../src/agents/store.js';
+import { isoNow, newId } from '../../src/http/ids.js';
 
 let db: Db;
 let store: AgentStore;

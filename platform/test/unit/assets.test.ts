@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMMUTABLE_CACHE, chooseCoding, createAssetHandler, isHashedName, safeRelativePath } from '../../src/assets.js';
+import { IMMUTABLE_CACHE, chooseCoding, createAssetHandler, isHashedName, safeRelativePath } from '../../src/demo/assets.js';
 
 let dir: string;
 let root: string;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../src/app.js';
-import { DEMO_CONNECTOR_NAME, ensureDemoConnector } from '../../src/demo-agents.js';
+import { DEMO_CONNECTOR_NAME, ensureDemoConnector } from '../../src/demo/agents.js';
 import { startDemoMcpServer, type DemoMcpServer } from '../../src/demo-mcp/server.js';
 import { API_KEY, call, startPlatform } from './helpers.js';
 

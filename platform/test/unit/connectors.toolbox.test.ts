@@ -3,15 +3,16 @@
  * may see them, hidden when deactivated at one of the caller's levels, run with the caller's credentials.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Caller } from '../../src/caller.js';
-import type { PlatformContext } from '../../src/context.js';
+import type { Caller } from '../../src/http/caller.js';
+import type { PlatformContext } from '../../src/http/context.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openConnectorToolbox } from '../../src/connectors/toolbox.js';
 import { listMcpTools } from '../../src/connectors/mcp-session.js';
 import { createConnectorStore, type ConnectorRecord } from '../../src/connectors/store.js';
-import { openDb, type Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db.js';
 import { startDemoMcpServer, type DemoMcpServer } from '../../src/demo-mcp/server.js';
+import { openPlatformDb } from './helpers.js';
 
 const owner: Caller = { kind: 'user', userId: 'u-owner', organizationId: 'org', workspaceId: 'ws' };
 const member: Caller = { kind: 'user', userId: 'u-member', organizationId: 'org', workspaceId: 'ws' };
@@ -35,7 +36,7 @@ const SHARED = '22222222-2222-4222-8222-222222222222';
 const LOCKED = '33333333-3333-4333-8333-333333333333';
 
 beforeAll(async () => {
-  [db, mcp, locked] = await Promise.all([openDb(), startDemoMcpServer(), startDemoMcpServer({ bearerToken: 'k' })]);
+  [db, mcp, locked] = await Promise.all([openPlatformDb(), startDemoMcpServer(), startDemoMcpServer({ bearerToken: 'k' })]);
   ctx = { db } as PlatformContext;
   const store = createConnectorStore(db);
   await store.create(record(PRIVATE, 'mine', mcp.url));

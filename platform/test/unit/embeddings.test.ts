@@ -9,7 +9,7 @@ import * as errors from '@mistralai/mistralai/models/errors';
 import type { Platform } from '../../src/app.js';
 import { hashedEmbedding } from '../../src/engines/embeddings/hashed.js';
 import { quantize } from '../../src/engines/embeddings/output.js';
-import { MAX_EMBEDDING_INPUTS } from '../../src/routes/embeddings.js';
+import { MAX_EMBEDDING_INPUTS } from '../../src/embeddings/routes.js';
 import { call, startPlatform } from './helpers.js';
 import { sdkFor } from './sdk.js';
 

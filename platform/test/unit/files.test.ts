@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPlatform, type Platform } from '../../src/app.js';
-import { openDb } from '../../src/store/db.js';
 import { createFile, getFile, listFiles, readFileBytes } from '../../src/files/store.js';
-import { API_KEY, BASE, call, startPlatform } from './helpers.js';
+import { API_KEY, BASE, call, openPlatformDb, startPlatform } from './helpers.js';
 
 const MEMBER_KEY = 'member-key';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -215,7 +214,7 @@ describe('files API over HTTP', () => {
 
 describe('files store', () => {
   it('scopes files to their workspace and reads bytes for other areas', { timeout: 60_000 }, async () => {
-    const db = await openDb();
+    const db = await openPlatformDb();
     try {
       const ws1 = { workspaceId: 'ws-1', userId: 'u-1' };
       const ws2 = { workspaceId: 'ws-2', userId: 'u-1' };

@@ -7,7 +7,7 @@ import type { ChatEngineEvent, ChatTurnRequest } from '../../src/engines/chat/ty
 import { ExampleMemory, trainEpoch } from '../../src/fine-tuning/example-memory.js';
 import { FineTunedModels } from '../../src/fine-tuning/fine-tuned-models.js';
 import { TrainingDataError, parseTrainingFile } from '../../src/fine-tuning/training-data.js';
-import { openDb } from '../../src/store/db.js';
+import { openPlatformDb } from './helpers.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const line = (messages: unknown[]) => JSON.stringify({ messages });
@@ -79,7 +79,7 @@ const turn = (model: string, content: string, completionArgs: ChatTurnRequest['c
 
 describe('fine-tuned models in the chat registry', () => {
   it('resolves, lists, serves, deletes and reloads runtime models; built-in models win and cannot be deleted', async () => {
-    const db = await openDb();
+    const db = await openPlatformDb();
     try {
       const chat = new ChatModelRegistry([createLocalChatEngine()]);
       const models = new FineTunedModels(db, chat);

@@ -66,7 +66,7 @@ describe('fine-tuned models through the official SDK', () => {
     await expect(sdk.models.update({ modelId: 'ft:none', updateModelRequest: { name: 'x' } })).rejects.toMatchObject({ statusCode: 404 });
   });
 
-  // Fails until routes/models.ts deletes fine-tuned models through ctx.chat.delete (see the fine-tuning report); flip to `it` then.
+  // Fails until models/routes.ts deletes fine-tuned models through ctx.chat.delete (see the fine-tuning report); flip to `it` then.
   it('deletes it: DELETE /v1/models/{id} answers {id, object, deleted}, then 404', async () => {
     expect(await sdk.models.delete({ modelId: model })).toEqual({ id: model, object: 'model', deleted: true });
     await expect(sdk.models.retrieve({ modelId: model })).rejects.toMatchObject({ statusCode: 404 });

@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../src/app.js';
-import { openDb } from '../../src/store/db.js';
-import { API_KEY, call, startPlatform } from './helpers.js';
+import { API_KEY, call, openPlatformDb, startPlatform } from './helpers.js';
 
 const MEMBER_KEY = 'ft-member-key';
 const sample = (user: string, assistant: string, system?: string) =>
@@ -261,7 +260,7 @@ describe('fine-tuning durability', () => {
     const interrupted = await createJob(platform, { training_files: [{ file_id: file }], suffix: 'resumed', auto_start: false });
     await waitFor(platform, interrupted.json.id, ['VALIDATED']);
     await platform.close();
-    const db = await openDb(dataDir);
+    const db = await openPlatformDb({ dataDir });
     await db.query(`update fine_tuning_jobs set status = 'RUNNING', record = jsonb_set(record, '{status}', '"RUNNING"') where id = $1`, [interrupted.json.id]);
     await db.close();
 

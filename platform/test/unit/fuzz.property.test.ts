@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { platformRoutes, type Platform } from '../../src/app.js';
+import type { Platform } from '../../src/app.js';
 import { ADMIN_KEY, BASE, call, startPlatform, weatherTool } from './helpers.js';
+import { startPlatformWithRoutes } from './platform-routes.js';
 
 const MODEL = 'parley-local';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
@@ -324,9 +325,10 @@ describe('every route answers junk with a 4xx in the error shape, never a 500', 
   let routes: Array<{ method: string; path: string }> = [];
 
   beforeAll(async () => {
-    platform = await startPlatform({ onError: (e) => unexpected.push(e) });
+    let all: Array<{ method: string; path: string }>;
+    ({ platform, routes: all } = await startPlatformWithRoutes({ onError: (e) => unexpected.push(e) }));
     // Deletions last, so the other routes still find the resources created for them.
-    routes = (await platformRoutes(platform)).sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
+    routes = all.sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
     // `/api/admin/*` forwards to `/v1/admin/*` (a wildcard route, so not in the list).
     routes.splice(routes.findIndex((r) => r.method === 'DELETE'), 0, { method: 'GET', path: '/api/admin/users/:user_id' }, { method: 'PATCH', path: '/api/admin/user-groups/:group_uuid' });
     ids = await createResources(platform);

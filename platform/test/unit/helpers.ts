@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { inject } from 'vitest';
-import { createPlatform, type Platform, type PlatformOptions } from '../../src/app.js';
-import { openDb, type Db } from '../../src/store/db.js';
+import { AREA_MIGRATIONS, createPlatform, type Platform, type PlatformOptions } from '../../src/app.js';
+import type { Db } from '../../src/store/db.js';
+import { openDb, type DbOptions } from '../../src/store/open-db.js';
 import { freshDatabase } from './postgres-server.js';
 
 declare module 'vitest' {
@@ -24,9 +25,14 @@ export async function testDatabaseUrl(dataDir?: string): Promise<string | undefi
   return dataDir ? freshDatabase(server, `parley_d_${createHash('sha256').update(dataDir).digest('hex').slice(0, 20)}`) : freshDatabase(server);
 }
 
+/** A database with every area's schema, as createPlatform opens it: in memory, in `dataDir`, or on `databaseUrl`. */
+export function openPlatformDb(options: Omit<DbOptions, 'areas'> = {}): Promise<Db> {
+  return openDb({ ...options, areas: AREA_MIGRATIONS });
+}
+
 /** A store test's database: in memory, or a new PostgreSQL database in the `platform-pg` project. */
 export async function openTestDb(): Promise<Db> {
-  return openDb({ databaseUrl: await testDatabaseUrl() });
+  return openPlatformDb({ databaseUrl: await testDatabaseUrl() });
 }
 
 export const API_KEY = 'test-key';

@@ -1,8 +1,8 @@
 /** The input rules (input-guard.ts): what a caller gets for NUL, unpaired surrogates, deep JSON, bad UTF-8, long URLs. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../src/app.js';
-import { boundedEcho, truncate } from '../../src/errors.js';
-import { MAX_JSON_DEPTH, jsonDepthOver, jsonTextIssue } from '../../src/input-guard.js';
+import { boundedEcho, truncate } from '../../src/http/errors.js';
+import { MAX_JSON_DEPTH, jsonDepthOver, jsonTextIssue } from '../../src/http/input-guard.js';
 import WebSocket from 'ws';
 import { serveFetch } from 'parley-kit/server';
 import { API_KEY, call, startPlatform } from './helpers.js';

@@ -4,7 +4,7 @@
  */
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import type { PlatformEnv } from '../../src/context.js';
+import type { PlatformEnv } from '../../src/http/context.js';
 import type { Db } from '../../src/store/db.js';
 import { CompletionRecorder } from '../../src/observability/recorder.js';
 

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { serveFetch, type ServedFetch } from 'parley-kit/server';
 import type { Platform } from '../../src/app.js';
-import { openDb, type Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db.js';
 import { claim, claimNext, setLeaseTiming, type JobQueue, type LeasedTable } from '../../src/store/leases.js';
-import { ADMIN_KEY, call, startPlatform } from './helpers.js';
+import { ADMIN_KEY, call, openPlatformDb, startPlatform } from './helpers.js';
 import { freshDatabase, startPostgres, type PostgresServer } from './postgres-server.js';
 
 let server: PostgresServer;
@@ -41,8 +41,8 @@ async function until<T>(what: string, check: () => Promise<T | undefined | false
 
 describe('one Db interface over PGlite and PostgreSQL', () => {
   it('answers with the same JS values on both, for the same parameters', async () => {
-    const pglite = await openDb();
-    const postgres = await openDb({ databaseUrl: await freshDatabase(server.url) });
+    const pglite = await openPlatformDb();
+    const postgres = await openPlatformDb({ databaseUrl: await freshDatabase(server.url) });
     opened.push(pglite, postgres);
     const sql = `select 9007199254740991::int8 as big, 7::int4 as int, 2.5::float8 as float, 1.25::real as real, 12.50::numeric as numeric,
       count(*) as count, sum(x) as sum, true as bool, 'text' as text, array['a', 'b'] as texts, '{"a": [1, {"b": null}]}'::jsonb as jsonb,
@@ -225,13 +225,13 @@ describe('job leases', () => {
 
   beforeAll(async () => {
     url = await freshDatabase(server.url);
-    const db = await openDb({ databaseUrl: url });
+    const db = await openPlatformDb({ databaseUrl: url });
     await db.exec(`create table ${TABLE} (id text primary key, seq serial, status text not null, lease_owner text, lease_until timestamptz)`);
     await db.close();
   });
 
   async function processDb(timing = { leaseMs: 60_000, renewMs: 30_000, pollMs: 60_000 }): Promise<Db> {
-    const db = await openDb({ databaseUrl: url });
+    const db = await openPlatformDb({ databaseUrl: url });
     setLeaseTiming(db, timing);
     opened.push(db);
     return db;

@@ -4,10 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db.js';
 import { createDirectory } from '../../src/tenancy/directory.js';
-import type { Caller, Directory } from '../../src/caller.js';
-import { ADMIN_KEY, API_KEY, call, startPlatform } from './helpers.js';
+import type { Caller } from '../../src/http/caller.js';
+import type { Directory } from '../../src/tenancy/directory.js';
+import { ADMIN_KEY, API_KEY, call, openPlatformDb, startPlatform } from './helpers.js';
 
 const SHARE = 'ShareConnectorToWorkspace';
 
@@ -17,7 +18,7 @@ describe('workspace permissions', () => {
   let owner: Caller;
   let member: Caller;
   beforeAll(async () => {
-    db = await openDb();
+    db = await openPlatformDb();
     directory = await createDirectory(db, { apiKey: 'k-owner', adminKey: 'k-admin', members: [{ apiKey: 'k-member', email: 'member@example.com' }] });
     owner = (await directory.authenticate('k-owner'))!;
     member = (await directory.authenticate('k-member'))!;

@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatform, type Platform } from '../../src/app.js';
-import { openDb } from '../../src/store/db.js';
 import { estimatePitch } from '../../src/voices/pitch.js';
 import { bindCustomVoice, closestVariant } from '../../src/voices/binding.js';
 import { createEspeakSpeechEngine } from '../../src/engines/speech/espeak.js';
 import { getVoice, insertVoice, listVoices } from '../../src/voices/store.js';
-import { API_KEY, ISO_Z, call, startPlatform } from './helpers.js';
+import { API_KEY, ISO_Z, call, openPlatformDb, startPlatform } from './helpers.js';
 import { parsePcm, parseWav } from './speech-audio.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../test/fixtures/transcription');
@@ -171,7 +170,7 @@ describe('custom voices over HTTP', () => {
 
 describe('custom voices store', () => {
   it('scopes voices to their workspace', async () => {
-    const db = await openDb();
+    const db = await openPlatformDb();
     try {
       const voice = { id: 'c2a1f1de-0000-4000-8000-000000000001', name: 'Mine', slug: 'mine', created_at: '2026-01-01T00:00:00.000000Z', user_id: 'u1', retention_notice: 30 };
       expect(await insertVoice(db, 'ws-1', voice, 150, new Uint8Array([1, 2]))).toBe(true);

@@ -5,9 +5,11 @@
 import type { ResponseFormat } from 'parley-kit/types';
 import { fillJsonSchema, isSchema } from './json-schema-filler.js';
 import { pick } from './stable-hash.js';
-import type { UserMessage } from './turn-plan.js';
 import type { ChatTurnRequest } from './types.js';
 import { collapse, textWords } from './words.js';
+
+/** The last user message: its text, how many non-text chunks it has, and where it is in the history. */
+export interface UserMessage { text: string; attachments: number; index: number }
 
 function truncate(text: string, max: number): string {
   const chars = Array.from(text);

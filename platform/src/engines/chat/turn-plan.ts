@@ -5,7 +5,7 @@
 import type { ConversationEntry, FunctionDefinition } from 'parley-kit/types';
 import { contentText } from 'parley-kit/wire';
 import { fillJsonSchema, isSchema, type Schema } from './json-schema-filler.js';
-import { defaultReply, jsonText, markdownReply, markdownWants, resultReply } from './replies.js';
+import { defaultReply, jsonText, markdownReply, markdownWants, resultReply, type UserMessage } from './replies.js';
 import { shortId } from './stable-hash.js';
 import type { ChatTurnRequest, HandoffTarget } from './types.js';
 import {
@@ -21,9 +21,6 @@ export type Plan =
   | { kind: 'calls'; calls: Array<{ name: string; arguments: string; toolCallId: string }> }
   | { kind: 'handoff'; agentId: string }
   | { kind: 'fail'; text: string };
-
-/** The last user message: its text, how many non-text chunks it has, and where it is in the history. */
-export interface UserMessage { text: string; attachments: number; index: number }
 
 function lastUserMessage(history: readonly ConversationEntry[]): UserMessage | null {
   for (let i = history.length - 1; i >= 0; i--) {

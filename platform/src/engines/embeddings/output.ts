@@ -7,7 +7,6 @@
  *   given as signed (`binary`, byte − 128) or unsigned (`ubinary`) bytes; the dimension must be a multiple of 8.
  */
 export type EmbeddingDtype = 'float' | 'int8' | 'uint8' | 'binary' | 'ubinary';
-export type EncodingFormat = 'float' | 'base64';
 
 /** The vector in `dtype`: numbers for `float`, integers for the others. */
 export function quantize(vector: Float32Array, dtype: EmbeddingDtype): number[] {

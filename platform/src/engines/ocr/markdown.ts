@@ -87,6 +87,32 @@ function bodySize(lines: Line[]): number {
 /** A block placed among the text by its top edge in PDF units (y grows upwards), e.g. an image reference. */
 export interface Figure { top: number; markdown: string }
 
+/** Markdown blocks as they are written: a paragraph or a list is collected line by line, until `flush` closes it. */
+class MarkdownBlocks {
+  private readonly blocks: string[] = [];
+  paragraph: string[] = [];
+  list: string[] = [];
+
+  /** Closes the paragraph and the list being collected. */
+  flush(): void {
+    if (this.paragraph.length) this.blocks.push(this.paragraph.join(' '));
+    if (this.list.length) this.blocks.push(this.list.join('\n'));
+    this.paragraph = [];
+    this.list = [];
+  }
+
+  /** A block of its own (heading, table, figure), after what was being collected. */
+  block(markdown: string): void {
+    this.flush();
+    this.blocks.push(markdown);
+  }
+
+  toString(): string {
+    this.flush();
+    return this.blocks.join('\n\n');
+  }
+}
+
 /**
  * Markdown of a page's text layer, with `figures` as blocks of their own where they sit on the page; each table
  * found becomes the block `table(rows)` returns (default: a markdown table).
@@ -95,20 +121,11 @@ export function textLayerToMarkdown(runs: TextRun[], figures: Figure[] = [], tab
   const lines = toLines(runs);
   const pending = [...figures].sort((a, b) => b.top - a.top);
   const body = bodySize(lines);
-  const blocks: string[] = [];
-  let paragraph: string[] = [];
-  let list: string[] = [];
-  const flush = () => {
-    if (paragraph.length) blocks.push(paragraph.join(' '));
-    if (list.length) blocks.push(list.join('\n'));
-    paragraph = [];
-    list = [];
-  };
+  const out = new MarkdownBlocks();
   let prev: Line | undefined;
   const placeFigures = (above: number) => {
     while (pending.length && pending[0].top > above) {
-      flush();
-      blocks.push(pending.shift()!.markdown);
+      out.block(pending.shift()!.markdown);
       prev = undefined;
     }
   };
@@ -118,8 +135,7 @@ export function textLayerToMarkdown(runs: TextRun[], figures: Figure[] = [], tab
     let last = i;
     while (last + 1 < lines.length && sameTable(lines[last], lines[last + 1])) last++;
     if (last > i) {
-      flush();
-      blocks.push(table(lines.slice(i, last + 1).map((l) => l.cells.map((c) => c.text))));
+      out.block(table(lines.slice(i, last + 1).map((l) => l.cells.map((c) => c.text))));
       prev = undefined;
       i = last;
       continue;
@@ -128,52 +144,42 @@ export function textLayerToMarkdown(runs: TextRun[], figures: Figure[] = [], tab
     const gap = prev ? prev.y - line.y : 0;
     const newBlock = !prev || gap > 1.6 * Math.max(prev.size, line.size) || Math.abs(prev.size - line.size) > 0.15 * body;
     if (ratio >= 1.15) {
-      flush();
-      blocks.push(`${ratio >= 1.5 ? '#' : '##'} ${line.text}`);
+      out.block(`${ratio >= 1.5 ? '#' : '##'} ${line.text}`);
     } else {
       const item = listItem(line.text);
       if (item) {
-        if (paragraph.length || newBlock) flush();
-        list.push(item);
-      } else if (list.length && !newBlock) {
-        list[list.length - 1] += ` ${line.text}`;
+        if (out.paragraph.length || newBlock) out.flush();
+        out.list.push(item);
+      } else if (out.list.length && !newBlock) {
+        out.list[out.list.length - 1] += ` ${line.text}`;
       } else {
-        if (newBlock) flush();
-        paragraph.push(line.text);
+        if (newBlock) out.flush();
+        out.paragraph.push(line.text);
       }
     }
     prev = line;
   }
   placeFigures(-Infinity);
-  flush();
-  return blocks.join('\n\n');
+  return out.toString();
 }
 
 /** Markdown of recognised text: blank lines separate paragraphs, wrapped lines are joined. */
 export function ocrTextToMarkdown(text: string): string {
-  const blocks: string[] = [];
+  const out = new MarkdownBlocks();
   for (const para of text.split(/\n\s*\n/)) {
     const lines = para.split('\n').map((l) => l.trim()).filter(Boolean);
-    let paragraph: string[] = [];
-    let list: string[] = [];
-    const flush = () => {
-      if (paragraph.length) blocks.push(paragraph.join(' '));
-      if (list.length) blocks.push(list.join('\n'));
-      paragraph = [];
-      list = [];
-    };
     for (const line of lines) {
       const item = listItem(line);
       if (item) {
-        if (paragraph.length) flush();
-        list.push(item);
-      } else if (list.length) {
-        list[list.length - 1] += ` ${line}`;
+        if (out.paragraph.length) out.flush();
+        out.list.push(item);
+      } else if (out.list.length) {
+        out.list[out.list.length - 1] += ` ${line}`;
       } else {
-        paragraph.push(line);
+        out.paragraph.push(line);
       }
     }
-    flush();
+    out.flush();
   }
-  return blocks.join('\n\n');
+  return out.toString();
 }

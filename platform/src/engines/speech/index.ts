@@ -1,3 +1,4 @@
+/** The speech engines as the package exports them (index.ts): the catalog, espeak-ng, formats and errors. */
 export { SpeechCatalog } from './catalog.js';
 export { createEspeakSpeechEngine } from './espeak.js';
 export type { EspeakEngineOptions } from './espeak.js';
