@@ -9,8 +9,8 @@ import type { Tool } from '../../client/types.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { markdown, markdownLoading, markdownPlainText } from '../internal/markdown-directive.js';
 import { parseHostList, spoofedLinkHost } from '../internal/links.js';
-import { resolveStrings } from '../internal/strings.js';
-import type { AgentChatStrings } from '../internal/strings.js';
+import { resolveAgentChatStrings } from './strings.js';
+import type { AgentChatStrings } from './strings.js';
 import { agentChatStyles } from './agent-chat.styles.js';
 import type { ReplySpeaker } from '../internal/reply-speaker.js';
 import { nextAnnouncement } from '../internal/announce.js';
@@ -333,7 +333,7 @@ export class AgentChat extends ParleyElement {
   #words: AgentChatStrings | null = null;
 
   private get text(): AgentChatStrings {
-    return (this.#words ??= resolveStrings(this.strings, this));
+    return (this.#words ??= resolveAgentChatStrings(this.strings, this));
   }
 
   private get busy(): boolean {

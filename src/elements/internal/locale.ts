@@ -12,7 +12,7 @@
  * One MutationObserver, shared by every element, watches `lang` attributes (the document's, and each
  * element's own when it lives in a shadow root): a change re-renders the elements whose language changed.
  */
-import type { AgentChatStrings } from './strings.js';
+import type { AgentChatStrings } from '../agent-chat/strings.js';
 import type { SpeechPlayerStrings } from '../speech-player/strings.js';
 import type { AudioTranscriberStrings } from '../audio-transcriber/strings.js';
 import type { DocOcrViewerStrings } from '../doc-ocr-viewer/strings.js';
