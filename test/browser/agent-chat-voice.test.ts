@@ -5,6 +5,7 @@
 import { expect, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import { VoiceComposer } from '../../src/elements/agent-chat/voice-composer.js';
+import { LatestRun } from '../../src/client/latest-run.js';
 import type { VoiceComposerHost } from '../../src/elements/agent-chat/voice-composer.js';
 import type {
   VoiceInputApi, VoiceInputError, VoiceInputEventMap, VoiceInputResult, VoiceInputState,
@@ -240,7 +241,7 @@ function composerWithDoubles() {
     level: () => {},
     changed: () => {},
   };
-  const composer = new VoiceComposer(host);
+  const composer = new VoiceComposer(host, new LatestRun());
   const opened = async (n: number) => waitUntil(() => inputs.length >= n && inputs[n - 1].started, `microphone ${n} started`);
   return { composer, inputs, calls, opened, box };
 }
