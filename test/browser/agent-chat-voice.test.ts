@@ -12,7 +12,7 @@ import type {
 } from '../../src/client/contracts.js';
 import { axeViolations } from './helpers/axe.js';
 import {
-  HEARD, RELAY, VERBATIM, chat, handsFreeButton, input, internals, mic, prepareVoiceChat, q, status, userMessages,
+  HEARD, RELAY, VERBATIM, chat, handsFreeButton, input, harness, mic, prepareVoiceChat, q, status, userMessages,
 } from './helpers/voice-chat.js';
 
 let model = '';
@@ -76,7 +76,7 @@ describe('<agent-chat> voice in (real microphone path)', function () {
     expect(input(el).value).to.equal(detail.text);
     expect(input(el).value).to.match(HEARD);
     expect(userMessages(el)).to.deep.equal([]);
-    expect(internals(el).activeSession!.state.status).to.equal('ready');
+    expect(harness(el).session!.state.status).to.equal('ready');
   });
 
   it('pressing the button again stops listening and uses what was heard; Escape cancels and drops it', async () => {

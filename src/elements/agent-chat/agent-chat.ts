@@ -12,7 +12,6 @@ import { parseHostList, spoofedLinkHost } from '../internal/links.js';
 import { resolveAgentChatStrings } from './strings.js';
 import type { AgentChatStrings } from './strings.js';
 import { agentChatStyles } from './agent-chat.styles.js';
-import type { ReplySpeaker } from '../internal/reply-speaker.js';
 import { nextAnnouncement } from '../internal/announce.js';
 import { originRefusalOf } from '../internal/origin-refusal.js';
 import { ChatSessionController } from './controllers/chat-session-controller.js';
@@ -272,7 +271,7 @@ export class AgentChat extends ParleyElement {
       const reply = this.voiceOut.speaksReplies ? this.chat.streamingReply : null;
       if (reply) this.voiceOut.follow(reply.id, reply.text, false);
     },
-    turnEnded: () => this.voiceIn.replyEnded(!!this.speaker?.speakingId),
+    turnEnded: () => this.voiceIn.replyEnded(!!this.voiceOut.speaker?.speakingId),
     progress: (step, error) => this.announceProgress(step, error),
   });
 
@@ -297,19 +296,6 @@ export class AgentChat extends ParleyElement {
     said: (text) => this.voiceSaid(text),
     bargeIn: () => this.stop(), // silences the voice, and stops the reply if it still streams
   });
-
-  // The session, the reply speaker and the reply being read, by the names the browser tests look them up by.
-  private get activeSession(): ChatSessionApi | null {
-    return this.chat.session;
-  }
-
-  private get speaker(): ReplySpeaker | null {
-    return this.voiceOut.speaker;
-  }
-
-  private get speakingId(): string | null {
-    return this.voiceOut.speakingId;
-  }
 
   // Plain lookups rather than `@query`: the decorator would be one more shared chunk to load.
   private get input(): HTMLTextAreaElement | null {
@@ -464,7 +450,7 @@ export class AgentChat extends ParleyElement {
 
   /** An utterance ended with `text`: send it (hands-free, or `voice-autosend`) or leave it in the message box. */
   private voiceSaid(text: string): boolean {
-    if ((!this.voiceAutosend && !this.handsFree) || !this.activeSession) {
+    if ((!this.voiceAutosend && !this.handsFree) || !this.chat.session) {
       this.draft = text;
       this.updateComplete.then(() => this.input?.focus());
       return false;
@@ -501,7 +487,7 @@ export class AgentChat extends ParleyElement {
   /** Sends `text` as the user (what the send button does). Ignored while a reply is streaming. */
   async send(text: string): Promise<void> {
     const message = text.trim();
-    if (!this.activeSession || !message || this.busy) return;
+    if (!this.chat.session || !message || this.busy) return;
     this.transcriptScroll.stickToBottom = true;
     this.emit('parley-message-sent', { text: message, conversationId: this.chat.state.conversationId, kind: 'send' });
     await this.chat.send(message);
@@ -526,7 +512,7 @@ export class AgentChat extends ParleyElement {
   private onSubmit(event: Event): void {
     event.preventDefault();
     const text = this.draft;
-    if (!text.trim() || this.busy || !this.activeSession) return;
+    if (!text.trim() || this.busy || !this.chat.session) return;
     this.draft = '';
     this.voiceOut.silence();
     this.voiceOut.unlock(); // inside the gesture, so the reply can be spoken on iOS
@@ -571,7 +557,7 @@ export class AgentChat extends ParleyElement {
   }
 
   private async regenerate(entryId: string): Promise<void> {
-    if (!this.activeSession || this.busy) return;
+    if (!this.chat.session || this.busy) return;
     this.transcriptScroll.stickToBottom = true;
     await this.chat.regenerate(entryId);
   }
@@ -597,7 +583,7 @@ export class AgentChat extends ParleyElement {
     // The entry's id now (a temporary id may have been renamed since editing began).
     const id = this.chat.items.find((item) => item.key === key)?.entry.id;
     const text = this.editDraft.trim();
-    if (!this.activeSession || !id || !text || this.busy) return;
+    if (!this.chat.session || !id || !text || this.busy) return;
     this.editingKey = null;
     this.transcriptScroll.stickToBottom = true;
     this.emit('parley-message-sent', { text, conversationId: this.chat.state.conversationId, kind: 'edit' });
@@ -628,7 +614,7 @@ export class AgentChat extends ParleyElement {
   }
 
   private async openConversation(id: string): Promise<void> {
-    if (!this.activeSession) return;
+    if (!this.chat.session) return;
     this.showList = false;
     this.editingKey = null;
     this.transcriptScroll.stickToBottom = true;
@@ -638,14 +624,14 @@ export class AgentChat extends ParleyElement {
   }
 
   private async deleteConversation(id: string): Promise<void> {
-    if (!this.activeSession) return;
+    if (!this.chat.session) return;
     await this.chat.delete(id);
     await this.updateComplete;
     this.renderRoot.querySelector<HTMLElement>('.conversations h3')?.focus();
   }
 
   private newConversation(): void {
-    if (!this.activeSession) return;
+    if (!this.chat.session) return;
     if (this.busy) this.stop();
     this.voiceOut.silence();
     this.chat.reset();
@@ -803,7 +789,7 @@ export class AgentChat extends ParleyElement {
             ${this.voiceIn.enabled ? this.renderMicButton(t) : nothing}
             ${this.busy
               ? html`<button part="stop-button" class="stop" type="button" @click=${() => { this.voiceIn.stop(); this.stop(); }}>${t.stop}</button>`
-              : html`<button part="send-button" class="send primary" type="submit" ?disabled=${!this.draft.trim() || !this.activeSession}>
+              : html`<button part="send-button" class="send primary" type="submit" ?disabled=${!this.draft.trim() || !this.chat.session}>
                   ${t.send}
                 </button>`}
           </form>
@@ -990,7 +976,7 @@ export class AgentChat extends ParleyElement {
       ${!streaming && entry.type === 'message.output' && (this.relayUrl || (isLast && !this.busy))
         ? html`<div part="message-actions" class="message-actions">
             ${this.relayUrl && text
-              ? html`<button part="read-aloud-button" class="quiet" type="button" @click=${() => this.voiceOut.toggleReadAloud(entry.id, text)}>${this.speakingId === entry.id ? t.stopReading : t.readAloud}</button>`
+              ? html`<button part="read-aloud-button" class="quiet" type="button" @click=${() => this.voiceOut.toggleReadAloud(entry.id, text)}>${this.voiceOut.speakingId === entry.id ? t.stopReading : t.readAloud}</button>`
               : nothing}
             ${isLast && !this.busy
               ? html`<button part="regenerate-button" class="quiet" type="button" @click=${() => this.regenerate(entry.id)}>${t.regenerate}</button>`
@@ -1017,7 +1003,7 @@ export class AgentChat extends ParleyElement {
 
   private renderMicButton(t: AgentChatStrings): TemplateResult {
     const on = this.voiceIn.phase === 'listening';
-    return html`<button part="mic-button" class="mic ${on ? 'primary' : ''}" type="button" aria-pressed=${on} aria-label=${on ? t.stopListening : t.speakMessage} ?disabled=${!this.activeSession} @click=${this.toggleMic}>
+    return html`<button part="mic-button" class="mic ${on ? 'primary' : ''}" type="button" aria-pressed=${on} aria-label=${on ? t.stopListening : t.speakMessage} ?disabled=${!this.chat.session} @click=${this.toggleMic}>
       <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="M9 5a3 3 0 0 1 6 0v6a3 3 0 0 1-6 0zM5 11a7 7 0 0 0 14 0M12 18v3" /></svg>
     </button>`;
   }
@@ -1025,7 +1011,7 @@ export class AgentChat extends ParleyElement {
   private renderVoiceBar(t: AgentChatStrings): TemplateResult {
     const status = { off: '', listening: t.voiceListening, thinking: t.voiceThinking, speaking: t.voiceSpeaking }[this.voiceIn.phase];
     return html`<div part="voice-bar" class="voice-bar">
-      <button part="hands-free-button" class=${this.handsFree ? 'primary' : ''} type="button" aria-pressed=${this.handsFree} ?disabled=${!this.activeSession} @click=${() => { this.voiceOut.unlock(!this.handsFree); this.handsFree = !this.handsFree; }}>${t.handsFree}</button>
+      <button part="hands-free-button" class=${this.handsFree ? 'primary' : ''} type="button" aria-pressed=${this.handsFree} ?disabled=${!this.chat.session} @click=${() => { this.voiceOut.unlock(!this.handsFree); this.handsFree = !this.handsFree; }}>${t.handsFree}</button>
       <span part="voice-status" role="status">${status}</span>
     </div>`;
   }
