@@ -1,29 +1,38 @@
 // Test harness for <agent-chat>, after Material Web's harness classes (`menu/internal/menuitem/harness.ts`):
 // one object that wraps an element and gives the tests the state no part of its shadow DOM shows (the
-// chat session, the reply speaker; the tests read parts by their names). It reads them through the
-// element's controllers, by the field names agent-chat.ts gives them (`chat`: ChatSessionController,
-// `voiceOut`: VoiceOutController) and their documented getters: the element keeps no name for its tests.
-import type { AgentChat } from '../../../src/elements/agent-chat/agent-chat.js';
+// chat session, the reply speaker; the tests read parts by their names). It reaches that state through
+// public API only: Lit's `addController`, by which the element adds its controllers (recorded here for
+// every <agent-chat> made after this module is imported), and the controllers' documented getters. The
+// element keeps no name for its tests.
+import type { ReactiveController } from 'lit';
+import { AgentChat } from '../../../src/elements/agent-chat/agent-chat.js';
 import type { ChatSessionApi } from '../../../src/client/contracts.js';
-import type { ChatSessionController } from '../../../src/elements/agent-chat/controllers/chat-session-controller.js';
-import type { VoiceOutController } from '../../../src/elements/agent-chat/controllers/voice-out-controller.js';
+import { ChatSessionController } from '../../../src/elements/agent-chat/controllers/chat-session-controller.js';
+import { VoiceOutController } from '../../../src/elements/agent-chat/controllers/voice-out-controller.js';
 
-/** The controllers of agent-chat.ts the harness reads (private fields there). */
-interface Controllers {
-  chat: ChatSessionController;
-  voiceOut: VoiceOutController;
-}
+/** The controllers each <agent-chat> added, in order. */
+const added = new WeakMap<AgentChat, ReactiveController[]>();
+const addController = AgentChat.prototype.addController;
+AgentChat.prototype.addController = function (this: AgentChat, controller: ReactiveController): void {
+  let list = added.get(this);
+  if (!list) added.set(this, (list = []));
+  list.push(controller);
+  addController.call(this, controller);
+};
 
 export class AgentChatHarness {
   constructor(readonly element: AgentChat) {}
 
-  get #controllers(): Controllers {
-    return this.element as unknown as Controllers;
+  /** The element's controller of class `type`. */
+  #controller<T extends ReactiveController>(type: abstract new (...args: never[]) => T): T {
+    const found = added.get(this.element)?.find((c): c is T => c instanceof type);
+    if (!found) throw new Error(`<agent-chat> added no ${type.name} (was the harness imported before the element was made?)`);
+    return found;
   }
 
   /** The session the chat talks through (the host's `session`, or the one it created from its attributes), or null while there is none. */
   get session(): ChatSessionApi | null {
-    return this.#controllers.chat.session;
+    return this.#controller(ChatSessionController).session;
   }
 
   /** A reply is awaited or streaming. */
@@ -33,12 +42,12 @@ export class AgentChatHarness {
 
   /** The reply speaker, once loaded (on the first press or setting that needs a voice). */
   get speaker(): VoiceOutController['speaker'] {
-    return this.#controllers.voiceOut.speaker;
+    return this.#controller(VoiceOutController).speaker;
   }
 
   /** Id of the reply being read aloud, or null. */
   get speakingId(): string | null {
-    return this.#controllers.voiceOut.speakingId;
+    return this.#controller(VoiceOutController).speakingId;
   }
 }
 
