@@ -8,8 +8,8 @@
 import type { PlatformErrorShape, VoiceInputError } from '../../client/contracts.js';
 import { chatErrorKind } from '../internal/error-kinds.js';
 import type { ChatErrorKind } from '../internal/error-kinds.js';
-import { localize } from '../internal/locale.js';
-import type { LocaleHost } from '../internal/locale.js';
+import { localize } from '../internal/locale-registry.js';
+import type { LocaleHost } from '../internal/locale-registry.js';
 import { counter } from '../internal/locale-format.js';
 
 /** The user-visible strings of `<agent-chat>` (and the markdown renderer it uses). */
