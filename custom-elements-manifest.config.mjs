@@ -25,6 +25,18 @@ export default {
   ],
   litelement: true,
   packagejson: false,
-  // Joined as the analyzer joins its own: under the working directory, even for an absolute --outdir.
-  plugins: [frameworkTypesPlugin({ outdir: join(process.cwd(), outdir, TYPES_DIR) })],
+  plugins: [
+    {
+      // ParleyElement is the elements' base class (its members are inherited into each, marked so) and defines
+      // no tag: the manifest lists it as a class, not as a fifth custom element.
+      name: 'parley-base-class',
+      packageLinkPhase({ customElementsManifest }) {
+        for (const mod of customElementsManifest.modules) {
+          for (const declaration of mod.declarations ?? []) if (declaration.customElement && !declaration.tagName) delete declaration.customElement;
+        }
+      },
+    },
+    // Joined as the analyzer joins its own: under the working directory, even for an absolute --outdir.
+    frameworkTypesPlugin({ outdir: join(process.cwd(), outdir, TYPES_DIR) }),
+  ],
 };
