@@ -16,7 +16,7 @@ export { DocOcrViewer } from './elements/doc-ocr-viewer/doc-ocr-viewer.js';
 // Languages: the elements follow their `lang` (or the page's); registerLocale adds or replaces one for all four.
 export { registerLocale, loadLocale, shippedLocales } from './elements/internal/locale.js';
 export type { LocaleCatalogue, CompleteLocaleCatalogue } from './elements/internal/locale.js';
-export type { AgentChatStrings } from './elements/internal/strings.js';
+export type { AgentChatStrings } from './elements/agent-chat/strings.js';
 export type { SpeechPlayerStrings } from './elements/speech-player/strings.js';
 export type { AudioTranscriberStrings } from './elements/audio-transcriber/strings.js';
 export type { DocOcrViewerStrings } from './elements/doc-ocr-viewer/strings.js';

@@ -14,6 +14,7 @@ import type { ChatSessionApi, ClientTool, SpeechFormat, VoiceInputOptions } from
 import type { OcrResponse } from '../dist/client/index.js';
 import type { Tool } from '../dist/client/types.js';
 import type { AgentChat, ParleyHandsFreeChangedDetail, ParleyVoiceFinalDetail, ParleyVoiceStartDetail } from '../dist/elements/agent-chat/agent-chat.js';
+import type { AgentChatStrings } from '../dist/elements/agent-chat/strings.js';
 import type { AudioTranscriber, AudioTranscriberMode } from '../dist/elements/audio-transcriber/audio-transcriber.js';
 import type { ParleyTranscriptionErrorDetail, ParleyTranscriptionFinalDetail, ParleyTranscriptionPartialDetail, ParleyTranscriptionStartDetail } from '../dist/elements/audio-transcriber/events.js';
 import type { AudioTranscriberStrings } from '../dist/elements/audio-transcriber/strings.js';
@@ -21,7 +22,6 @@ import type { DocOcrViewer } from '../dist/elements/doc-ocr-viewer/doc-ocr-viewe
 import type { ParleyOcrDoneDetail, ParleyOcrErrorDetail, ParleyOcrProgressDetail, ParleyOcrStartDetail } from '../dist/elements/doc-ocr-viewer/events.js';
 import type { DocOcrViewerStrings } from '../dist/elements/doc-ocr-viewer/strings.js';
 import type { ParleyConversationChangedDetail, ParleyErrorDetail, ParleyMessageSentDetail, ParleyOpenChangedDetail, ParleyReplyFinishedDetail, ParleySpeechEndDetail, ParleySpeechErrorDetail, ParleySpeechFirstAudioDetail, ParleySpeechStartDetail, ParleySpeechUnderrunDetail } from '../dist/elements/internal/events.js';
-import type { AgentChatStrings } from '../dist/elements/internal/strings.js';
 import type { SpeechPlayer } from '../dist/elements/speech-player/speech-player.js';
 import type { SpeechPlayerStrings } from '../dist/elements/speech-player/strings.js';
 

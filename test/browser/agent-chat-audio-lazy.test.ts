@@ -4,7 +4,7 @@
 // This file must import none of the audio modules before its first test has looked.
 import { aTimeout, expect, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
-import { RELAY, chat, handsFreeButton, input, internals, q } from './helpers/voice-chat.js';
+import { RELAY, chat, handsFreeButton, input, harness, q } from './helpers/voice-chat.js';
 import { watchAudioContexts } from './helpers/audio-contexts.js';
 
 const AUDIO_MODULES = /reply-speaker|\/voice-in\.|speech-playback|mic-capture|standardized-audio-context|vendor\/audio-context/;
@@ -30,7 +30,7 @@ describe('<agent-chat> audio code, loaded on first use', function () {
       await aTimeout(200); // a load, were one started, would have been requested by now
       expect(audioRequests()).to.deep.equal([]);
       expect(contexts.made).to.deep.equal([]);
-      expect(internals(el).speaker).to.equal(null);
+      expect(harness(el).speaker).to.equal(null);
     } finally {
       contexts.restore();
     }
@@ -46,7 +46,7 @@ describe('<agent-chat> audio code, loaded on first use', function () {
     await sendKeys({ press: 'Enter' });
     await finished;
     await el.updateComplete;
-    expect(internals(el).speaker, 'a chat that has not spoken has no speaker').to.equal(null);
+    expect(harness(el).speaker, 'a chat that has not spoken has no speaker').to.equal(null);
 
     const contexts = watchAudioContexts();
     try {
@@ -54,7 +54,7 @@ describe('<agent-chat> audio code, loaded on first use', function () {
       q<HTMLButtonElement>(el, '[part~="read-aloud-button"]')!.click();
       expect(contexts.made.length, 'made inside the click').to.equal(1);
       await first;
-      const speaker = internals(el).speaker!;
+      const speaker = harness(el).speaker!;
       expect(speaker.playback.context as unknown).to.equal(contexts.made[0]);
       expect(speaker.playback.context.state).to.equal('running');
       expect(speaker.playback.scheduler.received).to.be.greaterThan(0);
@@ -74,8 +74,8 @@ describe('<agent-chat> audio code, loaded on first use', function () {
       handsFreeButton(el).click();
       expect(contexts.made.length, 'made inside the click').to.equal(1);
       await el.updateComplete;
-      await waitUntil(() => internals(el).speaker, 'the speaker loaded');
-      expect(internals(el).speaker!.playback.context as unknown).to.equal(contexts.made[0]);
+      await waitUntil(() => harness(el).speaker, 'the speaker loaded');
+      expect(harness(el).speaker!.playback.context as unknown).to.equal(contexts.made[0]);
       handsFreeButton(el).click();
       await el.updateComplete;
       expect(el.handsFree).to.equal(false);

@@ -5,11 +5,11 @@ import { expect, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import type { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
 import {
-  HEARD, RELAY, VERBATIM, chat, handsFreeButton, input, internals, mic, prepareVoiceChat, status, userMessages,
+  HEARD, RELAY, VERBATIM, chat, handsFreeButton, input, harness, mic, prepareVoiceChat, status, userMessages,
 } from './helpers/voice-chat.js';
 
 let model = '';
-const busy = (el: AgentChat) => ['submitted', 'streaming'].includes(internals(el).activeSession?.state.status ?? '');
+const busy = (el: AgentChat) => harness(el).busy;
 
 before(async function () {
   this.timeout(60_000);
@@ -36,7 +36,7 @@ describe('<agent-chat> hands-free (real microphone path)', function () {
     await waitUntil(() => status(el) === 'Thinking…' || status(el).startsWith('Speaking'), 'thinking', { timeout: 5000 });
     await spoken;
     await waitUntil(() => status(el) === 'Speaking… (talk to interrupt)', 'speaking', { timeout: 5000 });
-    expect(internals(el).speaker!.playback.scheduler.active).to.equal(true);
+    expect(harness(el).speaker!.playback.scheduler.active).to.equal(true);
     // The reply ends (read to the end, or talked over by the looping microphone): listening again.
     await waitUntil(() => status(el) === 'Listening…', 'listening again', { timeout: 20_000 });
     expect(mic(el).getAttribute('aria-pressed')).to.equal('true');
@@ -54,7 +54,7 @@ describe('<agent-chat> hands-free (real microphone path)', function () {
   it('hands-free barge-in: the looping microphone talking over the reply stops its playback at once, and its words are the next turn', async () => {
     const el = await chat(html`<agent-chat relay-url=${RELAY} model=${model} resume="none" .voiceOptions=${VERBATIM} voice-input hands-free></agent-chat>`);
     await oneEvent(el, 'parley-speech-first-audio');
-    const speaker = internals(el).speaker!;
+    const speaker = harness(el).speaker!;
     const playback = speaker.playback;
     // Every stop of the reply speaker, with what was playing then: a barge-in stops it mid-reply, while a
     // reply read to its end stops by itself (its audio finished, no stop()).
@@ -72,7 +72,7 @@ describe('<agent-chat> hands-free (real microphone path)', function () {
     expect(stops.find((s) => s.speaking !== null), 'the reply was stopped while it was being spoken, its audio still playing')
       .to.deep.include({ playing: true });
     expect(playback.scheduler.active).to.equal(false);
-    expect(internals(el).speaker!.speakingId).to.equal(null);
+    expect(harness(el).speaker!.speakingId).to.equal(null);
     const played = playback.played;
     await new Promise((r) => setTimeout(r, 300));
     expect(playback.played, 'no more audio after the barge-in').to.equal(played);

@@ -5,13 +5,14 @@
 import { expect, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import { VoiceComposer } from '../../src/elements/agent-chat/voice-composer.js';
+import { LatestRun } from '../../src/client/latest-run.js';
 import type { VoiceComposerHost } from '../../src/elements/agent-chat/voice-composer.js';
 import type {
   VoiceInputApi, VoiceInputError, VoiceInputEventMap, VoiceInputResult, VoiceInputState,
 } from '../../src/client/contracts.js';
 import { axeViolations } from './helpers/axe.js';
 import {
-  HEARD, RELAY, VERBATIM, chat, handsFreeButton, input, internals, mic, prepareVoiceChat, q, status, userMessages,
+  HEARD, RELAY, VERBATIM, chat, handsFreeButton, input, harness, mic, prepareVoiceChat, q, status, userMessages,
 } from './helpers/voice-chat.js';
 
 let model = '';
@@ -75,7 +76,7 @@ describe('<agent-chat> voice in (real microphone path)', function () {
     expect(input(el).value).to.equal(detail.text);
     expect(input(el).value).to.match(HEARD);
     expect(userMessages(el)).to.deep.equal([]);
-    expect(internals(el).activeSession!.state.status).to.equal('ready');
+    expect(harness(el).session!.state.status).to.equal('ready');
   });
 
   it('pressing the button again stops listening and uses what was heard; Escape cancels and drops it', async () => {
@@ -240,7 +241,7 @@ function composerWithDoubles() {
     level: () => {},
     changed: () => {},
   };
-  const composer = new VoiceComposer(host);
+  const composer = new VoiceComposer(host, new LatestRun());
   const opened = async (n: number) => waitUntil(() => inputs.length >= n && inputs[n - 1].started, `microphone ${n} started`);
   return { composer, inputs, calls, opened, box };
 }

@@ -4,8 +4,8 @@ import { sendKeys } from '@web/test-runner-commands';
 import '../../src/elements/agent-chat/define.js';
 import type { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
 import { forgetClient } from '../../src/client/index.js';
-import type { ChatSessionApi } from '../../src/client/contracts.js';
 import { axeViolations } from './helpers/axe.js';
+import { harness } from './helpers/agent-chat-harness.js';
 
 interface Fixtures { model: string; agents: { support: string; billing: string } }
 let fixtures: Fixtures;
@@ -23,7 +23,7 @@ function view(el: AgentChat) {
     input: () => q<HTMLTextAreaElement>('[part~="input"]')!,
     replies: () => [...root.querySelectorAll<HTMLElement>('[part~="message-assistant"] [part~="bubble"]')],
     userMessages: () => [...root.querySelectorAll<HTMLElement>('[part~="message-user"] [part~="bubble"]')].map((b) => b.textContent!.trim()),
-    session: () => (el as unknown as { activeSession: ChatSessionApi | null }).activeSession,
+    session: () => harness(el).session,
   };
 }
 

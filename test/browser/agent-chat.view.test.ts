@@ -5,7 +5,7 @@ import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
 import { defineAgentChat } from '../../src/elements/agent-chat/define.js';
 import type { CachedEntry } from '../../src/client/contracts.js';
-import { renderMarkdown } from '../../src/elements/internal/markdown.js';
+import { renderMarkdownFragment } from '../../src/elements/internal/markdown.js';
 import { TAIL_THROTTLE_CHARS } from '../../src/elements/internal/markdown-directive.js';
 import { Lexer } from 'marked';
 import { FakeSession, reply, userMessage } from './helpers/fake-session.js';
@@ -144,7 +144,7 @@ describe('<agent-chat> view', () => {
       const bubble = view(el).q('.markdown')!;
       // Rendering block by block while streaming ends with the same content as rendering the whole text.
       const whole = document.createElement('div');
-      whole.innerHTML = renderMarkdown(acc);
+      whole.replaceChildren(renderMarkdownFragment(acc));
       expect(bubble.textContent!.replace(/\s+/g, '')).to.equal(whole.textContent!.replace(/\s+/g, ''));
       expect(bubble.children.length).to.equal(whole.children.length);
       expect(acc.length, 'the reply is far longer than one block is allowed to be').to.be.greaterThan(4 * TAIL_THROTTLE_CHARS);

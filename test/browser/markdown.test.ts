@@ -3,7 +3,7 @@
 import { expect, fixture, html, aTimeout } from '@open-wc/testing';
 import { render } from 'lit';
 import {
-  StreamingMarkdown, enforceAllowlist, renderMarkdown, renderMarkdownFragment, renderMarkdownText, safeUrl, spoofedLinkHost, parseHostList,
+  StreamingMarkdown, enforceAllowlist, renderMarkdownFragment, renderMarkdownText, safeUrl, spoofedLinkHost, parseHostList,
 } from '../../src/elements/internal/markdown.js';
 import { loadMarkdown, markdown, markdownLoading } from '../../src/elements/internal/markdown-directive.js';
 import { probeHits, resetProbe, probeUrl } from './helpers/probe.js';
@@ -73,7 +73,7 @@ describe('markdown renderer: hostile output', () => {
   for (const [name, source] of hostile) {
     it(`renders ${name} inert`, async () => {
       const host = await fixture<HTMLDivElement>(html`<div></div>`);
-      host.innerHTML = renderMarkdown(source);
+      host.replaceChildren(renderMarkdownFragment(source));
       assertInert(host);
       // Click every link: none may run script.
       for (const a of host.querySelectorAll('a')) {
@@ -87,7 +87,7 @@ describe('markdown renderer: hostile output', () => {
 
   it('shows raw HTML as text', async () => {
     const host = await fixture<HTMLDivElement>(html`<div></div>`);
-    host.innerHTML = renderMarkdown(`Hi <b>bold</b> <img src=x onerror=${PWN}>`);
+    host.replaceChildren(renderMarkdownFragment(`Hi <b>bold</b> <img src=x onerror=${PWN}>`));
     expect(host.textContent).to.contain('<b>bold</b>');
     expect(host.textContent).to.contain('<img src=x onerror=');
     expect(host.querySelector('b')).to.equal(null);
@@ -95,7 +95,7 @@ describe('markdown renderer: hostile output', () => {
 
   it('keeps http, https and mailto links and opens them in a new tab', async () => {
     const host = await fixture<HTMLDivElement>(html`<div></div>`);
-    host.innerHTML = renderMarkdown('[a](https://a.test/x?y=1&z=2) [b](http://b.test) [c](mailto:c@c.test) <https://auto.test> www.gfm.test');
+    host.replaceChildren(renderMarkdownFragment('[a](https://a.test/x?y=1&z=2) [b](http://b.test) [c](mailto:c@c.test) <https://auto.test> www.gfm.test'));
     const links = [...host.querySelectorAll('a')];
     expect(links.map((a) => a.getAttribute('href'))).to.deep.equal([
       'https://a.test/x?y=1&z=2', 'http://b.test/', 'mailto:c@c.test', 'https://auto.test/', 'http://www.gfm.test/',
@@ -105,7 +105,7 @@ describe('markdown renderer: hostile output', () => {
 
   it('renders relative and unknown-protocol links as plain text', async () => {
     const host = await fixture<HTMLDivElement>(html`<div></div>`);
-    host.innerHTML = renderMarkdown('[rel](/path) [ftp](ftp://x.test/f) [tel](tel:123)');
+    host.replaceChildren(renderMarkdownFragment('[rel](/path) [ftp](ftp://x.test/f) [tel](tel:123)'));
     expect(host.querySelectorAll('a').length).to.equal(0);
     expect(host.textContent).to.contain('rel');
   });
@@ -330,7 +330,7 @@ describe('markdown renderer: images', () => {
     }
     render(html`<div class="md" ${markdown(acc, { streaming: false, allowImageHosts: ['cdn.allowed.test'] })}></div>`, host);
     const finished = document.createElement('div');
-    finished.innerHTML = renderMarkdown(text, { allowImageHosts: ['cdn.allowed.test'] });
+    finished.replaceChildren(renderMarkdownFragment(text, { allowImageHosts: ['cdn.allowed.test'] }));
     host.append(finished);
 
     await aTimeout(300);
@@ -348,7 +348,7 @@ describe('markdown renderer: images', () => {
   it('loads images from allowed hosts', async () => {
     const src = probeUrl('allowed.png');
     const host = await fixture<HTMLDivElement>(html`<div></div>`);
-    host.innerHTML = renderMarkdown(`![ok](${src}) ![ref][i]\n\n[i]: ${probeUrl('allowed-ref.png')}`, { allowImageHosts: parseHostList(`other.test ${location.hostname}`) });
+    host.replaceChildren(renderMarkdownFragment(`![ok](${src}) ![ref][i]\n\n[i]: ${probeUrl('allowed-ref.png')}`, { allowImageHosts: parseHostList(`other.test ${location.hostname}`) }));
     const imgs = [...host.querySelectorAll('img')];
     expect(imgs.length).to.equal(2);
     await Promise.all(imgs.map((img) => img.decode()));

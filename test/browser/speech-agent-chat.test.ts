@@ -4,20 +4,17 @@ import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import '../../src/elements/agent-chat/define.js';
 import type { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
-import type { ChatSessionApi } from '../../src/client/contracts.js';
-import type { ReplySpeaker } from '../../src/audio/reply-speaker.js';
+import { harness } from './helpers/agent-chat-harness.js';
 
 const RELAY = '/api';
 let model = '';
 
-interface Internals { activeSession: ChatSessionApi | null; speaker: ReplySpeaker | null; speakingId: string | null }
-const internals = (el: AgentChat) => el as unknown as Internals;
 const q = <T extends HTMLElement>(el: AgentChat, selector: string) => el.shadowRoot!.querySelector<T>(selector);
-const busy = (el: AgentChat) => ['submitted', 'streaming'].includes(internals(el).activeSession?.state.status ?? '');
+const busy = (el: AgentChat) => harness(el).busy;
 
 async function chat(template: ReturnType<typeof html>): Promise<AgentChat> {
   const el = await fixture<AgentChat>(template);
-  await waitUntil(() => internals(el).activeSession, 'session created', { timeout: 5000 });
+  await waitUntil(() => harness(el).session, 'session created', { timeout: 5000 });
   return el;
 }
 
@@ -49,10 +46,10 @@ describe('<agent-chat> voice out', () => {
     await first;
     await el.updateComplete;
     expect(button().textContent!.trim()).to.equal('Stop reading');
-    expect(internals(el).speaker!.playback.scheduler.active).to.equal(true);
+    expect(harness(el).speaker!.playback.scheduler.active).to.equal(true);
     button().click();
     await el.updateComplete;
-    expect(internals(el).speaker!.playback.scheduler.active).to.equal(false);
+    expect(harness(el).speaker!.playback.scheduler.active).to.equal(false);
     expect(button().textContent!.trim()).to.equal('Read aloud');
   });
 
@@ -63,13 +60,13 @@ describe('<agent-chat> voice out', () => {
     const { detail } = await first;
     expect(busy(el), 'the reply is still streaming when the first audio is scheduled').to.equal(true);
     expect(detail.latencyMs, 'scheduled after it was asked for (how soon: `npm run bench`)').to.be.greaterThan(0);
-    const playback = internals(el).speaker!.playback;
+    const playback = harness(el).speaker!.playback;
     await waitUntil(() => playback.played > 0.05, 'audio is playing', { timeout: 5000 });
     // Barge-in: typing in the composer silences it and cancels the synthesis.
     q<HTMLTextAreaElement>(el, '[part~="input"]')!.focus();
     await sendKeys({ type: 'w' });
     expect(playback.scheduler.active).to.equal(false);
-    expect(internals(el).speakingId).to.equal(null);
+    expect(harness(el).speakingId).to.equal(null);
     const played = playback.played;
     await new Promise((r) => setTimeout(r, 200));
     expect(playback.played).to.equal(played);
@@ -86,7 +83,7 @@ describe('<agent-chat> voice out', () => {
     const first = oneEvent(el, 'parley-speech-first-audio');
     q<HTMLButtonElement>(el, '[part~="read-aloud-button"]')!.click();
     await first;
-    const playback = internals(el).speaker!.playback;
+    const playback = harness(el).speaker!.playback;
     expect(playback.scheduler.active).to.equal(true);
     const textarea = q<HTMLTextAreaElement>(el, '[part~="input"]')!;
     textarea.value = 'Next question';

@@ -129,14 +129,15 @@ describe('parley start --allow-origin', () => {
     // A stream the client closes once the reply is complete shows as ERR_ABORTED; anything else (a CORS refusal) fails.
     page.on('requestfailed', (r) => { if (r.failure()?.errorText !== 'net::ERR_ABORTED') failures.push(`${r.url()} ${r.failure()?.errorText}`); });
     await page.goto(`${allowedPage.origin}/`);
+    // The end of the turn as the page sees it: parley-reply-finished (the session turned ready after streaming).
+    await page.evaluate(() => document.addEventListener('parley-reply-finished', () => {
+      (window as unknown as { replyFinished: boolean }).replyFinished = true;
+    }, { once: true }));
     const input = page.locator('agent-chat [part="input"]');
     await input.fill('Hello from the shop');
     await input.press('Enter');
     await page.locator('agent-chat [part~="message-assistant"]').first().waitFor({ timeout: 30_000 });
-    await page.waitForFunction(() => {
-      const chat = document.querySelector('agent-chat') as unknown as { activeSession?: { state: { status: string } } } | null;
-      return chat?.activeSession?.state.status === 'ready';
-    }, undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => (window as unknown as { replyFinished?: boolean }).replyFinished === true, undefined, { timeout: 30_000 });
     expect(await page.locator('agent-chat [part="error"]').count()).toBe(0);
     expect((await page.locator('agent-chat [part~="message-assistant"]').first().textContent())!.trim().length).toBeGreaterThan(0);
     expect(failures).toEqual([]);

@@ -51,7 +51,30 @@ async function visitor(): Promise<{ context: BrowserContext; pageErrors: string[
     }
   });
   context.on('weberror', (e) => pageErrors.push(String(e.error())));
+  await context.addInitScript(recordChatControllers);
   return { context, pageErrors, streamIds, tokens };
+}
+
+/**
+ * Runs in each page before its scripts: records the controllers every <agent-chat> adds through Lit's
+ * `addController` (public API; as the browser tests' harness does, test/browser/helpers/agent-chat-harness.ts),
+ * so `snapshot` can read the chat's session, which the element keeps private.
+ */
+function recordChatControllers(): void {
+  const controllers = new WeakMap<HTMLElement, object[]>();
+  (window as unknown as { chatControllers: typeof controllers }).chatControllers = controllers;
+  const define = customElements.define;
+  customElements.define = function (this: CustomElementRegistry, name, constructor, options) {
+    if (name === 'agent-chat') {
+      const proto = constructor.prototype as { addController(controller: object): void };
+      const add = proto.addController;
+      proto.addController = function (this: HTMLElement, controller: object) {
+        controllers.set(this, [...(controllers.get(this) ?? []), controller]);
+        add.call(this, controller);
+      };
+    }
+    define.call(this, name, constructor, options);
+  };
 }
 
 async function openChat(context: BrowserContext, query = ''): Promise<Page> {
@@ -77,12 +100,15 @@ async function send(page: Page, text: string): Promise<void> {
 /** What the visitor sees: the chat's status, its replies' text (whitespace collapsed) and any error or "interrupted" line. */
 async function snapshot(page: Page): Promise<{ status: string | undefined; replies: string[]; users: string[]; errors: number; interrupted: number }> {
   return page.evaluate(() => {
-    const chat = document.querySelector('agent-chat') as (HTMLElement & { activeSession?: { state: { status: string } } | null }) | null;
+    const chat = document.querySelector('agent-chat');
+    const controllers = chat && (window as unknown as { chatControllers: WeakMap<Element, object[]> }).chatControllers.get(chat);
+    // The chat session's controller (ChatSessionController): the one with a `session`.
+    const sessions = controllers?.find((c): c is { session: { state: { status: string } } | null } => 'session' in c);
     const root = chat?.shadowRoot;
     // textContent, not innerText: messages scrolled out of view skip rendering (content-visibility) and innerText reads them as empty.
     const text = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
     return {
-      status: chat?.activeSession?.state.status,
+      status: sessions?.session?.state.status,
       replies: [...root?.querySelectorAll('[part~="message-assistant"] [part="bubble"]') ?? []].map(text),
       users: [...root?.querySelectorAll('[part~="message-user"] [part="bubble"]') ?? []].map(text),
       errors: root?.querySelectorAll('[part="error"]').length ?? 0,

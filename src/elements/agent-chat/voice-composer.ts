@@ -6,6 +6,7 @@
  * carries no audio code and can be driven by a `VoiceInputApi` double in tests.
  */
 import type { VoiceInputApi, VoiceInputError, VoiceInputResult } from '../../client/contracts.js';
+import type { LatestRun } from '../../client/latest-run.js';
 
 /**
  * What the voice composer is doing: `off`; `listening` for an utterance; `thinking` (hands-free: the
@@ -50,11 +51,16 @@ export class VoiceComposer {
   #base = '';
   /** A microphone is being opened (its code loading, or permission asked). */
   #opening = false;
-  /** Bumped whenever the current utterance is abandoned: late callbacks of an old microphone are ignored. */
-  #generation = 0;
+  /** Each microphone opened is a run, made stale when its utterance is abandoned: late callbacks of an old microphone are ignored. */
+  readonly #runs: LatestRun;
 
-  constructor(host: VoiceComposerHost) {
+  /**
+   * `runs`: a new `LatestRun` for the microphones it opens, given by the chat (this module is loaded with the
+   * microphone code, and so imports none of the chat's own code).
+   */
+  constructor(host: VoiceComposerHost, runs: LatestRun) {
     this.#host = host;
+    this.#runs = runs;
   }
 
   get phase(): VoicePhase {
@@ -85,12 +91,12 @@ export class VoiceComposer {
   async finish(): Promise<void> {
     const input = this.#input;
     if (!input || this.#phase !== 'listening') return;
-    const generation = this.#generation;
+    const run = this.#runs.now();
     try {
       const result = await input.stop();
-      if (generation === this.#generation) this.#settle(result);
+      if (run.current()) this.#settle(result);
     } catch (error) {
-      if (generation === this.#generation) this.#fail(asVoiceError(error));
+      if (run.current()) this.#fail(asVoiceError(error));
     }
   }
 
@@ -142,24 +148,23 @@ export class VoiceComposer {
   }
 
   async #open(): Promise<void> {
-    const generation = ++this.#generation;
+    const { current } = this.#runs.next();
     this.#partial = '';
     let input: VoiceInputApi;
     this.#opening = true;
     try {
       input = await this.#host.openInput({ handsFree: this.#handsFree });
     } catch (error) {
-      if (generation === this.#generation) this.#fail(asVoiceError(error));
+      if (current()) this.#fail(asVoiceError(error));
       return;
     } finally {
-      if (generation === this.#generation) this.#opening = false;
+      if (current()) this.#opening = false;
     }
-    if (generation !== this.#generation || this.#phase === 'off') {
+    if (!current() || this.#phase === 'off') {
       input.dispose();
       return;
     }
     this.#input = input;
-    const current = () => generation === this.#generation;
     this.#unsubscribe = [
       input.on('level', (value) => current() && this.#host.level(value)),
       input.on('partial', (text) => {
@@ -222,7 +227,7 @@ export class VoiceComposer {
   }
 
   #close(cancel: boolean): void {
-    this.#generation++;
+    this.#runs.cancel();
     this.#opening = false;
     for (const off of this.#unsubscribe) off();
     this.#unsubscribe = [];

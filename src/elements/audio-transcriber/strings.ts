@@ -5,8 +5,8 @@
  * with a partial object in the `strings` property.
  */
 import type { TranscriptionErrorKind } from './events.js';
-import { localize } from '../internal/locale.js';
-import type { LocaleHost } from '../internal/locale.js';
+import { localize } from '../internal/locale-registry.js';
+import type { LocaleHost } from '../internal/locale-registry.js';
 import { speakerNumber } from '../internal/error-kinds.js';
 
 /** The user-visible strings of `<audio-transcriber>`. */

@@ -3,8 +3,8 @@
  * come from the locale catalogues (src/elements/locales/, `registerLocale()`), chosen by the element's
  * `lang`. Hosts change any word with a partial object in the `strings` property.
  */
-import { localize } from '../internal/locale.js';
-import type { LocaleHost } from '../internal/locale.js';
+import { localize } from '../internal/locale-registry.js';
+import type { LocaleHost } from '../internal/locale-registry.js';
 import { counter, numberIn } from '../internal/locale-format.js';
 import type { OcrErrorKind } from './events.js';
 

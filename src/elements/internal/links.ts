@@ -22,12 +22,6 @@ export const LINK_REL = 'noopener noreferrer nofollow';
 
 // ---------------------------------------------------------------- URLs
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-/** Escapes text for HTML content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]);
-}
-
 let inertDocument: Document | null = null;
 /** A document without a browsing context: nothing created in it loads or runs until it is inserted into the page. */
 export function inert(): Document {

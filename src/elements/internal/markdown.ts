@@ -15,14 +15,14 @@
  */
 import { Lexer, getDefaults } from 'marked';
 import type { Links, MarkedToken, Token, Tokens } from 'marked';
-import { IMAGE_PROTOCOLS, LINK_PROTOCOLS, LINK_REL, decodeEntities, escapeHtml, inert, isImageHostAllowed, safeUrl } from './links.js';
+import { IMAGE_PROTOCOLS, LINK_PROTOCOLS, LINK_REL, decodeEntities, inert, isImageHostAllowed, safeUrl } from './links.js';
 import type { MarkdownOptions } from './links.js';
 
 const defaultImageBlocked = (host: string, alt: string) => (alt ? `Image "${alt}" from ${host} not loaded` : `Image from ${host} not loaded`);
 
 export type { MarkdownOptions } from './links.js';
 export {
-  IMAGE_PROTOCOLS, LINK_PROTOCOLS, LINK_REL, decodeEntities, escapeHtml, isImageHostAllowed, parseHostList, safeUrl, spoofedLinkHost,
+  IMAGE_PROTOCOLS, LINK_PROTOCOLS, LINK_REL, decodeEntities, isImageHostAllowed, parseHostList, safeUrl, spoofedLinkHost,
 } from './links.js';
 
 // ---------------------------------------------------------------- tokens → DOM (first layer)
@@ -296,14 +296,6 @@ function readableText(node: Node): string {
     }
   }
   return out;
-}
-
-/** Renders finished markdown to HTML (the nodes of `renderMarkdownFragment`, serialised). */
-export function renderMarkdown(text: string, options: MarkdownOptions = {}): string {
-  if (typeof document === 'undefined') return escapeHtml(text); // no DOM (server): show nothing that could be markup
-  const box = inert().createElement('div');
-  box.append(renderMarkdownFragment(text, options));
-  return box.innerHTML;
 }
 
 function normalise(text: string): string {

@@ -6,8 +6,8 @@
 import type { PlatformErrorShape } from '../../client/contracts.js';
 import { speechErrorKind } from '../internal/error-kinds.js';
 import type { SpeechErrorKind } from '../internal/error-kinds.js';
-import { localize } from '../internal/locale.js';
-import type { LocaleHost } from '../internal/locale.js';
+import { localize } from '../internal/locale-registry.js';
+import type { LocaleHost } from '../internal/locale-registry.js';
 import { clock, numberIn } from '../internal/locale-format.js';
 
 const num = numberIn('en');

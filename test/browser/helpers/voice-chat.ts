@@ -1,11 +1,11 @@
 // Shared setup of the <agent-chat> voice tests (agent-chat-voice, agent-chat-hands-free): the relay, what the
-// fake microphone is heard saying, capture options that keep its file as it is, and shadow-DOM accessors.
+// fake microphone is heard saying, capture options that keep its file as it is, shadow-DOM accessors, and
+// the element's harness (agent-chat-harness.ts) for its session and reply speaker.
 import { fixture, waitUntil } from '@open-wc/testing';
 import type { html } from '@open-wc/testing';
 import '../../../src/elements/agent-chat/define.js';
 import type { AgentChat } from '../../../src/elements/agent-chat/agent-chat.js';
-import type { ChatSessionApi } from '../../../src/client/contracts.js';
-import type { ReplySpeaker } from '../../../src/audio/reply-speaker.js';
+import { harness } from './agent-chat-harness.js';
 
 export const RELAY = '/api';
 /** Key words of the fake microphone's sentence as pocketsphinx hears it. */
@@ -13,9 +13,7 @@ export const HEARD = /\b(fox|lazy|dog)\b/i;
 /** The fake microphone's file as it is (the browser's voice processing garbles synthetic speech). */
 export const VERBATIM = { echoCancellation: false, noiseSuppression: false, autoGainControl: false };
 
-interface Internals { activeSession: ChatSessionApi | null; speaker: ReplySpeaker | null }
-/** The element's private session and reply speaker. */
-export const internals = (el: AgentChat) => el as unknown as Internals;
+export { harness };
 export const q = <T extends HTMLElement = HTMLElement>(el: AgentChat, selector: string) => el.shadowRoot!.querySelector<T>(selector);
 export const mic = (el: AgentChat) => q<HTMLButtonElement>(el, '[part~="mic-button"]')!;
 export const handsFreeButton = (el: AgentChat) => q<HTMLButtonElement>(el, '[part~="hands-free-button"]')!;
@@ -27,7 +25,7 @@ export const userMessages = (el: AgentChat) =>
 /** Renders the element and waits for its chat session. */
 export async function chat(template: ReturnType<typeof html>): Promise<AgentChat> {
   const el = await fixture<AgentChat>(template);
-  await waitUntil(() => internals(el).activeSession, 'session created', { timeout: 5000 });
+  await waitUntil(() => harness(el).session, 'session created', { timeout: 5000 });
   await el.updateComplete;
   return el;
 }

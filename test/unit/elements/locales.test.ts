@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { defaultStrings } from '../../../src/elements/internal/strings.js';
+import { defaultAgentChatStrings } from '../../../src/elements/agent-chat/strings.js';
 import { defaultSpeechPlayerStrings } from '../../../src/elements/speech-player/strings.js';
 import { defaultAudioTranscriberStrings } from '../../../src/elements/audio-transcriber/strings.js';
 import { defaultDocOcrViewerStrings } from '../../../src/elements/doc-ocr-viewer/strings.js';
@@ -14,7 +14,7 @@ import es from '../../../src/elements/locales/es.js';
 import ar from '../../../src/elements/locales/ar.js';
 
 const english: CompleteLocaleCatalogue = {
-  agentChat: defaultStrings,
+  agentChat: defaultAgentChatStrings,
   speechPlayer: defaultSpeechPlayerStrings,
   audioTranscriber: defaultAudioTranscriberStrings,
   docOcrViewer: defaultDocOcrViewerStrings,
@@ -154,7 +154,7 @@ describe('locale catalogues', () => {
     for (const tag of ['fr', 'de', 'es', 'ar']) {
       const c = catalogues[tag]!;
       expect(c.agentChat.send, tag).not.toBe('Send');
-      expect(c.agentChat.errorMessage(platformError(0, 'network_error')), tag).not.toBe(defaultStrings.errorMessage(platformError(0, 'network_error')));
+      expect(c.agentChat.errorMessage(platformError(0, 'network_error')), tag).not.toBe(defaultAgentChatStrings.errorMessage(platformError(0, 'network_error')));
       expect(c.docOcrViewer.chooseFile, tag).not.toBe(defaultDocOcrViewerStrings.chooseFile);
       expect(c.speechPlayer.nothingToSay, tag).not.toBe(defaultSpeechPlayerStrings.nothingToSay);
       expect(c.audioTranscriber.startRecording, tag).not.toBe(defaultAudioTranscriberStrings.startRecording);
@@ -163,9 +163,9 @@ describe('locale catalogues', () => {
   });
 
   test('counts follow each language’s plural rules and number format', () => {
-    expect(defaultStrings.showEarlier(1)).toBe('Show 1 earlier message');
-    expect(defaultStrings.showEarlier(1234)).toBe('Show 1,234 earlier messages');
-    expect(defaultStrings.errorMessage(platformError(429, 'rate_limit_error', { retryAfter: 1 }))).toContain('in 1 second.');
+    expect(defaultAgentChatStrings.showEarlier(1)).toBe('Show 1 earlier message');
+    expect(defaultAgentChatStrings.showEarlier(1234)).toBe('Show 1,234 earlier messages');
+    expect(defaultAgentChatStrings.errorMessage(platformError(429, 'rate_limit_error', { retryAfter: 1 }))).toContain('in 1 second.');
     expect(fr.agentChat.showEarlier(1)).toBe('Afficher 1 message précédent');
     expect(fr.agentChat.showEarlier(3)).toBe('Afficher les 3 messages précédents');
     expect(de.docOcrViewer.done(1234)).toBe('1.234 Seiten gelesen.');

@@ -6,6 +6,7 @@
 import type { ReactiveController } from 'lit';
 import { ChatSession } from '../../../client/index.js';
 import { contentText } from '../../../client/message-content.js';
+import { LatestRun } from '../../../client/latest-run.js';
 import type {
   CachedConversation, ChatSessionApi, ChatState, ClientTool, PlatformErrorShape,
 } from '../../../client/contracts.js';
@@ -75,7 +76,8 @@ export class ChatSessionController implements ReactiveController {
   #active: ChatSessionApi | null = null;
   #owned: ChatSessionApi | null = null;
   #unsubscribe: (() => void) | null = null;
-  #generation = 0;
+  /** Creating a session is a run: a newer one, a session given by the host or a disconnect makes it stale. */
+  readonly #creating = new LatestRun();
   #configChanged = true;
   #stopRequested = false;
   /** The conversation shown when the element was disconnected: shown again if it is reconnected (moved in the page). */
@@ -147,7 +149,7 @@ export class ChatSessionController implements ReactiveController {
 
   hostDisconnected(): void {
     if (this.#owned) this.#resumeConversationId = this.state.conversationId;
-    this.#generation++;
+    this.#creating.cancel();
     this.#detach();
     this.#disposeOwned();
   }
@@ -155,7 +157,7 @@ export class ChatSessionController implements ReactiveController {
   /** The element's `session` property changed (`hadOne`: it held a session before). */
   sessionPropertyChanged(hadOne: boolean): void {
     if (this.#host.session) {
-      this.#generation++;
+      this.#creating.cancel();
       this.#disposeOwned();
       this.#attach(this.#host.session);
     } else if (hadOne) {
@@ -262,14 +264,14 @@ export class ChatSessionController implements ReactiveController {
 
   async #create(): Promise<void> {
     const host = this.#host;
-    const generation = ++this.#generation;
+    const run = this.#creating.next();
     this.#detach();
     this.#disposeOwned();
     if (!host.relayUrl || (!host.agentId && !host.model)) return;
     const relayUrl = new URL(host.relayUrl, document.baseURI).href.replace(/\/+$/, '');
     const store = await openSharedStore();
     const client = await sharedClient(relayUrl);
-    if (generation !== this.#generation || !host.isConnected || host.session) return;
+    if (!run.current() || !host.isConnected || host.session) return;
     try {
       const version = host.agentVersion.trim();
       const session = new ChatSession({
@@ -290,7 +292,7 @@ export class ChatSessionController implements ReactiveController {
       // visitor did last: it is shown waiting, and sent when online, instead of resuming an older conversation.
       if (!kept && await session.restoreWaiting().catch(() => false)) return;
       const resume = kept ?? (host.resume === 'none' ? null : await this.#latestConversationId(session));
-      if (resume && generation === this.#generation && !session.state.conversationId) await this.#run(() => session.load(resume));
+      if (resume && run.current() && !session.state.conversationId) await this.#run(() => session.load(resume));
     } catch (error) {
       this.#setLocalError(asErrorShape(error));
       host.emit('parley-error', { error: this.#localError! });

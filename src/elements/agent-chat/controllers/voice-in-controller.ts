@@ -6,6 +6,7 @@
  */
 import type { ReactiveController } from 'lit';
 import type { VoiceInputApi, VoiceInputError, VoiceInputOptions } from '../../../client/contracts.js';
+import { LatestRun } from '../../../client/latest-run.js';
 import type { ParleyElement } from '../../internal/parley-element.js';
 import { sharedClient } from '../../internal/shared-client.js';
 import { emitOriginRefusal } from '../../internal/origin-refusal.js';
@@ -38,8 +39,8 @@ export class VoiceInController implements ReactiveController {
   readonly #hooks: VoiceInHooks;
   #composer: VoiceComposer | null = null;
   #load: Promise<VoiceComposer> | null = null;
-  /** Bumped by each voice action and by stopping: an action waiting for the code to load is dropped when stale. */
-  #request = 0;
+  /** Each voice action is a run, made stale by a newer one and by stopping: an action waiting for the code to load is then dropped. */
+  readonly #actions = new LatestRun();
   #phase: VoicePhase = 'off';
   #error: VoiceInputError | null = null;
 
@@ -82,7 +83,7 @@ export class VoiceInController implements ReactiveController {
 
   /** Typing, Stop or Escape: no more listening, hands-free off; the message box keeps what it holds (Escape: `restoreDraft`). */
   stop(restoreDraft = false): void {
-    this.#request++;
+    this.#actions.cancel();
     this.#composer?.cancel(restoreDraft);
     this.#host.handsFree = false;
   }
@@ -103,7 +104,7 @@ export class VoiceInController implements ReactiveController {
   }
 
   hostDisconnected(): void {
-    this.#request++;
+    this.#actions.cancel();
     this.#composer?.dispose();
     this.#composer = null;
     this.#load = null;
@@ -114,7 +115,7 @@ export class VoiceInController implements ReactiveController {
   /** Loads the voice composer once, with the microphone code. */
   #loadComposer(): Promise<VoiceComposer> {
     this.#load ??= import('../voice-in.js').then(({ VoiceComposer, createVoiceInput }) => {
-      this.#composer ??= new VoiceComposer(this.#composerHost(createVoiceInput));
+      this.#composer ??= new VoiceComposer(this.#composerHost(createVoiceInput), new LatestRun());
       return this.#composer;
     });
     return this.#load;
@@ -122,10 +123,10 @@ export class VoiceInController implements ReactiveController {
 
   /** Runs `action` with the voice composer now if it is loaded, else once it is (unless a newer action or a stop came first). */
   #withComposer(action: (voice: VoiceComposer) => void): void {
-    const request = ++this.#request;
+    const run = this.#actions.next();
     if (this.#composer) return action(this.#composer);
     this.#loadComposer().then((voice) => {
-      if (request === this.#request && this.#host.isConnected) action(voice);
+      if (run.current() && this.#host.isConnected) action(voice);
     }, (error: unknown) => {
       this.#load = null;
       this.#setError({ kind: 'platform', message: String(error), cause: error });

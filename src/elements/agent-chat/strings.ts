@@ -1,15 +1,16 @@
 /**
- * Every word `<agent-chat>` and its markdown renderer show or announce, in one place (each other element
- * keeps its own strings beside it). These are the English ones, built in; other languages come from the
- * locale catalogues (src/elements/locales/, `registerLocale()`), chosen by the element's `lang`. Hosts
- * change any word with a partial object in an element's `strings` property, which wins over the language.
+ * Every word `<agent-chat>` and its markdown renderer show or announce, in one place (kept apart from the
+ * other elements' words, so each bundle carries only its own). These are the English ones, built in; other
+ * languages come from the locale catalogues (src/elements/locales/, `registerLocale()`), chosen by the
+ * element's `lang`. Hosts change any word with a partial object in the element's `strings` property, which
+ * wins over the language.
  */
 import type { PlatformErrorShape, VoiceInputError } from '../../client/contracts.js';
-import { chatErrorKind } from './error-kinds.js';
-import type { ChatErrorKind } from './error-kinds.js';
-import { localize } from './locale.js';
-import type { LocaleHost } from './locale.js';
-import { counter } from './locale-format.js';
+import { chatErrorKind } from '../internal/error-kinds.js';
+import type { ChatErrorKind } from '../internal/error-kinds.js';
+import { localize } from '../internal/locale-registry.js';
+import type { LocaleHost } from '../internal/locale-registry.js';
+import { counter } from '../internal/locale-format.js';
 
 /** The user-visible strings of `<agent-chat>` (and the markdown renderer it uses). */
 export interface AgentChatStrings {
@@ -119,8 +120,8 @@ const errorMessage = (error: PlatformErrorShape): string => {
   return CHAT_ERRORS[kind];
 };
 
-/** English defaults. */
-export const defaultStrings: AgentChatStrings = {
+/** English defaults of `<agent-chat>`. */
+export const defaultAgentChatStrings: AgentChatStrings = {
   title: 'Chat',
   transcriptLabel: 'Messages',
   inputLabel: 'Message',
@@ -187,6 +188,6 @@ export const defaultStrings: AgentChatStrings = {
  * The words of an `<agent-chat>`: in `host`'s language when it is given (see locale.ts; English until
  * another language's catalogue has loaded), with the host's overrides applied over them.
  */
-export function resolveStrings(overrides?: Partial<AgentChatStrings> | null, host?: LocaleHost | null): AgentChatStrings {
-  return localize(host, 'agentChat', defaultStrings, overrides);
+export function resolveAgentChatStrings(overrides?: Partial<AgentChatStrings> | null, host?: LocaleHost | null): AgentChatStrings {
+  return localize(host, 'agentChat', defaultAgentChatStrings, overrides);
 }
