@@ -13,7 +13,7 @@ import { audioTranscriberStyles } from './audio-transcriber.styles.js';
 import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
-import { FileDropController } from '../internal/file-drop.js';
+import { FileDropController, fileDropStyles } from '../internal/file-drop.js';
 
 /** Languages offered by the picker (codes the platform's transcription models know); `''` is Auto. */
 const LANGUAGES: ReadonlyArray<readonly [code: string, name: string]> = [
@@ -110,7 +110,7 @@ interface ShownError {
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  */
 export class AudioTranscriber extends ParleyElement {
-  static override styles = [ParleyElement.styles, controlStyles, audioTranscriberStyles];
+  static override styles = [ParleyElement.styles, controlStyles, fileDropStyles, audioTranscriberStyles];
 
   /** Base URL of the Parley relay, e.g. `/api`. */
   @property({ attribute: 'relay-url' }) relayUrl = '';

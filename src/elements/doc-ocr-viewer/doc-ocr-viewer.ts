@@ -16,7 +16,7 @@ import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
 import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
-import { FileDropController } from '../internal/file-drop.js';
+import { FileDropController, fileDropStyles } from '../internal/file-drop.js';
 
 const ACCEPT = 'application/pdf,image/png,image/jpeg,image/gif,image/webp,image/avif';
 /** Width, in CSS pixels, of a thumbnail in the page list. */
@@ -89,7 +89,7 @@ const THUMBNAIL_WIDTH = 96;
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  */
 export class DocOcrViewer extends ParleyElement {
-  static override styles = [ParleyElement.styles, controlStyles, docOcrViewerStyles];
+  static override styles = [ParleyElement.styles, controlStyles, fileDropStyles, docOcrViewerStyles];
 
   /** Base URL of the Parley relay, e.g. `/api`. */
   @property({ attribute: 'relay-url' }) relayUrl = '';

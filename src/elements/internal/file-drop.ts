@@ -3,12 +3,27 @@
  * files), its hidden `<input type="file">`, the `dragging` highlight (a class on the zone while a file is
  * dragged over it, set on the zone itself: no render needed), and optionally paste (a file, or a URL pasted
  * outside the fields). `<audio-transcriber>` and `<doc-ocr-viewer>` had each written it; its
- * CSS is in controls.styles.ts.
+ * CSS is {@link fileDropStyles}, which only those two add to their styles (after controlStyles).
  */
-import { html } from 'lit';
+import { css, html } from 'lit';
 import type { ReactiveController, ReactiveControllerHost, TemplateResult } from 'lit';
 
 type Host = ReactiveControllerHost & HTMLElement & { renderRoot: HTMLElement | DocumentFragment };
+
+/** The `.drop-zone` (each element sets its size) and its `.hint`. */
+export const fileDropStyles = css`
+  .drop-zone {
+    min-height: 3.5rem;
+    border: 2px dashed var(--_border);
+    background: var(--_surface);
+  }
+  .drop-zone.dragging {
+    border-color: var(--_accent);
+  }
+  .hint {
+    color: var(--_muted);
+  }
+`;
 
 /** What the host takes, and when. */
 export interface FileDropOptions {
