@@ -21,9 +21,6 @@ import type { MarkdownOptions } from './links.js';
 const defaultImageBlocked = (host: string, alt: string) => (alt ? `Image "${alt}" from ${host} not loaded` : `Image from ${host} not loaded`);
 
 export type { MarkdownOptions } from './links.js';
-export {
-  IMAGE_PROTOCOLS, LINK_PROTOCOLS, LINK_REL, decodeEntities, isImageHostAllowed, parseHostList, safeUrl, spoofedLinkHost,
-} from './links.js';
 
 // ---------------------------------------------------------------- tokens → DOM (first layer)
 
