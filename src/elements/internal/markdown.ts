@@ -321,38 +321,42 @@ export interface MarkdownUpdate {
  * depends on the size of the last block, not on the length of the reply.
  */
 export class StreamingMarkdown {
-  private text = '';
-  private stableEnd = 0;
-  private links: Links = {};
-  private finishedRaw: string[] = [];
-  private lastTailSource = '';
+  #text = '';
+  #stableEnd = 0;
+  #links: Links = {};
+  #finishedRaw: string[] = [];
+  #lastTailSource = '';
 
-  constructor(private readonly options: MarkdownOptions = {}) {}
+  readonly #options: MarkdownOptions;
+
+  constructor(options: MarkdownOptions = {}) {
+    this.#options = options;
+  }
 
   /** Offset in the text where the growing last block starts (what the next update will lex). */
   get tailStart(): number {
-    return this.stableEnd;
+    return this.#stableEnd;
   }
 
   /** Number of blocks rendered as finished so far. */
   get finishedCount(): number {
-    return this.finishedRaw.length;
+    return this.#finishedRaw.length;
   }
 
   /** Feed the whole text so far; `final` when the reply is complete (the last block finishes too). */
   update(fullText: string, final = false): MarkdownUpdate {
     const text = normalise(fullText);
     let reset = false;
-    if (!text.startsWith(this.text.slice(0, this.stableEnd))) {
+    if (!text.startsWith(this.#text.slice(0, this.#stableEnd))) {
       reset = true;
-      this.stableEnd = 0;
-      this.links = {};
-      this.finishedRaw = [];
-      this.lastTailSource = '';
+      this.#stableEnd = 0;
+      this.#links = {};
+      this.#finishedRaw = [];
+      this.#lastTailSource = '';
     }
-    this.text = text;
-    const rest = text.slice(this.stableEnd);
-    const tokens = withOptions(this.options, () => lex(rest, this.links));
+    this.#text = text;
+    const rest = text.slice(this.#stableEnd);
+    const tokens = withOptions(this.#options, () => lex(rest, this.#links));
     let split = tokens.length;
     if (!final) {
       split = 0;
@@ -372,30 +376,30 @@ export class StreamingMarkdown {
       const finishedLength = tokens.slice(0, split).reduce((n, t) => n + t.raw.length, 0);
       // Finished blocks must not resolve references against a definition still being streamed in the
       // tail (`[r]: https://ev` → `…il.test`): lex them on their own.
-      const done = split === tokens.length ? tokens : withOptions(this.options, () => lex(rest.slice(0, finishedLength), this.links));
-      const newLabels = Object.keys(done.links).filter((label) => !(label in this.links));
-      this.links = { ...done.links };
+      const done = split === tokens.length ? tokens : withOptions(this.#options, () => lex(rest.slice(0, finishedLength), this.#links));
+      const newLabels = Object.keys(done.links).filter((label) => !(label in this.#links));
+      this.#links = { ...done.links };
       if (newLabels.length) {
-        this.finishedRaw.forEach((raw, index) => {
+        this.#finishedRaw.forEach((raw, index) => {
           const lower = raw.toLowerCase();
           if (newLabels.some((label) => lower.includes(`[${label}]`))) {
-            replaced.push({ index, nodes: renderTokens(withOptions(this.options, () => lex(raw, this.links)), this.options) });
+            replaced.push({ index, nodes: renderTokens(withOptions(this.#options, () => lex(raw, this.#links)), this.#options) });
           }
         });
       }
       for (const token of done) {
         if (token.type === 'space') continue;
-        this.finishedRaw.push(token.raw);
-        finished.push(renderTokens([token], this.options));
+        this.#finishedRaw.push(token.raw);
+        finished.push(renderTokens([token], this.#options));
       }
-      this.stableEnd += finishedLength;
+      this.#stableEnd += finishedLength;
     }
     const tailTokens = tokens.slice(split);
-    this.lastTailSource = tailTokens.map((t) => t.raw).join('');
+    this.#lastTailSource = tailTokens.map((t) => t.raw).join('');
     let tail: DocumentFragment | null = null;
-    const options = this.options;
+    const options = this.#options;
     return {
-      reset, finished, replaced, tailSource: this.lastTailSource,
+      reset, finished, replaced, tailSource: this.#lastTailSource,
       get tail() {
         return (tail ??= renderTokens(tailTokens, options));
       },
@@ -404,6 +408,6 @@ export class StreamingMarkdown {
 
   /** Markdown source of the growing block as last rendered. */
   get tailSource(): string {
-    return this.lastTailSource;
+    return this.#lastTailSource;
   }
 }
