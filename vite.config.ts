@@ -75,7 +75,7 @@ export default defineConfig({
         // replies. `original-pages`: the viewer's originals.
         codeSplitting: {
           groups: [
-            { name: 'kit', priority: 3, minShareCount: 2, test: /node_modules[\\/](?:lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]|[\\/]src[\\/](?:elements[\\/]internal[\\/](?:parley-element|locale|locale-format|define-once|links|error-kinds|focus-rescue|controls\.styles|shared-client|origin-refusal|announce|live-region|file-drop)|client[\\/](?:errors|latest-run)|audio[\\/]gesture-context)\.ts$/ },
+            { name: 'kit', priority: 3, minShareCount: 2, test: /node_modules[\\/](?:lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]|[\\/]src[\\/](?:elements[\\/]internal[\\/](?:parley-element|locale|locale-format|define-once|error-kinds|focus-rescue|controls\.styles|shared-client|origin-refusal|live-region|file-drop)|client[\\/](?:errors|latest-run)|audio[\\/]gesture-context)\.ts$/ },
             { name: 'audio-in', priority: 2, test: /[\\/]src[\\/](?:audio[\\/]capture[\\/]|elements[\\/]agent-chat[\\/](?:voice-in|voice-composer)\.ts|vendor[\\/]audio-context)/ },
             { name: 'client-media', priority: 1, test: /[\\/]src[\\/]client[\\/](?:sse-request-stream|realtime|ocr|transcription|speech|base64)\.ts$/ },
             { name: 'markdown', priority: 1, test: /node_modules[\\/]marked[\\/]|[\\/]src[\\/]elements[\\/](?:internal[\\/]markdown|agent-chat[\\/]transcript-search)\.ts$/ },
