@@ -1,6 +1,6 @@
 /**
  * The originals of one document's pages as pictures (object URLs for `<img>`): for an image, the
- * image itself; for a PDF, pages drawn by pdf.js (pdf-preview.ts, loaded on first use) through ONE
+ * image itself; for a PDF, pages drawn by pdf.js (pdf-preview.ts, which loads it on first use) through ONE
  * queue per document. Drawings run one at a time (the page shown before thumbnails), each on a
  * canvas of its own, with a turn of the event loop between them so input is never starved; a
  * request whose signal aborts leaves the queue or has its pdf.js render task cancelled; `dispose()`
@@ -8,6 +8,7 @@
  * canvas shared between renders, and drawings that outlive their document cannot happen.
  * Loaded by the element only once it has a document to picture.
  */
+import { drawPdfPage, openPdf } from './pdf-preview.js';
 import type { PDFDocumentProxy } from '../../vendor/pdfjs.js';
 
 /** Originals kept drawn (least recently asked for go first); thumbnails are small and all kept. */
@@ -131,8 +132,7 @@ export class OriginalPages {
   async #draw(drawing: Drawing): Promise<string> {
     const kept = this.#kept(drawing.kind).get(drawing.page);
     if (kept) return kept;
-    const { drawPdfPage, openPdf } = await import('./pdf-preview.js');
-    drawing.stop.signal.throwIfAborted(); // disposed while pdf.js loaded: open nothing
+    drawing.stop.signal.throwIfAborted(); // cancelled or disposed already: open nothing
     this.#pdfDocument ??= openPdf(this.#source);
     const doc = await this.#pdfDocument;
     drawing.stop.signal.throwIfAborted();
