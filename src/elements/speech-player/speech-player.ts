@@ -169,7 +169,7 @@ export class SpeechPlayer extends ParleyElement {
 
   /** The speech session, its code loaded on first use (playing into the context a press unlocked, if any). */
   #loadSession(): Promise<SpeechSession> {
-    this.#sessionLoad ??= import('../../audio/speech-session.js').then(({ SpeechSession }) => {
+    this.#sessionLoad ??= import('../../audio/audio-out.js').then(({ SpeechSession }) => {
       const gesture = this.#gestureContext;
       const session: SpeechSession = new SpeechSession({
         ...(gesture ? { context: gesture } : {}),
