@@ -24,11 +24,11 @@ export type { MarkdownOptions } from './links.js';
 // ---------------------------------------------------------------- URLs
 
 /** Protocols a link may use. */
-export const LINK_PROTOCOLS: readonly string[] = ['http:', 'https:', 'mailto:'];
+const LINK_PROTOCOLS: readonly string[] = ['http:', 'https:', 'mailto:'];
 /** Protocols an image may load from (and only from an allowed host). */
-export const IMAGE_PROTOCOLS: readonly string[] = ['http:', 'https:'];
+const IMAGE_PROTOCOLS: readonly string[] = ['http:', 'https:'];
 /** `rel` of every rendered link. */
-export const LINK_REL = 'noopener noreferrer nofollow';
+const LINK_REL = 'noopener noreferrer nofollow';
 
 let inertDocument: Document | null = null;
 /** A document without a browsing context: nothing created in it loads or runs until it is inserted into the page. */
@@ -38,7 +38,7 @@ function inert(): Document {
 
 let entityDecoder: HTMLTextAreaElement | null = null;
 /** Decodes HTML character references (`jav&#x61;script:` → `javascript:`), as the browser would in an attribute. */
-export function decodeEntities(text: string): string {
+function decodeEntities(text: string): string {
   if (!text.includes('&')) return text;
   if (typeof document !== 'undefined') {
     // A textarea of an inert document decodes references without parsing tags or loading anything.
@@ -69,7 +69,7 @@ export function safeUrl(raw: string, protocols: readonly string[] = LINK_PROTOCO
 }
 
 /** Whether an image URL's host is in the allowlist (exact hostname match, case-insensitive). */
-export function isImageHostAllowed(url: URL, allowImageHosts: readonly string[] | undefined): boolean {
+function isImageHostAllowed(url: URL, allowImageHosts: readonly string[] | undefined): boolean {
   if (!allowImageHosts?.length || !IMAGE_PROTOCOLS.includes(url.protocol) || url.username || url.password) return false;
   const host = url.hostname.toLowerCase();
   return allowImageHosts.some((h) => h.trim().toLowerCase() === host);
