@@ -1,6 +1,6 @@
 import { html, nothing } from 'lit';
 import type { PropertyValues, TemplateResult } from 'lit';
-import { property, query, state } from 'lit/decorators.js';
+import { property, state } from 'lit/decorators.js';
 import { PlatformError } from '../../client/index.js';
 import type { OcrResponse } from '../../client/index.js';
 import { OcrReading } from '../../client/ocr-reading.js';
@@ -131,8 +131,6 @@ export class DocOcrViewer extends ParleyElement {
   @state() private thumbnails: ReadonlyMap<number, string | null> = new Map();
   /** The original on show: page index and object URL (null: it could not be drawn). */
   @state() private original: { page: number; url: string | null } | null = null;
-
-  @query('.page') private pageElement!: HTMLElement;
 
   /** The reading in progress: its request, progress and failures (see ocr-reading.ts). */
   readonly #ocr = new OcrReading({
@@ -380,14 +378,15 @@ export class DocOcrViewer extends ParleyElement {
       if (this.showOriginal) this.#requestOriginal();
       else this.#originalRequest?.abort();
     }
-    if (!this.pageElement || !['result', 'pageIndex', 'search', 'matchIndex', 'strings'].some((key) => changed.has(key))) return;
+    const page = this.renderRoot.querySelector<HTMLElement>('.page');
+    if (!page || !['result', 'pageIndex', 'search', 'matchIndex', 'strings'].some((key) => changed.has(key))) return;
     if (!this.result?.pages[this.pageIndex]) {
-      this.pageElement.replaceChildren();
+      page.replaceChildren();
       return;
     }
     const fragment = this.#renderedPage(this.pageIndex).cloneNode(true) as DocumentFragment;
     const marks = highlight(fragment, this.search);
-    this.pageElement.replaceChildren(fragment);
+    page.replaceChildren(fragment);
     const before = this.#matchCounts.slice(0, this.pageIndex).reduce((a, b) => a + b, 0);
     const current = marks[this.matchIndex - before];
     if (current && changed.has('matchIndex')) {
