@@ -2,7 +2,7 @@ import { html, nothing } from 'lit';
 import type { PropertyValues, TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { PlatformError, isOriginRefusal } from '../../client/index.js';
-import { sharedClient } from '../internal/shared-client.js';
+import { noRelayUrl, sharedClient } from '../internal/shared-client.js';
 import type { PlatformErrorShape, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
 import { LatestRun } from '../../client/latest-run.js';
 import type { SpeechPlayback } from '../../audio/speech-playback.js';
@@ -216,7 +216,7 @@ export class SpeechPlayer extends ParleyElement {
       return;
     }
     if (!this.relayUrl) {
-      this.#fail(new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'relay-url is not set' }));
+      this.#fail(noRelayUrl());
       return;
     }
     const format = this.#speechFormat;
