@@ -67,20 +67,24 @@ export default defineConfig({
         // Code that always loads together is one chunk: each file costs its own gzip dictionary, and the
         // budget (scripts/bundle-sizes.mjs) counts every file a page can load. `kit`: what every element
         // loads first (lit, the shared element base and controllers, the client's errors and LatestRun).
+        // `panel`: what the three panels load first and <agent-chat> never uses (their control styles,
+        // FocusRescueController, the transcriber's and the viewer's file drop): a file more for a page of
+        // panels, kept out of the chat's first load.
         // `audio-in`: the microphone (capture, the chat's voice composer, standardized-audio-context; the
         // vendor/audio-context entry re-exports that library from this chunk, and its capture code is unused
-        // there, so a bundler that takes dist/vendor drops it). `audio-out`: speech playback, the speech
-        // session and the chat's reply speaker (src/audio). `client-media`: the speech, transcription,
+        // there, so a bundler that takes dist/vendor drops it). `client-media`: the speech, transcription,
         // realtime and OCR calls. `markdown`: the lexer and the chat's search, which only runs over rendered
-        // replies. `original-pages`: the viewer's originals.
+        // replies. A group's chunk reaches its importers through namespace objects (and the bundler's runtime
+        // chunk that makes them); a module loaded by import() and importing all it needs statically is a
+        // chunk of its own without either: the viewer's originals (original-pages.ts), and speech out
+        // (src/audio/audio-out.ts: playback, the speech session and the chat's reply speaker).
         codeSplitting: {
           groups: [
-            { name: 'kit', priority: 3, minShareCount: 2, test: /node_modules[\\/](?:lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]|[\\/]src[\\/](?:elements[\\/]internal[\\/](?:parley-element|locale|locale-format|define-once|links|error-kinds|focus-rescue|controls\.styles|shared-client|origin-refusal|announce|live-region|file-drop)|client[\\/](?:errors|latest-run)|audio[\\/]gesture-context)\.ts$/ },
+            { name: 'kit', priority: 3, minShareCount: 2, test: /node_modules[\\/](?:lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]|[\\/]src[\\/](?:elements[\\/]internal[\\/](?:parley-element|locale|locale-format|define-once|error-kinds|shared-client|origin-refusal|live-region)|client[\\/](?:errors|latest-run)|audio[\\/]gesture-context)\.ts$/ },
+            { name: 'panel', priority: 2, test: /[\\/]src[\\/]elements[\\/]internal[\\/](?:controls\.styles|file-drop|focus-rescue)\.ts$/ },
             { name: 'audio-in', priority: 2, test: /[\\/]src[\\/](?:audio[\\/]capture[\\/]|elements[\\/]agent-chat[\\/](?:voice-in|voice-composer)\.ts|vendor[\\/]audio-context)/ },
             { name: 'client-media', priority: 1, test: /[\\/]src[\\/]client[\\/](?:sse-request-stream|realtime|ocr|transcription|speech|base64)\.ts$/ },
             { name: 'markdown', priority: 1, test: /node_modules[\\/]marked[\\/]|[\\/]src[\\/]elements[\\/](?:internal[\\/]markdown|agent-chat[\\/]transcript-search)\.ts$/ },
-            { name: 'original-pages', priority: 1, test: /[\\/]src[\\/]elements[\\/]doc-ocr-viewer[\\/](?:original-pages|pdf-preview)\.ts$/ },
-            { name: 'audio-out', priority: 1, test: /[\\/]src[\\/]audio[\\/](?!capture|gesture)[\w-]+\.ts/ },
           ],
         },
       },

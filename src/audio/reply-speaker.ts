@@ -1,7 +1,7 @@
 /**
  * Voice out for `<agent-chat>`: reads a reply aloud sentence by sentence, while it still streams or
  * once it is finished, through one {@link SpeechSession} (`client.speech.stream()` into SpeechPlayback).
- * The chat loads this module on first use (dynamic import), so the chat's own bundle carries none of the
+ * The chat loads this module on first use (dynamic import, through audio-out.ts), so the chat's own bundle carries none of the
  * audio code.
  */
 import type { ParleyClientApi, PlatformErrorShape, SpeechFormat } from '../client/contracts.js';

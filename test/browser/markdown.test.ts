@@ -2,9 +2,8 @@
 // links keep to http/https/mailto, and streaming keeps finished blocks' DOM nodes.
 import { expect, fixture, html, aTimeout } from '@open-wc/testing';
 import { render } from 'lit';
-import {
-  StreamingMarkdown, enforceAllowlist, renderMarkdownFragment, renderMarkdownText, safeUrl, spoofedLinkHost, parseHostList,
-} from '../../src/elements/internal/markdown.js';
+import { StreamingMarkdown, enforceAllowlist, renderMarkdownFragment, renderMarkdownText, safeUrl } from '../../src/elements/internal/markdown.js';
+import { parseHostList, spoofedLinkHost } from '../../src/elements/internal/links.js';
 import { loadMarkdown, markdown, markdownLoading } from '../../src/elements/internal/markdown-directive.js';
 import { probeHits, resetProbe, probeUrl } from './helpers/probe.js';
 

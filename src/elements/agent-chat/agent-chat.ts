@@ -6,24 +6,25 @@ import type { Tool } from '../../client/types.js';
 import type { AgentChatStrings } from './strings.js';
 import type { TranscriptItem } from './transcript.js';
 // The bundle puts these modules in this order: it was chosen for the gzipped size (scripts/bundle-sizes.mjs),
-// roughly the session and the transcript's behaviour, then the views, then the base class and the styles.
+// measured: the session, the transcript (its placeholders, scrolling and view), the words, voice and search,
+// then the composer and what borrows its message box, then the base class and the styles.
 import { parseHostList } from '../internal/links.js';
 import { originRefusalOf } from '../internal/origin-refusal.js';
 import { ChatSessionController } from './controllers/chat-session-controller.js';
-import { TranscriptScrollController } from './controllers/transcript-scroll-controller.js';
 import { TranscriptPlaceholdersController } from './controllers/transcript-placeholders-controller.js';
-import { VoiceOutController } from './controllers/voice-out-controller.js';
+import { TranscriptScrollController } from './controllers/transcript-scroll-controller.js';
+import { renderTranscript } from './transcript-view.js';
 import { contentText } from '../../client/message-content.js';
 import { resolveAgentChatStrings } from './strings.js';
+import { VoiceOutController } from './controllers/voice-out-controller.js';
 import { VoiceInController } from './controllers/voice-in-controller.js';
-import { renderTranscript } from './transcript-view.js';
+import { SearchController } from './controllers/search-controller.js';
 import { markdownLoading, markdownPlainText } from '../internal/markdown-directive.js';
 import { ComposerController } from './controllers/composer-controller.js';
 import { MessageEditController } from './controllers/message-edit-controller.js';
 import { ConversationListController } from './controllers/conversation-list-controller.js';
-import { SearchController } from './controllers/search-controller.js';
-import { LinkWarningController } from './controllers/link-warning-controller.js';
 import { LauncherController } from './controllers/launcher-controller.js';
+import { LinkWarningController } from './controllers/link-warning-controller.js';
 import { LiveRegionController } from '../internal/live-region.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { agentChatStyles } from './agent-chat.styles.js';

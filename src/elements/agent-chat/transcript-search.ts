@@ -80,6 +80,8 @@ const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFram
 
 /** See the module comment. One per chat; `transcript` gives its scrolling list of messages when it is shown. */
 export class TranscriptSearch {
+  readonly #transcript: () => HTMLElement | null;
+  readonly #renderInFull: (messages: HTMLElement[]) => Promise<void>;
   #matches: Match[] = [];
   #index = -1;
   #marked: HTMLElement | null = null;
@@ -89,10 +91,10 @@ export class TranscriptSearch {
    * `transcript` gives the chat's scrolling list of messages when it is shown; `renderInFull` renders
    * placeholder replies (their `.message` elements) in full and resolves once they are.
    */
-  constructor(
-    private readonly transcript: () => HTMLElement | null,
-    private readonly renderInFull: (messages: HTMLElement[]) => Promise<void> = async () => {},
-  ) {}
+  constructor(transcript: () => HTMLElement | null, renderInFull: (messages: HTMLElement[]) => Promise<void> = async () => {}) {
+    this.#transcript = transcript;
+    this.#renderInFull = renderInFull;
+  }
 
   /** Number of matches of the last query. */
   get total(): number {
@@ -113,11 +115,11 @@ export class TranscriptSearch {
     this.#matches = [];
     this.#index = -1;
     const needle = query.trim();
-    if (!this.transcript() || !needle) return;
+    if (!this.#transcript() || !needle) return;
     // A placeholder's source is not what the reader sees (`**bold**`, `&amp;`, a link's address): render first.
-    const placeholders = [...this.transcript()?.querySelectorAll<HTMLElement>('.message > .bubble.placeholder') ?? []];
-    if (placeholders.length) await this.renderInFull(placeholders.map((bubble) => bubble.parentElement!));
-    const transcript = this.transcript();
+    const placeholders = [...this.#transcript()?.querySelectorAll<HTMLElement>('.message > .bubble.placeholder') ?? []];
+    if (placeholders.length) await this.#renderInFull(placeholders.map((bubble) => bubble.parentElement!));
+    const transcript = this.#transcript();
     if (!transcript) return;
     const pattern = new RegExp(literal(needle), 'giu');
     for (const message of transcript.querySelectorAll<HTMLElement>('.message')) {
@@ -151,7 +153,7 @@ export class TranscriptSearch {
    */
   async reveal(): Promise<void> {
     const match = this.#matches[this.#index];
-    const transcript = this.transcript();
+    const transcript = this.#transcript();
     if (!match || !transcript) return;
     const run = ++this.#scrolling;
     let stable = 0;

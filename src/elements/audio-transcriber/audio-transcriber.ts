@@ -13,7 +13,7 @@ import { audioTranscriberStyles } from './audio-transcriber.styles.js';
 import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
-import { FileDropController } from '../internal/file-drop.js';
+import { FileDropController, fileDropStyles } from '../internal/file-drop.js';
 
 /** Languages offered by the picker (codes the platform's transcription models know); `''` is Auto. */
 const LANGUAGES: ReadonlyArray<readonly [code: string, name: string]> = [
@@ -110,7 +110,7 @@ interface ShownError {
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  */
 export class AudioTranscriber extends ParleyElement {
-  static override styles = [ParleyElement.styles, controlStyles, audioTranscriberStyles];
+  static override styles = [ParleyElement.styles, controlStyles, fileDropStyles, audioTranscriberStyles];
 
   /** Base URL of the Parley relay, e.g. `/api`. */
   @property({ attribute: 'relay-url' }) relayUrl = '';
@@ -148,49 +148,49 @@ export class AudioTranscriber extends ParleyElement {
   @state() private copyStatus = '';
 
   /** The recording or the file being transcribed: its requests, live words and failures (see transcription-session.ts). */
-  private readonly session = new TranscriptionSession({
+  readonly #session = new TranscriptionSession({
     client: () => relayClient(this.relayUrl),
     voiceInput: () => import('../../audio/capture/index.js').then((capture) => capture.createVoiceInput),
     changed: () => {
-      if (this.session.activity !== 'listening') this.stopTicker();
+      if (this.#session.activity !== 'listening') this.#stopTicker();
       this.requestUpdate();
     },
     // While finishing, the button stays enabled (aria-disabled) so that focus stays on it.
-    notice: (notice) => this.liveRegion.announce(this.t[notice]),
-    fileTaken: (name) => this.liveRegion.announce(this.t.transcribingFile(name)),
+    notice: (notice) => this.#liveRegion.announce(this.#t[notice]),
+    fileTaken: (name) => this.#liveRegion.announce(this.#t.transcribingFile(name)),
     started: (source) => {
-      if (source === 'microphone') this.startTicker();
+      if (source === 'microphone') this.#startTicker();
       this.emit('parley-transcription-start', { source });
     },
     partial: (text) => this.emit('parley-transcription-partial', { text }),
     finished: (transcription) => {
-      const { text, segments, language, source } = this.addEntry(transcription);
-      this.liveRegion.announce(this.t.finalAnnouncement(text));
+      const { text, segments, language, source } = this.#addEntry(transcription);
+      this.#liveRegion.announce(this.#t.finalAnnouncement(text));
       this.emit('parley-transcription-final', { text, segments, language, source });
     },
     failed: ({ kind, detail, cause, kept }) => {
-      if (kept) this.addEntry(kept);
+      if (kept) this.#addEntry(kept);
       // The relay does not serve this page: the page hears it as parley-error, the visitor in neutral words.
-      this.fail(emitOriginRefusal(this, cause) ? 'not-available' : kind, detail);
+      this.#fail(emitOriginRefusal(this, cause) ? 'not-available' : kind, detail);
     },
   });
   /** Push-to-talk: the button or Space is still held (a release during `starting` stops once started). */
-  private held = false;
+  #held = false;
   /** Files picked or dropped on the drop zone, while recording and file picking are on and nothing runs. */
-  private readonly fileDrop = new FileDropController(this, {
+  readonly #fileDrop = new FileDropController(this, {
     accepting: () => !this.disabled && this.activity === 'idle',
     file: (file) => void this.transcribeFile(file),
   });
   /** What a screen reader says: one polite live region, rendered at the end of the template. */
-  private readonly liveRegion = new LiveRegionController(this);
+  readonly #liveRegion = new LiveRegionController(this);
   /** @internal The cancel button goes when the file is done: focus on it moves to the drop zone, not to the page. */
   protected readonly focusRescue = new FocusRescueController(this, '.cancel', '.drop-zone');
   /** Counts the recording's time while listening. */
-  private ticker = 0;
+  #ticker = 0;
 
   /** What the element is doing: `idle`, `starting`, `listening`, `finishing` (a recording) or `file`. */
   get activity(): AudioTranscriberActivity {
-    return this.session.activity;
+    return this.#session.activity;
   }
 
   /** The finished transcripts, oldest first. */
@@ -203,7 +203,7 @@ export class AudioTranscriber extends ParleyElement {
     return this.entries.map((e) => e.text).join('\n\n');
   }
 
-  private get t(): AudioTranscriberStrings {
+  get #t(): AudioTranscriberStrings {
     return resolveAudioTranscriberStrings(this.strings, this);
   }
 
@@ -218,13 +218,13 @@ export class AudioTranscriber extends ParleyElement {
   async startRecording(): Promise<void> {
     if (this.disabled) return;
     this.error = null; // (none shows while something runs: a failure ends it)
-    const listening = await this.session.startRecording(this.realtimeModel);
-    if (listening && this.mode === 'push-to-talk' && !this.held) await this.stopRecording();
+    const listening = await this.#session.startRecording(this.realtimeModel);
+    if (listening && this.mode === 'push-to-talk' && !this.#held) await this.stopRecording();
   }
 
   /** Stops recording; the final text is added to the transcript. */
   stopRecording(): Promise<void> {
-    return this.session.stopRecording();
+    return this.#session.stopRecording();
   }
 
   /**
@@ -234,13 +234,13 @@ export class AudioTranscriber extends ParleyElement {
   async transcribeFile(file: Blob): Promise<void> {
     if (this.disabled) return;
     this.error = null; // (none shows while something runs: a failure ends it)
-    await this.session.transcribeFile(file, { model: this.model, language: this.language, diarize: this.diarize, timestamps: this.timestamps });
+    await this.#session.transcribeFile(file, { model: this.model, language: this.language, diarize: this.diarize, timestamps: this.timestamps });
   }
 
   /** Stops whatever is running at once (a recording without its final text, or a file); nothing is added. */
   cancel(): void {
-    this.held = false;
-    this.session.cancel();
+    this.#held = false;
+    this.#session.cancel();
   }
 
   /** Forgets the transcript (and any error). */
@@ -254,125 +254,125 @@ export class AudioTranscriber extends ParleyElement {
   async copy(): Promise<boolean> {
     try {
       await navigator.clipboard.writeText(this.text);
-      this.copyStatus = this.t.copied;
+      this.copyStatus = this.#t.copied;
       return true;
     } catch {
-      this.copyStatus = this.t.copyFailed;
+      this.copyStatus = this.#t.copyFailed;
       return false;
     }
   }
 
   /** Adds a finished (or interrupted) transcription to the transcript, labelled with its file's name or `microphone`. */
-  private addEntry({ fileName, ...transcription }: Transcription): TranscriptEntry {
-    const entry = { ...transcription, label: fileName ?? this.t.microphone };
+  #addEntry({ fileName, ...transcription }: Transcription): TranscriptEntry {
+    const entry = { ...transcription, label: fileName ?? this.#t.microphone };
     this.entries = [...this.entries, entry];
     this.copyStatus = '';
     return entry;
   }
 
-  private fail(kind: TranscriptionErrorKind, detail: string): void {
-    const message = this.t.errorMessage(kind, detail);
+  #fail(kind: TranscriptionErrorKind, detail: string): void {
+    const message = this.#t.errorMessage(kind, detail);
     this.error = { kind, message };
     // Announced once, politely, through the live region; the error line stays visible.
-    this.liveRegion.announce(message);
+    this.#liveRegion.announce(message);
     this.emit('parley-transcription-error', { kind, message, detail });
     // The platform's or browser's own words are for the site owner (the visitor sees the sentence above);
     // a refused origin is already explained in the console by the client, a wrong file is the visitor's.
     if (detail && kind !== 'not-available' && kind !== 'not-audio') console.warn(`[parley] <audio-transcriber> transcription failed (${kind}):`, detail);
   }
 
-  private startTicker(): void {
-    this.stopTicker();
+  #startTicker(): void {
+    this.#stopTicker();
     const startedAt = performance.now();
-    this.ticker = window.setInterval(() => { this.elapsed = (performance.now() - startedAt) / 1000; }, 200);
+    this.#ticker = window.setInterval(() => { this.elapsed = (performance.now() - startedAt) / 1000; }, 200);
     this.elapsed = 0;
   }
 
-  private stopTicker(): void {
-    if (this.ticker) window.clearInterval(this.ticker);
-    this.ticker = 0;
+  #stopTicker(): void {
+    if (this.#ticker) window.clearInterval(this.#ticker);
+    this.#ticker = 0;
   }
 
   // ---------------------------------------------------------------- input handlers
 
-  private onRecordClick(): void {
+  #onRecordClick(): void {
     if (this.mode === 'push-to-talk') return; // pointer and Space hold drive it
     if (this.activity === 'idle') void this.startRecording();
     else if (this.activity === 'listening') void this.stopRecording();
     else if (this.activity === 'starting') this.cancel();
   }
 
-  private press(): void {
-    if (this.held) return;
-    this.held = true;
+  #press(): void {
+    if (this.#held) return;
+    this.#held = true;
     void this.startRecording();
   }
 
-  private release(): void {
-    if (!this.held) return;
-    this.held = false;
+  #release(): void {
+    if (!this.#held) return;
+    this.#held = false;
     void this.stopRecording();
   }
 
-  private onRecordPointerDown(event: PointerEvent): void {
+  #onRecordPointerDown(event: PointerEvent): void {
     if (this.mode !== 'push-to-talk' || event.button !== 0) return;
     (event.currentTarget as HTMLElement).setPointerCapture?.(event.pointerId);
-    this.press();
+    this.#press();
   }
 
-  private onRecordPointerUp(): void {
-    if (this.mode === 'push-to-talk') this.release();
+  #onRecordPointerUp(): void {
+    if (this.mode === 'push-to-talk') this.#release();
   }
 
-  private onRecordKeydown(event: KeyboardEvent): void {
+  #onRecordKeydown(event: KeyboardEvent): void {
     if (this.mode !== 'push-to-talk' || event.key !== ' ') return;
     event.preventDefault(); // no click on keyup: the hold is the gesture
-    if (!event.repeat) this.press();
+    if (!event.repeat) this.#press();
   }
 
-  private onRecordKeyup(event: KeyboardEvent): void {
+  #onRecordKeyup(event: KeyboardEvent): void {
     if (this.mode !== 'push-to-talk' || event.key !== ' ') return;
     event.preventDefault();
-    this.release();
+    this.#release();
   }
 
-  private onKeydown(event: KeyboardEvent): void {
+  #onKeydown(event: KeyboardEvent): void {
     if (event.key === 'Escape' && this.activity !== 'idle') {
       event.preventDefault();
       this.cancel();
     }
   }
 
-  private onLanguageChange(event: Event): void {
+  #onLanguageChange(event: Event): void {
     this.language = (event.target as HTMLSelectElement).value;
   }
 
-  private onCancelClick(): void {
+  #onCancelClick(): void {
     this.cancel();
-    this.focusAfterUpdate('.drop-zone');
+    this.#focusAfterUpdate('.drop-zone');
   }
 
-  private onClearClick(): void {
+  #onClearClick(): void {
     this.clear();
-    this.focusAfterUpdate(this.disabled ? '.copy' : '.record');
+    this.#focusAfterUpdate(this.disabled ? '.copy' : '.record');
   }
 
   /** Moves focus to the control `selector` once the coming update has rendered. */
-  private focusAfterUpdate(selector: string): void {
+  #focusAfterUpdate(selector: string): void {
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>(selector)?.focus());
   }
 
   // ---------------------------------------------------------------- render
 
-  private recordLabel(): string {
-    const t = this.t;
+  #recordLabel(): string {
+    const t = this.#t;
     const on = this.activity === 'starting' || this.activity === 'listening';
     if (this.mode === 'push-to-talk') return on ? t.releaseToStop : t.holdToTalk;
     return on ? t.stopRecording : t.startRecording;
   }
 
-  private renderSegments(segments: readonly TranscriptionSegment[]): TemplateResult {
-    const t = this.t;
+  #renderSegments(segments: readonly TranscriptionSegment[]): TemplateResult {
+    const t = this.#t;
     return html`${segments.map((s) => html`<li part="segment" class="segment">
       <span part="segment-time" class="segment-time">${formatSegmentTime(s.start)}–${formatSegmentTime(s.end)}</span>
       ${s.speaker_id ? html`<span part="speaker" class="speaker">${t.speaker(s.speaker_id)}</span>` : nothing}
@@ -381,16 +381,16 @@ export class AudioTranscriber extends ParleyElement {
   }
 
   protected override render(): TemplateResult {
-    const t = this.t;
-    const { activity, liveText, liveSegments } = this.session;
-    const level = Math.min(1, this.session.level);
+    const t = this.#t;
+    const { activity, liveText, liveSegments } = this.#session;
+    const level = Math.min(1, this.#session.level);
     const pressed = activity === 'starting' || activity === 'listening';
     const mic = pressed || activity === 'finishing';
     const busy = activity !== 'idle';
     const languages = this.language && !LANGUAGES.some(([code]) => code === this.language) ? [...LANGUAGES, [this.language, this.language] as const] : LANGUAGES;
     const segments = this.entries.flatMap((e) => e.segments);
     const empty = this.entries.length === 0 && !liveText;
-    return html`<div part="base" class="base" role="group" aria-label=${this.heading || t.transcriberLabel} @keydown=${this.onKeydown}>
+    return html`<div part="base" class="base" role="group" aria-label=${this.heading || t.transcriberLabel} @keydown=${this.#onKeydown}>
       ${this.heading ? html`<h2 part="heading" class="heading">${this.heading}</h2>` : nothing}
       <div part="controls" class="controls">
         <button
@@ -400,14 +400,14 @@ export class AudioTranscriber extends ParleyElement {
           aria-pressed=${pressed ? 'true' : 'false'}
           ?disabled=${this.disabled || activity === 'file'}
           aria-disabled=${activity === 'finishing' ? 'true' : nothing}
-          @click=${this.onRecordClick}
-          @pointerdown=${this.onRecordPointerDown}
-          @pointerup=${this.onRecordPointerUp}
-          @pointercancel=${this.onRecordPointerUp}
-          @keydown=${this.onRecordKeydown}
-          @keyup=${this.onRecordKeyup}
-          @blur=${this.onRecordPointerUp}
-        >${this.recordLabel()}</button>
+          @click=${this.#onRecordClick}
+          @pointerdown=${this.#onRecordPointerDown}
+          @pointerup=${this.#onRecordPointerUp}
+          @pointercancel=${this.#onRecordPointerUp}
+          @keydown=${this.#onRecordKeydown}
+          @keyup=${this.#onRecordKeyup}
+          @blur=${this.#onRecordPointerUp}
+        >${this.#recordLabel()}</button>
         <div
           part="level"
           class="level"
@@ -420,7 +420,7 @@ export class AudioTranscriber extends ParleyElement {
         ><span style="transform: scaleX(${level})"></span></div>
         <span part="elapsed" class="elapsed"><span class="visually-hidden">${t.elapsedLabel}</span> ${formatElapsed(mic ? this.elapsed : 0)}</span>
         <label part="language-picker" class="language">${t.language}
-          <select part="language-select" ?disabled=${this.disabled || busy} @change=${this.onLanguageChange}>
+          <select part="language-select" ?disabled=${this.disabled || busy} @change=${this.#onLanguageChange}>
             <option value="" ?selected=${!this.language}>${t.autoLanguage}</option>
             ${languages.map(([code, name]) => html`<option value=${code} lang=${code} ?selected=${code === this.language}>${name}</option>`)}
           </select>
@@ -428,14 +428,14 @@ export class AudioTranscriber extends ParleyElement {
         ${this.timestamps && this.language ? html`<small part="language-note" class="note">${t.timesNeedAuto}</small>` : nothing}
       </div>
       <div class="row">
-        ${this.fileDrop.render(t.chooseFile, t.dropHint, 'audio/*')}
-        ${activity === 'file' ? html`<button part="cancel-button" class="cancel" type="button" @click=${this.onCancelClick}>${t.cancel}</button>` : nothing}
+        ${this.#fileDrop.render(t.chooseFile, t.dropHint, 'audio/*')}
+        ${activity === 'file' ? html`<button part="cancel-button" class="cancel" type="button" @click=${this.#onCancelClick}>${t.cancel}</button>` : nothing}
       </div>
       ${this.error ? html`<p part="error" class="error">${this.error.message}</p>` : nothing}
       <div part="result" class="result" role="group" aria-label=${t.transcript}>
         <div class="actions row">
           <button part="copy-button" class="copy" type="button" ?disabled=${this.entries.length === 0} @click=${() => void this.copy()}>${t.copy}</button>
-          <button part="clear-button" class="clear" type="button" ?disabled=${this.entries.length === 0 && !this.error} @click=${this.onClearClick}>${t.clear}</button>
+          <button part="clear-button" class="clear" type="button" ?disabled=${this.entries.length === 0 && !this.error} @click=${this.#onClearClick}>${t.clear}</button>
           <span part="copy-status" class="copy-status" role="status">${this.copyStatus}</span>
         </div>
         <div part="transcript" class="transcript">
@@ -445,10 +445,10 @@ export class AudioTranscriber extends ParleyElement {
           ${liveText ? html`<p part="live" class="live">${liveText}</p>` : nothing}
         </div>
         ${this.timestamps && (segments.length || liveSegments.length)
-          ? html`<ol part="segments" class="segments" aria-label=${t.segments}>${this.renderSegments(segments)}${this.renderSegments(liveSegments)}</ol>`
+          ? html`<ol part="segments" class="segments" aria-label=${t.segments}>${this.#renderSegments(segments)}${this.#renderSegments(liveSegments)}</ol>`
           : nothing}
       </div>
-      ${this.liveRegion.render()}
+      ${this.#liveRegion.render()}
     </div>`;
   }
 }

@@ -1,6 +1,6 @@
 import { html, nothing } from 'lit';
 import type { PropertyValues, TemplateResult } from 'lit';
-import { property, query, state } from 'lit/decorators.js';
+import { property, state } from 'lit/decorators.js';
 import { PlatformError } from '../../client/index.js';
 import type { OcrResponse } from '../../client/index.js';
 import { OcrReading } from '../../client/ocr-reading.js';
@@ -16,7 +16,7 @@ import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
 import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
-import { FileDropController } from '../internal/file-drop.js';
+import { FileDropController, fileDropStyles } from '../internal/file-drop.js';
 
 const ACCEPT = 'application/pdf,image/png,image/jpeg,image/gif,image/webp,image/avif';
 /** Width, in CSS pixels, of a thumbnail in the page list. */
@@ -89,7 +89,7 @@ const THUMBNAIL_WIDTH = 96;
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  */
 export class DocOcrViewer extends ParleyElement {
-  static override styles = [ParleyElement.styles, controlStyles, docOcrViewerStyles];
+  static override styles = [ParleyElement.styles, controlStyles, fileDropStyles, docOcrViewerStyles];
 
   /** Base URL of the Parley relay, e.g. `/api`. */
   @property({ attribute: 'relay-url' }) relayUrl = '';
@@ -132,43 +132,41 @@ export class DocOcrViewer extends ParleyElement {
   /** The original on show: page index and object URL (null: it could not be drawn). */
   @state() private original: { page: number; url: string | null } | null = null;
 
-  @query('.page') private pageElement!: HTMLElement;
-
   /** The reading in progress: its request, progress and failures (see ocr-reading.ts). */
-  private readonly ocr = new OcrReading({
+  readonly #ocr = new OcrReading({
     client: () => relayClient(this.relayUrl),
     changed: () => this.requestUpdate(),
     started: (source, name) => {
-      this.liveRegion.announce(this.t.working(name, 0, null));
+      this.#liveRegion.announce(this.#t.working(name, 0, null));
       this.emit('parley-ocr-start', { source, name });
     },
     progress: ({ pagesDone, pagesTotal }) => {
-      if (pagesDone > 0) this.liveRegion.announce(this.t.working(this.ocr.name, pagesDone, pagesTotal));
+      if (pagesDone > 0) this.#liveRegion.announce(this.#t.working(this.#ocr.name, pagesDone, pagesTotal));
       this.emit('parley-ocr-progress', { pagesDone, pagesTotal });
     },
     done: (result, name, document) => {
       this.documentName = name;
       this.result = result;
-      this.setSource(typeof document !== 'string' && canPicture(document) ? document : null, result);
-      this.liveRegion.announce(this.t.done(result.pages.length));
+      this.#setSource(typeof document !== 'string' && canPicture(document) ? document : null, result);
+      this.#liveRegion.announce(this.#t.done(result.pages.length));
       this.emit('parley-ocr-done', { result, name });
     },
-    failed: (failure) => this.fail(failure),
-    cancelled: () => this.liveRegion.announce(this.t.cancelled),
+    failed: (failure) => this.#fail(failure),
+    cancelled: () => this.#liveRegion.announce(this.#t.cancelled),
   });
   /** Matches per page for the current search. */
-  private matchCounts: number[] = [];
+  #matchCounts: number[] = [];
   /** Rendered pages of the current result, filled as they are needed. */
-  private rendered: DocumentFragment[] = [];
+  #rendered: DocumentFragment[] = [];
   /** Files picked, dropped or pasted, and URLs dropped or pasted, while reading is on and nothing is being read. */
-  private readonly fileDrop = new FileDropController(this, {
+  readonly #fileDrop = new FileDropController(this, {
     accepting: () => !this.disabled && !this.busy,
     file: (file) => void this.read(file),
     url: (url) => void this.read(url),
     paste: true,
   });
   /** What a screen reader says: one polite live region, rendered at the end of the template. */
-  private readonly liveRegion = new LiveRegionController(this);
+  readonly #liveRegion = new LiveRegionController(this);
   /** @internal The cancel button goes when the reading ends: focus on it moves to the drop zone, not to the page. */
   protected readonly focusRescue = new FocusRescueController(this, '.cancel', '.drop-zone');
   /** @internal Next page is disabled on the last page (and Previous on the first): focus on it moves to the other one. */
@@ -176,18 +174,18 @@ export class DocOcrViewer extends ParleyElement {
   /** @internal See `nextPageRescue`. */
   protected readonly previousPageRescue = new FocusRescueController(this, '.prev-page', '.next-page');
   /** The result `source` belongs to. */
-  private sourceResult: OcrResponse | null = null;
+  #sourceResult: OcrResponse | null = null;
   /** Pictures of `source`'s pages (one drawing queue per document; its module loaded on first use); disposed when the document changes or the element leaves the page. */
-  private originalPages: Promise<OriginalPages> | null = null;
+  #originalPages: Promise<OriginalPages> | null = null;
   /** The request for the original on show (aborted when another page is shown). */
-  private originalRequest: AbortController | null = null;
+  #originalRequest: AbortController | null = null;
   /** Requests thumbnails as their place in the page list scrolls into view. */
-  private thumbnailObserver: IntersectionObserver | null = null;
-  private observedList: Element | null = null;
+  #thumbnailObserver: IntersectionObserver | null = null;
+  #observedList: Element | null = null;
 
   /** Whether a document is being read. */
   get busy(): boolean {
-    return this.ocr.busy;
+    return this.#ocr.busy;
   }
 
   /** 0-based position of the page shown in `result.pages`. */
@@ -200,20 +198,20 @@ export class DocOcrViewer extends ParleyElement {
     return (this.result?.pages ?? []).map((p) => p.markdown.trim()).join('\n\n');
   }
 
-  private get t(): DocOcrViewerStrings {
+  get #t(): DocOcrViewerStrings {
     return resolveDocOcrViewerStrings(this.strings, this);
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
     // Back on the page: draw again what leaving it dropped.
-    if (this.hasUpdated && this.source) void this.updateComplete.then(() => this.showPictures());
+    if (this.hasUpdated && this.source) void this.updateComplete.then(() => this.#showPictures());
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.cancel();
-    this.dropPictures();
+    this.#dropPictures();
   }
 
   /**
@@ -223,12 +221,12 @@ export class DocOcrViewer extends ParleyElement {
   async read(document: Blob | string): Promise<void> {
     if (this.disabled) return;
     this.error = '';
-    await this.ocr.read(document, { model: this.model, includeImageBase64: !this.hideImages, batchSize: this.batchSize });
+    await this.#ocr.read(document, { model: this.model, includeImageBase64: !this.hideImages, batchSize: this.batchSize });
   }
 
   /** Stops the reading in progress (the document shown stays). */
   cancel(): void {
-    this.ocr.cancel();
+    this.#ocr.cancel();
   }
 
   /**
@@ -249,10 +247,10 @@ export class DocOcrViewer extends ParleyElement {
     const text = scope === 'page' ? this.result?.pages[this.pageIndex]?.markdown ?? '' : this.markdown;
     try {
       await navigator.clipboard.writeText(text);
-      this.copyStatus = this.t.copied;
+      this.copyStatus = this.#t.copied;
       return true;
     } catch {
-      this.copyStatus = this.t.copyFailed;
+      this.copyStatus = this.#t.copyFailed;
       return false;
     }
   }
@@ -280,47 +278,47 @@ export class DocOcrViewer extends ParleyElement {
   }
 
   /** Keeps the PDF or image whose text `result` is (null: none, e.g. a result the host set). */
-  private setSource(source: Blob | null, result: OcrResponse | null = null): void {
-    this.dropPictures();
+  #setSource(source: Blob | null, result: OcrResponse | null = null): void {
+    this.#dropPictures();
     this.source = source;
-    this.sourceResult = result;
+    this.#sourceResult = result;
     if (!source) this.showOriginal = false;
   }
 
   /** Cancels every drawing of the document and forgets (revokes) its pictures. */
-  private dropPictures(): void {
-    this.originalRequest?.abort();
-    this.originalRequest = null;
-    this.thumbnailObserver?.disconnect();
-    this.thumbnailObserver = null;
-    this.observedList = null;
-    void this.originalPages?.then((pictures) => pictures.dispose());
-    this.originalPages = null;
+  #dropPictures(): void {
+    this.#originalRequest?.abort();
+    this.#originalRequest = null;
+    this.#thumbnailObserver?.disconnect();
+    this.#thumbnailObserver = null;
+    this.#observedList = null;
+    void this.#originalPages?.then((pictures) => pictures.dispose());
+    this.#originalPages = null;
     if (this.thumbnails.size) this.thumbnails = new Map();
     if (this.original) this.original = null;
   }
 
-  private pictures(): Promise<OriginalPages> | null {
+  #pictures(): Promise<OriginalPages> | null {
     const source = this.source;
     if (!source) return null;
-    return (this.originalPages ??= import('./original-pages.js').then(({ OriginalPages }) => new OriginalPages(source)));
+    return (this.#originalPages ??= import('./original-pages.js').then(({ OriginalPages }) => new OriginalPages(source)));
   }
 
   /** Asks for what is missing: the thumbnails in view, and the original when it is on show. */
-  private showPictures(): void {
-    this.observeThumbnails();
-    if (this.showOriginal) this.requestOriginal();
+  #showPictures(): void {
+    this.#observeThumbnails();
+    if (this.showOriginal) this.#requestOriginal();
   }
 
   /** Asks for the original of the page shown, dropping the request for the page shown before (a drawing in flight is cancelled). */
-  private requestOriginal(): void {
-    this.originalRequest?.abort();
-    this.originalRequest = null;
+  #requestOriginal(): void {
+    this.#originalRequest?.abort();
+    this.#originalRequest = null;
     const page = this.result?.pages[this.pageIndex];
-    const pictures = this.pictures();
+    const pictures = this.#pictures();
     if (!page || !pictures || !this.showOriginal) return;
     const request = new AbortController();
-    this.originalRequest = request;
+    this.#originalRequest = request;
     // The width is the column's, which the picture does not change (it is drawn at 100% of it): no resize loop.
     const frame = this.renderRoot.querySelector<HTMLElement>('.original-frame');
     const width = (frame?.clientWidth || 600) * (globalThis.devicePixelRatio || 1);
@@ -331,64 +329,65 @@ export class DocOcrViewer extends ParleyElement {
   }
 
   /** Watches the page list so each page's thumbnail is drawn once it comes near view (never all at once). */
-  private observeThumbnails(): void {
+  #observeThumbnails(): void {
     const list = this.renderRoot.querySelector('.page-list');
     if (!list || !this.source || typeof IntersectionObserver === 'undefined') return;
-    if (list !== this.observedList) {
-      this.thumbnailObserver?.disconnect();
-      this.thumbnailObserver = new IntersectionObserver((entries) => this.onThumbnailsNear(entries), { root: list, rootMargin: '50%' });
-      this.observedList = list;
+    if (list !== this.#observedList) {
+      this.#thumbnailObserver?.disconnect();
+      this.#thumbnailObserver = new IntersectionObserver((entries) => this.#onThumbnailsNear(entries), { root: list, rootMargin: '50%' });
+      this.#observedList = list;
     }
     for (const slot of list.querySelectorAll<HTMLElement>('.thumbnail-slot')) {
-      if (!this.thumbnails.has(Number(slot.dataset.position))) this.thumbnailObserver!.observe(slot);
+      if (!this.thumbnails.has(Number(slot.dataset.position))) this.#thumbnailObserver!.observe(slot);
     }
   }
 
-  private onThumbnailsNear(entries: IntersectionObserverEntry[]): void {
-    const pictures = this.pictures();
+  #onThumbnailsNear(entries: IntersectionObserverEntry[]): void {
+    const pictures = this.#pictures();
     const width = THUMBNAIL_WIDTH * Math.min(2, globalThis.devicePixelRatio || 1);
     for (const entry of entries) {
       if (!entry.isIntersecting || !pictures) continue;
-      this.thumbnailObserver?.unobserve(entry.target);
+      this.#thumbnailObserver?.unobserve(entry.target);
       const position = Number((entry.target as HTMLElement).dataset.position);
       const page = this.result?.pages[position];
       if (!page) continue;
       const done = (url: string | null) => {
-        if (this.originalPages === pictures) this.thumbnails = new Map(this.thumbnails).set(position, url);
+        if (this.#originalPages === pictures) this.thumbnails = new Map(this.thumbnails).set(position, url);
       };
       pictures.then((p) => p.thumbnail(page.index, width)).then(done, () => done(null));
     }
   }
 
   protected override willUpdate(changed: PropertyValues): void {
-    if (changed.has('result') || changed.has('strings')) this.rendered = [];
-    if (changed.has('result') && this.sourceResult !== this.result) this.setSource(null);
+    if (changed.has('result') || changed.has('strings')) this.#rendered = [];
+    if (changed.has('result') && this.#sourceResult !== this.result) this.#setSource(null);
     if (changed.has('result')) {
       this.pageIndex = 0;
       this.matchIndex = -1;
     }
     if (changed.has('result') || changed.has('search')) {
-      this.matchCounts = (this.result?.pages ?? []).map((_, i) => (this.search ? countMatches(this.renderedPage(i), this.search) : 0));
+      this.#matchCounts = (this.result?.pages ?? []).map((_, i) => (this.search ? countMatches(this.#renderedPage(i), this.search) : 0));
       this.matchIndex = -1;
     }
   }
 
   protected override updated(changed: PropertyValues): void {
     // Only these start drawings, and a finished drawing changes neither: an update never leads to another drawing by itself.
-    if (['result', 'source'].some((key) => changed.has(key))) this.observeThumbnails();
+    if (['result', 'source'].some((key) => changed.has(key))) this.#observeThumbnails();
     if (['showOriginal', 'pageIndex', 'result', 'source'].some((key) => changed.has(key))) {
-      if (this.showOriginal) this.requestOriginal();
-      else this.originalRequest?.abort();
+      if (this.showOriginal) this.#requestOriginal();
+      else this.#originalRequest?.abort();
     }
-    if (!this.pageElement || !['result', 'pageIndex', 'search', 'matchIndex', 'strings'].some((key) => changed.has(key))) return;
+    const page = this.renderRoot.querySelector<HTMLElement>('.page');
+    if (!page || !['result', 'pageIndex', 'search', 'matchIndex', 'strings'].some((key) => changed.has(key))) return;
     if (!this.result?.pages[this.pageIndex]) {
-      this.pageElement.replaceChildren();
+      page.replaceChildren();
       return;
     }
-    const fragment = this.renderedPage(this.pageIndex).cloneNode(true) as DocumentFragment;
+    const fragment = this.#renderedPage(this.pageIndex).cloneNode(true) as DocumentFragment;
     const marks = highlight(fragment, this.search);
-    this.pageElement.replaceChildren(fragment);
-    const before = this.matchCounts.slice(0, this.pageIndex).reduce((a, b) => a + b, 0);
+    page.replaceChildren(fragment);
+    const before = this.#matchCounts.slice(0, this.pageIndex).reduce((a, b) => a + b, 0);
     const current = marks[this.matchIndex - before];
     if (current && changed.has('matchIndex')) {
       current.setAttribute('part', 'match current');
@@ -397,29 +396,29 @@ export class DocOcrViewer extends ParleyElement {
   }
 
   /** Page `index` rendered once per result (search and navigation reuse it; shown as a clone). */
-  private renderedPage(index: number): DocumentFragment {
-    this.rendered[index] ??= renderOcrPage(this.ownerDocument, this.result!.pages[index]!, this.t.imageUnavailable);
-    return this.rendered[index]!;
+  #renderedPage(index: number): DocumentFragment {
+    this.#rendered[index] ??= renderOcrPage(this.ownerDocument, this.result!.pages[index]!, this.#t.imageUnavailable);
+    return this.#rendered[index]!;
   }
 
   /** Jumps to the next (+1) or previous (-1) match, on whichever page it is. */
-  private jump(step: 1 | -1): void {
-    const total = this.matchCounts.reduce((a, b) => a + b, 0);
+  #jump(step: 1 | -1): void {
+    const total = this.#matchCounts.reduce((a, b) => a + b, 0);
     if (!total) return;
     this.matchIndex = this.matchIndex < 0 ? (step > 0 ? 0 : total - 1) : (this.matchIndex + step + total) % total;
     let rest = this.matchIndex;
-    for (let i = 0; i < this.matchCounts.length; i++) {
-      if (rest < this.matchCounts[i]!) {
+    for (let i = 0; i < this.#matchCounts.length; i++) {
+      if (rest < this.#matchCounts[i]!) {
         this.pageIndex = i;
         break;
       }
-      rest -= this.matchCounts[i]!;
+      rest -= this.#matchCounts[i]!;
     }
   }
 
   /** Shows a failed reading in words, and tells the page (`parley-ocr-error`; `parley-error` for a refused origin). */
-  private fail(failure: OcrFailure): void {
-    const t = this.t;
+  #fail(failure: OcrFailure): void {
+    const t = this.#t;
     let error: PlatformError;
     let kind: OcrFailureKind = failure.kind;
     let message: string;
@@ -434,7 +433,7 @@ export class DocOcrViewer extends ParleyElement {
     }
     this.error = message;
     // Announced once, politely, through the live region; the error line stays visible.
-    this.liveRegion.announce(message);
+    this.#liveRegion.announce(message);
     this.emit('parley-ocr-error', { error, kind, message });
     // The platform's own words are for the site owner (the visitor sees the sentence above).
     if (kind !== 'not-document' && kind !== 'not-available' && error.message) console.warn('[parley] <doc-ocr-viewer> reading failed:', error);
@@ -442,28 +441,28 @@ export class DocOcrViewer extends ParleyElement {
 
   // ---------------------------------------------------------------- input handlers
 
-  private onUrlSubmit(event: SubmitEvent): void {
+  #onUrlSubmit(event: SubmitEvent): void {
     event.preventDefault();
     const input = (event.currentTarget as HTMLFormElement).elements.namedItem('url') as HTMLInputElement;
     const url = input.value.trim();
     if (url && input.checkValidity()) void this.read(url);
   }
 
-  private onSearchInput(event: Event): void {
+  #onSearchInput(event: Event): void {
     this.search = (event.target as HTMLInputElement).value;
   }
 
-  private onSearchKeydown(event: KeyboardEvent): void {
+  #onSearchKeydown(event: KeyboardEvent): void {
     if (event.key !== 'Enter') return;
     event.preventDefault();
-    this.jump(event.shiftKey ? -1 : 1);
+    this.#jump(event.shiftKey ? -1 : 1);
   }
 
   /**
    * Arrow keys move between pages in the page list (one tab stop, roving focus). Left and right follow
    * the reading direction: in right-to-left text, ArrowLeft goes to the next page.
    */
-  private onPageListKeydown(event: KeyboardEvent): void {
+  #onPageListKeydown(event: KeyboardEvent): void {
     const count = this.result?.pages.length ?? 0;
     const forward = getComputedStyle(this).direction === 'rtl' ? 'ArrowLeft' : 'ArrowRight';
     const back = forward === 'ArrowLeft' ? 'ArrowRight' : 'ArrowLeft';
@@ -477,17 +476,17 @@ export class DocOcrViewer extends ParleyElement {
 
   // ---------------------------------------------------------------- render
 
-  private renderPages(result: OcrResponse): TemplateResult {
-    const t = this.t;
+  #renderPages(result: OcrResponse): TemplateResult {
+    const t = this.#t;
     const pages = result.pages;
-    const total = this.matchCounts.reduce((a, b) => a + b, 0);
+    const total = this.#matchCounts.reduce((a, b) => a + b, 0);
     const page = pages[this.pageIndex];
     return html`<div part="toolbar" class="toolbar row">
         <label class="search">${t.searchLabel}
-          <input part="search-input" type="search" .value=${this.search} @input=${this.onSearchInput} @keydown=${this.onSearchKeydown} />
+          <input part="search-input" type="search" .value=${this.search} @input=${this.#onSearchInput} @keydown=${this.#onSearchKeydown} />
         </label>
-        <button type="button" class="prev-match" aria-label=${t.previousMatch} title=${t.previousMatch} ?disabled=${!total} @click=${() => this.jump(-1)}>↑</button>
-        <button type="button" class="next-match" aria-label=${t.nextMatch} title=${t.nextMatch} ?disabled=${!total} @click=${() => this.jump(1)}>↓</button>
+        <button type="button" class="prev-match" aria-label=${t.previousMatch} title=${t.previousMatch} ?disabled=${!total} @click=${() => this.#jump(-1)}>↑</button>
+        <button type="button" class="next-match" aria-label=${t.nextMatch} title=${t.nextMatch} ?disabled=${!total} @click=${() => this.#jump(1)}>↓</button>
         <span part="match-count" class="match-count" role="status">${this.search ? t.matches(total, this.matchIndex >= 0 ? this.matchIndex + 1 : null) : ''}</span>
         <span class="spacer"></span>
         <button part="copy-page-button" type="button" ?disabled=${!page} @click=${() => void this.copy('page')}>${t.copyPage}</button>
@@ -497,7 +496,7 @@ export class DocOcrViewer extends ParleyElement {
       </div>
       <div class="reader">
         <nav class="pages" aria-label=${t.pagesLabel}>
-          <ol part="page-list" class="page-list" @keydown=${this.onPageListKeydown}>
+          <ol part="page-list" class="page-list" @keydown=${this.#onPageListKeydown}>
             ${pages.map((p, i) => html`<li><button
               part="page-button"
               class="page-button"
@@ -505,8 +504,8 @@ export class DocOcrViewer extends ParleyElement {
               tabindex=${i === this.pageIndex ? '0' : '-1'}
               aria-current=${i === this.pageIndex ? 'page' : nothing}
               @click=${() => this.showPage(i)}
-            ><span class="page-number">${t.pageTitle(p.index + 1)}</span>${this.matchCounts[i]
-                ? html` <span class="page-matches">(${t.matches(this.matchCounts[i]!, null)})</span>` : nothing}
+            ><span class="page-number">${t.pageTitle(p.index + 1)}</span>${this.#matchCounts[i]
+                ? html` <span class="page-matches">(${t.matches(this.#matchCounts[i]!, null)})</span>` : nothing}
               <span class="thumbnail-slot" data-position=${i}>${this.thumbnails.get(i)
                 // The button already says "Page N": the picture adds nothing for a screen reader.
                 ? html`<img part="thumbnail" class="thumbnail" src=${this.thumbnails.get(i)!} alt="" width=${THUMBNAIL_WIDTH} />`
@@ -522,15 +521,15 @@ export class DocOcrViewer extends ParleyElement {
               @click=${() => this.toggleOriginal()}>${t.showOriginal}</button>` : nothing}
           </div>
           <div class="page-body ${this.showOriginal && page ? 'with-original' : ''}">
-            ${this.showOriginal && page ? this.renderOriginal(page.index) : nothing}
+            ${this.showOriginal && page ? this.#renderOriginal(page.index) : nothing}
             <div part="page" class="page markdown" tabindex="0"></div>
           </div>
         </section>
       </div>`;
   }
 
-  private renderOriginal(pageIndex: number): TemplateResult {
-    const t = this.t;
+  #renderOriginal(pageIndex: number): TemplateResult {
+    const t = this.#t;
     const original = this.original?.page === pageIndex ? this.original : null;
     return html`<div class="original-frame" tabindex="0">${original?.url
       ? html`<img part="original" class="original" src=${original.url} alt=${t.originalOf(pageIndex + 1)} data-page=${pageIndex + 1} />`
@@ -538,28 +537,28 @@ export class DocOcrViewer extends ParleyElement {
   }
 
   protected override render(): TemplateResult {
-    const t = this.t;
+    const t = this.#t;
     const blocked = this.disabled || this.busy;
-    const { pagesDone: done, pagesTotal: total } = this.ocr.progress;
+    const { pagesDone: done, pagesTotal: total } = this.#ocr.progress;
     return html`<div part="base" class="base" role="group" aria-label=${this.heading || t.viewerLabel}>
       ${this.heading ? html`<h2 part="heading" class="heading">${this.heading}</h2>` : nothing}
       <div class="row">
-        ${this.fileDrop.render(t.chooseFile, t.dropHint, ACCEPT)}
-        <form part="url-form" class="url-form row" @submit=${this.onUrlSubmit}>
+        ${this.#fileDrop.render(t.chooseFile, t.dropHint, ACCEPT)}
+        <form part="url-form" class="url-form row" @submit=${this.#onUrlSubmit}>
           <label>${t.urlLabel} <input part="url-input" name="url" type="url" required placeholder="https://" ?disabled=${blocked} /></label>
           <button type="submit" ?disabled=${blocked}>${t.readUrl}</button>
         </form>
       </div>
       ${this.busy ? html`<div class="working row">
         <progress part="progress" aria-label=${t.progressLabel} max=${total ?? 1} value=${total ? done : nothing}></progress>
-        <span class="working-text">${t.working(this.ocr.name, done, total)}</span>
+        <span class="working-text">${t.working(this.#ocr.name, done, total)}</span>
         <button part="cancel-button" class="cancel" type="button" @click=${() => this.cancel()}>${t.cancel}</button>
       </div>` : nothing}
       ${this.error ? html`<p part="error" class="error">${this.error}</p>` : nothing}
       <div part="result" class="result">
-        ${this.result ? this.renderPages(this.result) : html`<p class="empty">${t.emptyResult}</p>`}
+        ${this.result ? this.#renderPages(this.result) : html`<p class="empty">${t.emptyResult}</p>`}
       </div>
-      ${this.liveRegion.render()}
+      ${this.#liveRegion.render()}
     </div>`;
   }
 

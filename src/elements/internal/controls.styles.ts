@@ -1,14 +1,13 @@
 /**
  * Control styles shared by the panels (`<speech-player>`, `<audio-transcriber>`, `<doc-ocr-viewer>`): the
- * panel frame (`.base`, `.heading`), rows of controls, buttons, pickers, fields, focus ring, labels, the level meter and progress bar,
- * the error line and the drop zone (file-drop.ts). Kept apart from ParleyElement's host styles
- * because `<agent-chat>` styles its controls differently and must not load these rules.
+ * panel frame (`.base`, `.heading`), rows of controls, buttons, pickers, fields, focus ring, labels, the level meter and progress bar
+ * and the error line (the drop zone's rules are file-drop.ts's). Kept apart from ParleyElement's host styles because `<agent-chat>` styles its controls differently and must not load these rules.
  */
 import { css } from 'lit';
 
 /**
  * Panel frame, rows (`.controls`, `.row`), buttons, selects and fields, labels, focus ring, `.primary`, `.error`,
- * the `.level` meter and `.bar` (each element sets its width) and the `.drop-zone` (each element sets its size).
+ * the `.level` meter and `.bar` (each element sets its width). The drop zone's rules are beside its controller (file-drop.ts).
  */
 export const controlStyles = css`
   .base {
@@ -89,16 +88,5 @@ export const controlStyles = css`
   .error {
     color: var(--_error);
     margin: 0;
-  }
-  .drop-zone {
-    min-height: 3.5rem;
-    border: 2px dashed var(--_border);
-    background: var(--_surface);
-  }
-  .drop-zone.dragging {
-    border-color: var(--_accent);
-  }
-  .hint {
-    color: var(--_muted);
   }
 `;

@@ -9,19 +9,25 @@ type Host = ReactiveControllerHost & HTMLElement & { renderRoot: HTMLElement | D
 
 /** See the module comment: `from` and `to` are selectors in the host's render root. */
 export class FocusRescueController implements ReactiveController {
+  readonly #host: Host;
+  readonly #from: string;
+  readonly #to: string;
   #hadFocus = false;
 
-  constructor(private readonly host: Host, private readonly from: string, private readonly to: string) {
+  constructor(host: Host, from: string, to: string) {
+    this.#host = host;
+    this.#from = from;
+    this.#to = to;
     host.addController(this);
   }
 
   hostUpdate(): void {
-    this.#hadFocus = this.host.shadowRoot?.activeElement?.matches(this.from) ?? false;
+    this.#hadFocus = this.#host.shadowRoot?.activeElement?.matches(this.#from) ?? false;
   }
 
   hostUpdated(): void {
     if (!this.#hadFocus) return;
-    const control = this.host.renderRoot.querySelector<HTMLButtonElement>(this.from);
-    if (!control || control.disabled) this.host.renderRoot.querySelector<HTMLElement>(this.to)?.focus();
+    const control = this.#host.renderRoot.querySelector<HTMLButtonElement>(this.#from);
+    if (!control || control.disabled) this.#host.renderRoot.querySelector<HTMLElement>(this.#to)?.focus();
   }
 }

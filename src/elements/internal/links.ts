@@ -1,7 +1,8 @@
 /**
- * The URL rules of the markdown renderer (markdown.ts), without the renderer: which links and images model
- * output may have, and links whose text shows another host than they open. `<agent-chat>` uses these from
- * its first load; the renderer and marked's lexer are loaded with the first reply shown.
+ * The link rules `<agent-chat>` uses from its first load, without the markdown renderer: the image hosts
+ * it is given, and links whose text shows another host than they open. The rules of the rendered markdown
+ * itself (which links and images model output may have) are markdown.ts's, loaded with it and marked's
+ * lexer with the first reply shown.
  *
  * No DOM at import time.
  */
@@ -11,60 +12,6 @@ export interface MarkdownOptions {
   allowImageHosts?: readonly string[];
   /** Text of the placeholder for an image that was not loaded. */
   imageBlocked?: (host: string, alt: string) => string;
-}
-
-/** Protocols a link may use. */
-export const LINK_PROTOCOLS: readonly string[] = ['http:', 'https:', 'mailto:'];
-/** Protocols an image may load from (and only from an allowed host). */
-export const IMAGE_PROTOCOLS: readonly string[] = ['http:', 'https:'];
-/** `rel` of every rendered link. */
-export const LINK_REL = 'noopener noreferrer nofollow';
-
-// ---------------------------------------------------------------- URLs
-
-let inertDocument: Document | null = null;
-/** A document without a browsing context: nothing created in it loads or runs until it is inserted into the page. */
-export function inert(): Document {
-  return (inertDocument ??= document.implementation.createHTMLDocument(''));
-}
-
-let entityDecoder: HTMLTextAreaElement | null = null;
-/** Decodes HTML character references (`jav&#x61;script:` → `javascript:`), as the browser would in an attribute. */
-export function decodeEntities(text: string): string {
-  if (!text.includes('&')) return text;
-  if (typeof document !== 'undefined') {
-    // A textarea of an inert document decodes references without parsing tags or loading anything.
-    entityDecoder ??= inert().createElement('textarea');
-    entityDecoder.innerHTML = text.replace(/</g, '&lt;');
-    return entityDecoder.value;
-  }
-  return text.replace(/&#(x[0-9a-f]+|\d+);?/gi, (_, n: string) => {
-    const code = n[0] === 'x' || n[0] === 'X' ? parseInt(n.slice(1), 16) : parseInt(n, 10);
-    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\uFFFD';
-  });
-}
-
-/**
- * The URL a markdown destination really points to, if it is absolute and uses one of `protocols`;
- * otherwise null. Entities are decoded and the WHATWG parser is used, so obfuscations such as
- * `jav&#x61;script:`, `java\tscript:` or upper case do not slip through.
- */
-export function safeUrl(raw: string, protocols: readonly string[] = LINK_PROTOCOLS): URL | null {
-  const decoded = decodeEntities(raw).trim();
-  let url: URL;
-  try {
-    url = new URL(decoded);
-  } catch {
-    return null; // relative or malformed: not rendered as a link
-  }
-  return protocols.includes(url.protocol) ? url : null;
-}
-
-/** Whether an image URL's host is in the allowlist (exact hostname match, case-insensitive). */
-export function isImageHostAllowed(url: URL, allowImageHosts: readonly string[] | undefined): boolean {
-  if (!allowImageHosts?.length || !IMAGE_PROTOCOLS.includes(url.protocol) || url.username || url.password) return false;
-  const host = url.hostname.toLowerCase();
-  return allowImageHosts.some((h) => h.trim().toLowerCase() === host);
 }
 
 /** Parses `allow-image-hosts="a.com b.com"` (spaces or commas) into hostnames. */

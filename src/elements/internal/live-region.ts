@@ -8,9 +8,12 @@ import { html, type ReactiveControllerHost, type TemplateResult } from 'lit';
 
 /** See the module comment. It needs no lifecycle hooks, so it only asks its host to update. */
 export class LiveRegionController {
+  readonly #host: ReactiveControllerHost;
   #text = '';
 
-  constructor(private readonly host: ReactiveControllerHost) {}
+  constructor(host: ReactiveControllerHost) {
+    this.#host = host;
+  }
 
   /** What the region says now. */
   get text(): string {
@@ -20,7 +23,7 @@ export class LiveRegionController {
   /** Says `message` once, politely (see the module comment). */
   announce(message: string): void {
     this.#text = message === this.#text ? `${message}\u00a0` : message;
-    this.host.requestUpdate();
+    this.#host.requestUpdate();
   }
 
   /** The region itself: render it once, anywhere in the element's template (its class hides it visually). */

@@ -87,16 +87,16 @@ function toNodes(fragment: DocumentFragment): ChildNode[] {
 }
 
 class MarkdownDirective extends Directive {
-  private text: string | null = null;
-  private streaming = false;
-  private hosts = '';
-  private stream: Markdown.StreamingMarkdown | null = null;
-  private blocks: ChildNode[][] = [];
-  private tail: ChildNode[] = [];
-  private tailSource = '';
-  private frame = 0;
-  private pending: { element: Element; text: string } | null = null;
-  private waitingFor: { element: Element; text: string; options: MarkdownDirectiveOptions } | null = null;
+  #text: string | null = null;
+  #streaming = false;
+  #hosts = '';
+  #stream: Markdown.StreamingMarkdown | null = null;
+  #blocks: ChildNode[][] = [];
+  #tail: ChildNode[] = [];
+  #tailSource = '';
+  #frame = 0;
+  #pending: { element: Element; text: string } | null = null;
+  #waitingFor: { element: Element; text: string; options: MarkdownDirectiveOptions } | null = null;
 
   constructor(partInfo: PartInfo) {
     super(partInfo);
@@ -112,92 +112,92 @@ class MarkdownDirective extends Directive {
     if (!renderer) {
       // The source as text until the renderer is loaded (see the module comment).
       if (element.textContent !== text) element.textContent = text;
-      this.waitingFor = { element, text, options };
+      this.#waitingFor = { element, text, options };
       waiting.add(this);
       loadMarkdown().catch(() => {}); // failed: the text stays as it is until the next update
       return noChange;
     }
     const hosts = (options.allowImageHosts ?? []).join(' ');
-    if (hosts !== this.hosts) {
-      this.hosts = hosts;
-      this.text = null;
-      this.stream = null;
+    if (hosts !== this.#hosts) {
+      this.#hosts = hosts;
+      this.#text = null;
+      this.#stream = null;
     }
-    if (text === this.text && options.streaming === this.streaming) return noChange;
-    const wasStreaming = this.stream !== null;
-    this.text = text;
-    this.streaming = options.streaming;
+    if (text === this.#text && options.streaming === this.#streaming) return noChange;
+    const wasStreaming = this.#stream !== null;
+    this.#text = text;
+    this.#streaming = options.streaming;
 
     if (!options.streaming && !wasStreaming) {
       element.replaceChildren(cachedRender(text, options, hosts));
       return noChange;
     }
-    if (!this.stream) {
-      this.stream = new renderer.StreamingMarkdown(options);
-      this.blocks = [];
-      this.tail = [];
-      this.tailSource = '';
+    if (!this.#stream) {
+      this.#stream = new renderer.StreamingMarkdown(options);
+      this.#blocks = [];
+      this.#tail = [];
+      this.#tailSource = '';
       element.replaceChildren();
     }
-    const large = text.length - this.stream.tailStart > TAIL_THROTTLE_CHARS;
+    const large = text.length - this.#stream.tailStart > TAIL_THROTTLE_CHARS;
     if (options.streaming && large && typeof requestAnimationFrame === 'function') {
-      this.pending = { element, text };
-      this.frame ||= requestAnimationFrame(() => {
-        this.frame = 0;
-        const pending = this.pending;
-        this.pending = null;
-        if (pending && this.stream) this.apply(pending.element, this.stream, pending.text, false);
+      this.#pending = { element, text };
+      this.#frame ||= requestAnimationFrame(() => {
+        this.#frame = 0;
+        const pending = this.#pending;
+        this.#pending = null;
+        if (pending && this.#stream) this.#apply(pending.element, this.#stream, pending.text, false);
       });
       return noChange;
     }
-    if (this.frame) cancelAnimationFrame(this.frame);
-    this.frame = 0;
-    this.pending = null;
-    this.apply(element, this.stream, text, !options.streaming);
+    if (this.#frame) cancelAnimationFrame(this.#frame);
+    this.#frame = 0;
+    this.#pending = null;
+    this.#apply(element, this.#stream, text, !options.streaming);
     return noChange;
   }
 
   /** The renderer is loaded: renders the latest text it was given. */
   resume(): void {
-    const args = this.waitingFor;
-    this.waitingFor = null;
+    const args = this.#waitingFor;
+    this.#waitingFor = null;
     if (args) this.update({ element: args.element } as ElementPart, [args.text, args.options]);
   }
 
-  private apply(element: Element, stream: Markdown.StreamingMarkdown, text: string, final: boolean): void {
+  #apply(element: Element, stream: Markdown.StreamingMarkdown, text: string, final: boolean): void {
     const update = stream.update(text, final);
     if (update.reset) {
-      this.blocks = [];
-      this.tail = [];
-      this.tailSource = '';
+      this.#blocks = [];
+      this.#tail = [];
+      this.#tailSource = '';
       element.replaceChildren();
     }
     for (const { index, nodes: fragment } of update.replaced) {
-      const old = this.blocks[index];
+      const old = this.#blocks[index];
       const nodes = toNodes(fragment);
-      const anchor = old.length ? old[0] : this.nextNodeAfterBlock(index);
+      const anchor = old.length ? old[0] : this.#nextNodeAfterBlock(index);
       for (const node of nodes) element.insertBefore(node, anchor);
       for (const node of old) node.remove();
-      this.blocks[index] = nodes;
+      this.#blocks[index] = nodes;
     }
-    const before = this.tail[0] ?? null;
+    const before = this.#tail[0] ?? null;
     for (const fragment of update.finished) {
       const nodes = toNodes(fragment);
       for (const node of nodes) element.insertBefore(node, before);
-      this.blocks.push(nodes);
+      this.#blocks.push(nodes);
     }
     // The same source renders the same nodes, unless blocks finished (a reference definition among them).
-    if (update.tailSource !== this.tailSource || update.finished.length || update.replaced.length || update.reset) {
-      for (const node of this.tail) node.remove();
-      this.tail = toNodes(update.tail);
+    if (update.tailSource !== this.#tailSource || update.finished.length || update.replaced.length || update.reset) {
+      for (const node of this.#tail) node.remove();
+      this.#tail = toNodes(update.tail);
       element.append(update.tail);
-      this.tailSource = update.tailSource;
+      this.#tailSource = update.tailSource;
     }
   }
 
-  private nextNodeAfterBlock(index: number): ChildNode | null {
-    for (let i = index + 1; i < this.blocks.length; i++) if (this.blocks[i].length) return this.blocks[i][0];
-    return this.tail[0] ?? null;
+  #nextNodeAfterBlock(index: number): ChildNode | null {
+    for (let i = index + 1; i < this.#blocks.length; i++) if (this.#blocks[i].length) return this.#blocks[i][0];
+    return this.#tail[0] ?? null;
   }
 }
 

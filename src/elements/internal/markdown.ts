@@ -15,15 +15,65 @@
  */
 import { Lexer, getDefaults } from 'marked';
 import type { Links, MarkedToken, Token, Tokens } from 'marked';
-import { IMAGE_PROTOCOLS, LINK_PROTOCOLS, LINK_REL, decodeEntities, inert, isImageHostAllowed, safeUrl } from './links.js';
 import type { MarkdownOptions } from './links.js';
 
 const defaultImageBlocked = (host: string, alt: string) => (alt ? `Image "${alt}" from ${host} not loaded` : `Image from ${host} not loaded`);
 
 export type { MarkdownOptions } from './links.js';
-export {
-  IMAGE_PROTOCOLS, LINK_PROTOCOLS, LINK_REL, decodeEntities, isImageHostAllowed, parseHostList, safeUrl, spoofedLinkHost,
-} from './links.js';
+
+// ---------------------------------------------------------------- URLs
+
+/** Protocols a link may use. */
+const LINK_PROTOCOLS: readonly string[] = ['http:', 'https:', 'mailto:'];
+/** Protocols an image may load from (and only from an allowed host). */
+const IMAGE_PROTOCOLS: readonly string[] = ['http:', 'https:'];
+/** `rel` of every rendered link. */
+const LINK_REL = 'noopener noreferrer nofollow';
+
+let inertDocument: Document | null = null;
+/** A document without a browsing context: nothing created in it loads or runs until it is inserted into the page. */
+function inert(): Document {
+  return (inertDocument ??= document.implementation.createHTMLDocument(''));
+}
+
+let entityDecoder: HTMLTextAreaElement | null = null;
+/** Decodes HTML character references (`jav&#x61;script:` → `javascript:`), as the browser would in an attribute. */
+function decodeEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  if (typeof document !== 'undefined') {
+    // A textarea of an inert document decodes references without parsing tags or loading anything.
+    entityDecoder ??= inert().createElement('textarea');
+    entityDecoder.innerHTML = text.replace(/</g, '&lt;');
+    return entityDecoder.value;
+  }
+  return text.replace(/&#(x[0-9a-f]+|\d+);?/gi, (_, n: string) => {
+    const code = n[0] === 'x' || n[0] === 'X' ? parseInt(n.slice(1), 16) : parseInt(n, 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\uFFFD';
+  });
+}
+
+/**
+ * The URL a markdown destination really points to, if it is absolute and uses one of `protocols`;
+ * otherwise null. Entities are decoded and the WHATWG parser is used, so obfuscations such as
+ * `jav&#x61;script:`, `java\tscript:` or upper case do not slip through.
+ */
+export function safeUrl(raw: string, protocols: readonly string[] = LINK_PROTOCOLS): URL | null {
+  const decoded = decodeEntities(raw).trim();
+  let url: URL;
+  try {
+    url = new URL(decoded);
+  } catch {
+    return null; // relative or malformed: not rendered as a link
+  }
+  return protocols.includes(url.protocol) ? url : null;
+}
+
+/** Whether an image URL's host is in the allowlist (exact hostname match, case-insensitive). */
+function isImageHostAllowed(url: URL, allowImageHosts: readonly string[] | undefined): boolean {
+  if (!allowImageHosts?.length || !IMAGE_PROTOCOLS.includes(url.protocol) || url.username || url.password) return false;
+  const host = url.hostname.toLowerCase();
+  return allowImageHosts.some((h) => h.trim().toLowerCase() === host);
+}
 
 // ---------------------------------------------------------------- tokens → DOM (first layer)
 
@@ -324,38 +374,42 @@ export interface MarkdownUpdate {
  * depends on the size of the last block, not on the length of the reply.
  */
 export class StreamingMarkdown {
-  private text = '';
-  private stableEnd = 0;
-  private links: Links = {};
-  private finishedRaw: string[] = [];
-  private lastTailSource = '';
+  #text = '';
+  #stableEnd = 0;
+  #links: Links = {};
+  #finishedRaw: string[] = [];
+  #lastTailSource = '';
 
-  constructor(private readonly options: MarkdownOptions = {}) {}
+  readonly #options: MarkdownOptions;
+
+  constructor(options: MarkdownOptions = {}) {
+    this.#options = options;
+  }
 
   /** Offset in the text where the growing last block starts (what the next update will lex). */
   get tailStart(): number {
-    return this.stableEnd;
+    return this.#stableEnd;
   }
 
   /** Number of blocks rendered as finished so far. */
   get finishedCount(): number {
-    return this.finishedRaw.length;
+    return this.#finishedRaw.length;
   }
 
   /** Feed the whole text so far; `final` when the reply is complete (the last block finishes too). */
   update(fullText: string, final = false): MarkdownUpdate {
     const text = normalise(fullText);
     let reset = false;
-    if (!text.startsWith(this.text.slice(0, this.stableEnd))) {
+    if (!text.startsWith(this.#text.slice(0, this.#stableEnd))) {
       reset = true;
-      this.stableEnd = 0;
-      this.links = {};
-      this.finishedRaw = [];
-      this.lastTailSource = '';
+      this.#stableEnd = 0;
+      this.#links = {};
+      this.#finishedRaw = [];
+      this.#lastTailSource = '';
     }
-    this.text = text;
-    const rest = text.slice(this.stableEnd);
-    const tokens = withOptions(this.options, () => lex(rest, this.links));
+    this.#text = text;
+    const rest = text.slice(this.#stableEnd);
+    const tokens = withOptions(this.#options, () => lex(rest, this.#links));
     let split = tokens.length;
     if (!final) {
       split = 0;
@@ -375,30 +429,30 @@ export class StreamingMarkdown {
       const finishedLength = tokens.slice(0, split).reduce((n, t) => n + t.raw.length, 0);
       // Finished blocks must not resolve references against a definition still being streamed in the
       // tail (`[r]: https://ev` → `…il.test`): lex them on their own.
-      const done = split === tokens.length ? tokens : withOptions(this.options, () => lex(rest.slice(0, finishedLength), this.links));
-      const newLabels = Object.keys(done.links).filter((label) => !(label in this.links));
-      this.links = { ...done.links };
+      const done = split === tokens.length ? tokens : withOptions(this.#options, () => lex(rest.slice(0, finishedLength), this.#links));
+      const newLabels = Object.keys(done.links).filter((label) => !(label in this.#links));
+      this.#links = { ...done.links };
       if (newLabels.length) {
-        this.finishedRaw.forEach((raw, index) => {
+        this.#finishedRaw.forEach((raw, index) => {
           const lower = raw.toLowerCase();
           if (newLabels.some((label) => lower.includes(`[${label}]`))) {
-            replaced.push({ index, nodes: renderTokens(withOptions(this.options, () => lex(raw, this.links)), this.options) });
+            replaced.push({ index, nodes: renderTokens(withOptions(this.#options, () => lex(raw, this.#links)), this.#options) });
           }
         });
       }
       for (const token of done) {
         if (token.type === 'space') continue;
-        this.finishedRaw.push(token.raw);
-        finished.push(renderTokens([token], this.options));
+        this.#finishedRaw.push(token.raw);
+        finished.push(renderTokens([token], this.#options));
       }
-      this.stableEnd += finishedLength;
+      this.#stableEnd += finishedLength;
     }
     const tailTokens = tokens.slice(split);
-    this.lastTailSource = tailTokens.map((t) => t.raw).join('');
+    this.#lastTailSource = tailTokens.map((t) => t.raw).join('');
     let tail: DocumentFragment | null = null;
-    const options = this.options;
+    const options = this.#options;
     return {
-      reset, finished, replaced, tailSource: this.lastTailSource,
+      reset, finished, replaced, tailSource: this.#lastTailSource,
       get tail() {
         return (tail ??= renderTokens(tailTokens, options));
       },
@@ -407,6 +461,6 @@ export class StreamingMarkdown {
 
   /** Markdown source of the growing block as last rendered. */
   get tailSource(): string {
-    return this.lastTailSource;
+    return this.#lastTailSource;
   }
 }

@@ -20,8 +20,12 @@ export async function sharedClient(relayUrl: string): Promise<ParleyClientApi> {
   return getClient(new URL(relayUrl, document.baseURI).href.replace(/\/+$/, ''), { store });
 }
 
-/** {@link sharedClient} for an element's `relay-url`, or a PlatformError saying it is not set. */
+/** What an element without a `relay-url` fails with. */
+export function noRelayUrl(): PlatformError {
+  return new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'relay-url is not set' });
+}
+
+/** {@link sharedClient} for an element's `relay-url`, or {@link noRelayUrl}'s error. */
 export function relayClient(relayUrl: string | undefined | null): Promise<ParleyClientApi> {
-  if (!relayUrl) return Promise.reject(new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'relay-url is not set' }));
-  return sharedClient(relayUrl);
+  return relayUrl ? sharedClient(relayUrl) : Promise.reject(noRelayUrl());
 }

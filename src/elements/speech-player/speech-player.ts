@@ -2,7 +2,7 @@ import { html, nothing } from 'lit';
 import type { PropertyValues, TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { PlatformError, isOriginRefusal } from '../../client/index.js';
-import { sharedClient } from '../internal/shared-client.js';
+import { noRelayUrl, sharedClient } from '../internal/shared-client.js';
 import type { PlatformErrorShape, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
 import { LatestRun } from '../../client/latest-run.js';
 import type { SpeechPlayback } from '../../audio/speech-playback.js';
@@ -130,10 +130,10 @@ export class SpeechPlayer extends ParleyElement {
     return this.#session?.playback ?? null;
   }
 
-  private ticker = 0;
-  private voicesFor = '';
+  #ticker = 0;
+  #voicesFor = '';
   /** What a screen reader says: one polite live region, rendered at the end of the template. */
-  private readonly liveRegion = new LiveRegionController(this);
+  readonly #liveRegion = new LiveRegionController(this);
   /** @internal The stop button is disabled once playback is over: focus on it moves to the play button, not to the page. */
   protected readonly focusRescue = new FocusRescueController(this, '[part~="stop-button"]', '[part~="play-button"]');
 
@@ -142,11 +142,11 @@ export class SpeechPlayer extends ParleyElement {
     return this.playerStatus;
   }
 
-  private get t(): SpeechPlayerStrings {
+  get #t(): SpeechPlayerStrings {
     return resolveSpeechPlayerStrings(this.strings, this);
   }
 
-  private get speechFormat(): SpeechFormat {
+  get #speechFormat(): SpeechFormat {
     return FORMATS.includes(this.format) ? this.format : 'pcm';
   }
 
@@ -169,7 +169,7 @@ export class SpeechPlayer extends ParleyElement {
 
   /** The speech session, its code loaded on first use (playing into the context a press unlocked, if any). */
   #loadSession(): Promise<SpeechSession> {
-    this.#sessionLoad ??= import('../../audio/speech-session.js').then(({ SpeechSession }) => {
+    this.#sessionLoad ??= import('../../audio/audio-out.js').then(({ SpeechSession }) => {
       const gesture = this.#gestureContext;
       const session: SpeechSession = new SpeechSession({
         ...(gesture ? { context: gesture } : {}),
@@ -178,8 +178,8 @@ export class SpeechPlayer extends ParleyElement {
           this.emit('parley-speech-first-audio', { latencyMs });
         },
         onUnderrun: (underruns) => this.emit('parley-speech-underrun', { underruns }),
-        onEnded: () => this.finishPlayback(),
-        onError: (error) => this.fail(error),
+        onEnded: () => this.#finishPlayback(),
+        onError: (error) => this.#fail(error),
       });
       session.playback.rate = this.rate;
       session.playback.volume = this.volume;
@@ -193,7 +193,7 @@ export class SpeechPlayer extends ParleyElement {
   }
 
   protected override updated(changed: PropertyValues): void {
-    if (changed.has('relayUrl') && this.relayUrl && this.voicesFor !== this.relayUrl) void this.loadVoices();
+    if (changed.has('relayUrl') && this.relayUrl && this.#voicesFor !== this.relayUrl) void this.#loadVoices();
   }
 
   // ---------------------------------------------------------------- actions
@@ -205,46 +205,46 @@ export class SpeechPlayer extends ParleyElement {
    */
   async speak(text?: string): Promise<void> {
     this.#unlock(); // first, while still inside the caller's gesture
-    this.stopPlayback(false);
-    const input = (text ?? (this.text || this.slottedText())).trim();
+    this.#stopPlayback(false);
+    const input = (text ?? (this.text || this.#slottedText())).trim();
     const speech = this.#speeches.next();
     this.error = null;
     this.played = 0;
     this.received = 0;
     if (!input) {
-      this.liveRegion.announce(this.t.nothingToSay);
+      this.#liveRegion.announce(this.#t.nothingToSay);
       return;
     }
     if (!this.relayUrl) {
-      this.fail(new PlatformError({ status: 0, type: 'client_error', code: null, retryAfter: null, message: 'relay-url is not set' }));
+      this.#fail(noRelayUrl());
       return;
     }
-    const format = this.speechFormat;
+    const format = this.#speechFormat;
     this.playerStatus = 'loading';
-    this.liveRegion.announce(this.t.loading);
+    this.#liveRegion.announce(this.#t.loading);
     this.emit('parley-speech-start', { text: input });
     const requestedAt = performance.now();
     let session: SpeechSession;
-    let client: Awaited<ReturnType<SpeechPlayer['client']>>;
+    let client: Awaited<ReturnType<typeof sharedClient>>;
     try {
-      [session, client] = await Promise.all([this.#loadSession(), this.client()]);
+      [session, client] = await Promise.all([this.#loadSession(), this.#client()]);
     } catch (error) {
-      if (speech.current()) this.fail(PlatformError.from(error));
+      if (speech.current()) this.#fail(PlatformError.from(error));
       return;
     }
     if (!speech.current()) return;
     // Paused while the audio code was still loading: the audio waits as it would have.
     if (this.status === 'paused') await session.playback.pause();
     if (!speech.current()) return;
-    this.startTicker();
-    await session.speak(input, { client, format, model: this.model, voice: this.voiceId() }, requestedAt);
+    this.#startTicker();
+    await session.speak(input, { client, format, model: this.model, voice: this.#voiceId() }, requestedAt);
   }
 
   /** Pauses (the stream keeps arriving; nothing is lost). */
   async pause(): Promise<void> {
     if (this.status !== 'playing' && this.status !== 'loading') return;
     this.playerStatus = 'paused';
-    this.liveRegion.announce(this.t.paused);
+    this.#liveRegion.announce(this.#t.paused);
     await this.playback?.pause();
   }
 
@@ -252,77 +252,77 @@ export class SpeechPlayer extends ParleyElement {
   async resume(): Promise<void> {
     if (this.status !== 'paused') return;
     this.playerStatus = (this.playback?.received ?? 0) > 0 ? 'playing' : 'loading';
-    this.liveRegion.announce(this.t.playing);
+    this.#liveRegion.announce(this.#t.playing);
     await this.playback?.resume();
   }
 
   /** Stops at once: the audio is silenced and the request is cancelled. */
   stop(): void {
-    this.stopPlayback(true);
+    this.#stopPlayback(true);
   }
 
-  private stopPlayback(announce: boolean): void {
+  #stopPlayback(announce: boolean): void {
     const active = this.status === 'loading' || this.status === 'playing' || this.status === 'paused';
     this.#speeches.cancel();
-    const { played, received, underruns } = this.figures();
+    const { played, received, underruns } = this.#figures();
     this.#session?.stop();
-    this.stopTicker();
+    this.#stopTicker();
     if (active) {
       this.playerStatus = 'stopped';
-      if (announce) this.liveRegion.announce(this.t.stopped);
+      if (announce) this.#liveRegion.announce(this.#t.stopped);
       this.emit('parley-speech-end', { stopped: true, played, received, underruns });
     }
   }
 
-  private finishPlayback(): void {
-    this.stopTicker();
-    const figures = this.figures();
+  #finishPlayback(): void {
+    this.#stopTicker();
+    const figures = this.#figures();
     this.played = figures.received;
     this.received = figures.received;
     this.playerStatus = 'ended';
-    this.liveRegion.announce(this.t.ended);
+    this.#liveRegion.announce(this.#t.ended);
     this.emit('parley-speech-end', { stopped: false, played: figures.received, received: figures.received, underruns: figures.underruns });
   }
 
-  private fail(error: PlatformError): void {
-    this.stopTicker();
+  #fail(error: PlatformError): void {
+    this.#stopTicker();
     this.playerStatus = 'error';
     this.error = error.toJSON();
     this.emit('parley-speech-error', { error: this.error });
     // Announced once, politely, through the live region; the error line stays visible.
-    this.liveRegion.announce(this.t.errorMessage(this.error));
+    this.#liveRegion.announce(this.#t.errorMessage(this.error));
     // The visitor sees a sentence in their language; the platform's own words are for the site owner.
     if (!isOriginRefusal(this.error) && this.error.message) console.warn('[parley] <speech-player> speech failed:', this.error);
     emitOriginRefusal(this, error);
   }
 
-  private figures() {
+  #figures() {
     const playback = this.playback;
     return { played: playback?.played ?? 0, received: playback?.received ?? 0, underruns: playback?.underruns ?? 0 };
   }
 
-  private client() {
+  #client() {
     return sharedClient(this.relayUrl);
   }
 
   /** The voice to send: the id of the listed voice whose id or slug matches `voice`, else `voice` as given. */
-  private voiceId(): string {
+  #voiceId(): string {
     const wanted = this.voice.trim();
     if (!wanted) return '';
     return this.voices?.find((v) => v.id === wanted || v.slug === wanted)?.id ?? wanted;
   }
 
-  private slottedText(): string {
+  #slottedText(): string {
     const slot = this.renderRoot.querySelector<HTMLSlotElement>('slot:not([name])');
     const nodes = slot ? slot.assignedNodes({ flatten: true }) : [...this.childNodes];
     return nodes.map((n) => n.textContent ?? '').join(' ').replace(/\s+/g, ' ').trim();
   }
 
-  private async loadVoices(): Promise<void> {
+  async #loadVoices(): Promise<void> {
     const relay = this.relayUrl;
-    this.voicesFor = relay;
+    this.#voicesFor = relay;
     try {
-      const list = await (await this.client()).speech.voices({ limit: 100 });
+      const list = await (await this.#client()).speech.voices({ limit: 100 });
       if (this.relayUrl === relay) this.voices = list.items;
     } catch {
       // No voices route on this relay (404) or it failed: the picker stays hidden; `voice` is sent as given.
@@ -330,24 +330,24 @@ export class SpeechPlayer extends ParleyElement {
     }
   }
 
-  private startTicker(): void {
-    this.stopTicker();
+  #startTicker(): void {
+    this.#stopTicker();
     const tick = () => {
       const playback = this.playback;
       this.played = playback?.played ?? 0;
       this.received = playback?.received ?? 0;
       this.level = this.status === 'playing' && playback ? playback.level() : 0;
     };
-    this.ticker = window.setInterval(tick, 100);
+    this.#ticker = window.setInterval(tick, 100);
   }
 
-  private stopTicker(): void {
-    if (this.ticker) window.clearInterval(this.ticker);
-    this.ticker = 0;
+  #stopTicker(): void {
+    if (this.#ticker) window.clearInterval(this.#ticker);
+    this.#ticker = 0;
     this.level = 0;
   }
 
-  private onPlayClick(): void {
+  #onPlayClick(): void {
     if (this.status === 'playing' || this.status === 'loading') void this.pause();
     else if (this.status === 'paused') {
       this.#unlock();
@@ -355,15 +355,15 @@ export class SpeechPlayer extends ParleyElement {
     } else void this.speak();
   }
 
-  private onVoiceChange(event: Event): void {
+  #onVoiceChange(event: Event): void {
     this.voice = (event.target as HTMLSelectElement).value;
   }
 
-  private onRateChange(event: Event): void {
+  #onRateChange(event: Event): void {
     this.rate = Number((event.target as HTMLSelectElement).value) || 1;
   }
 
-  private onKeydown(event: KeyboardEvent): void {
+  #onKeydown(event: KeyboardEvent): void {
     if (event.key === 'Escape' && (this.status === 'playing' || this.status === 'paused' || this.status === 'loading')) {
       event.preventDefault();
       this.stop();
@@ -373,26 +373,26 @@ export class SpeechPlayer extends ParleyElement {
   // ---------------------------------------------------------------- render
 
   protected override render(): TemplateResult {
-    const t = this.t;
+    const t = this.#t;
     const busy = this.status === 'playing' || this.status === 'loading';
     const active = busy || this.status === 'paused';
     const playLabel = busy ? t.pause : this.status === 'paused' ? t.resume : t.play;
     const fraction = this.received > 0 ? Math.min(1, this.played / this.received) : 0;
     const rates = RATES.includes(this.rate) ? RATES : [...RATES, this.rate].sort((a, b) => a - b);
-    return html`<div part="base" class="base" role="group" aria-label=${t.playerLabel} @keydown=${this.onKeydown}>
+    return html`<div part="base" class="base" role="group" aria-label=${t.playerLabel} @keydown=${this.#onKeydown}>
       <div part="controls" class="controls">
-        <button part="play-button" class="play primary" type="button" aria-pressed=${busy ? 'true' : 'false'} @click=${this.onPlayClick}>${playLabel}</button>
+        <button part="play-button" class="play primary" type="button" aria-pressed=${busy ? 'true' : 'false'} @click=${this.#onPlayClick}>${playLabel}</button>
         <button part="stop-button" class="stop" type="button" ?disabled=${!active} @click=${() => this.stop()}>${t.stop}</button>
         ${this.voices
           ? html`<label part="voice-picker">${t.voice}
-              <select part="voice-select" class="voice" @change=${this.onVoiceChange}>
+              <select part="voice-select" class="voice" @change=${this.#onVoiceChange}>
                 <option value="" ?selected=${!this.voice}>${t.defaultVoice}</option>
-                ${this.voices.map((v) => html`<option value=${v.id} ?selected=${v.id === this.voiceId()}>${v.name}</option>`)}
+                ${this.voices.map((v) => html`<option value=${v.id} ?selected=${v.id === this.#voiceId()}>${v.name}</option>`)}
               </select>
             </label>`
           : nothing}
         <label part="rate-picker">${t.rate}
-          <select part="rate-select" class="rate" @change=${this.onRateChange}>
+          <select part="rate-select" class="rate" @change=${this.#onRateChange}>
             ${rates.map((r) => html`<option value=${r} ?selected=${r === this.rate}>${t.rateOption(r)}</option>`)}
           </select>
         </label>
@@ -412,7 +412,7 @@ export class SpeechPlayer extends ParleyElement {
         <div part="level" class="level" aria-hidden="true"><span style="transform: scaleX(${Math.min(1, this.level * 4)})"></span></div>
       </div>
       ${this.error ? html`<p part="error" class="error">${t.errorMessage(this.error)}</p>` : nothing}
-      ${this.liveRegion.render()}
+      ${this.#liveRegion.render()}
       <slot hidden></slot>
     </div>`;
   }

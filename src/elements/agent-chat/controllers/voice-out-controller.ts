@@ -64,7 +64,7 @@ export class VoiceOutController implements ReactiveController {
   load(): Promise<ReplySpeaker | null> {
     const host = this.#host;
     if (!host.relayUrl) return Promise.resolve(null);
-    this.#load ??= Promise.all([import('../../../audio/reply-speaker.js'), sharedClient(host.relayUrl)]).then(([{ ReplySpeaker }, client]) => {
+    this.#load ??= Promise.all([import('../../../audio/audio-out.js'), sharedClient(host.relayUrl)]).then(([{ ReplySpeaker }, client]) => {
       if (this.#speaker || !host.isConnected) return this.#speaker;
       let text = '';
       const context = this.#gestureContext;
