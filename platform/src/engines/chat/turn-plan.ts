@@ -6,6 +6,8 @@ import type { ConversationEntry, FunctionDefinition } from 'parley-kit/types';
 import { contentText } from 'parley-kit/wire';
 import { fillJsonSchema, isSchema, type Schema } from './json-schema-filler.js';
 import { defaultReply, jsonText, markdownReply, markdownWants, resultReply, type UserMessage } from './replies.js';
+import type { Embed } from './passages.js';
+import { readingReply } from './reading.js';
 import { shortId } from './stable-hash.js';
 import type { ChatTurnRequest, HandoffTarget } from './types.js';
 import {
@@ -118,8 +120,8 @@ function planCalls(request: ChatTurnRequest, user: UserMessage): Plan | null {
   };
 }
 
-/** Decide the turn (the rules, in order, are the table in local.ts). */
-export function planTurn(request: ChatTurnRequest): Plan {
+/** Decide the turn (the rules, in order, are the table in local.ts); `embed` ranks the passages of read attachments. */
+export function planTurn(request: ChatTurnRequest, embed?: Embed): Plan {
   const history = request.history;
   const format = request.completionArgs?.response_format ?? null;
   const json = format?.type === 'json_object' || format?.type === 'json_schema' ? format : null;
@@ -155,7 +157,16 @@ export function planTurn(request: ChatTurnRequest): Plan {
       const calls = planCalls(request, user);
       if (calls) return calls;
     }
-    // 5. JSON / markdown / default
+    // 5. attachments: quote the passages closest to the question
+    if (embed && request.documents?.length) {
+      const reading = readingReply(request.documents, user.text, embed, user.attachments > 0);
+      if (reading) {
+        return asText(handedFrom
+          ? { markdown: `You've been handed over from **${handedFrom}**.\n\n${reading.markdown}`, plain: `You've been handed over from ${handedFrom}. ${reading.plain}` }
+          : reading);
+      }
+    }
+    // 6. JSON / markdown / default
     if (!json) {
       const wants = markdownWants(user.text);
       if (wants) {
