@@ -14,13 +14,14 @@
  * - **Reading.** The attachments of the latest user message that has any are read through the platform's OCR
  *   engine (images recognised; PDFs from their text layer, pages without one recognised), the first
  *   {@link MAX_READ_PAGES} pages of each, lines kept. A PDF that opens as none → 422. Results are cached by the
- *   bytes' digest, so a follow-up question does not recognise the same image again.
+ *   bytes' digest, so a follow-up question does not recognise the same image again. An attachment of an earlier
+ *   request that cannot be read any more (an expired signed URL) is left out rather than refusing the request.
  */
 import { createHash } from 'node:crypto';
 import type { ConversationEntry, InputContentChunk } from 'parley-kit/types';
 import { BodyTooLargeError } from 'parley-kit/server';
 import type { PlatformContext } from '../http/context.js';
-import { engineUnavailable, genericError, invalidField } from '../http/errors.js';
+import { PlatformHttpError, engineUnavailable, genericError, invalidField } from '../http/errors.js';
 import { FetchFailedError, checkAllowlistedUrl, fetchCapped } from '../http/fetch-allowlisted.js';
 import { fileChunks, getFileById, urlSecret } from '../files/store.js';
 import { checkSignedUrl } from '../files/signed-url.js';
@@ -185,8 +186,13 @@ export async function prepareAttachments(
     if (!chunks.length) continue;
     const documents: ReadDocument[] = [];
     for (const { chunk, index } of chunks) {
-      const decoded = checked.get(chunk) ?? await decode(ctx, chunk, ['body', 'history', i, 'content', index], signal);
-      documents.push(await readOne(ctx, decoded, signal));
+      const fresh = checked.get(chunk);
+      try {
+        documents.push(await readOne(ctx, fresh ?? await decode(ctx, chunk, ['body', 'history', i, 'content', index], signal), signal));
+      } catch (err) {
+        // An attachment of an earlier request that cannot be read any more (an expired signed URL…) is left out.
+        if (fresh || !(err instanceof PlatformHttpError) || err.status >= 500) throw err;
+      }
     }
     return documents;
   }

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { call } from './helpers.js';
 import { drain, withSdkPlatform } from './sdk.js';
-import { dataUrl, textPng } from './ocr-fixtures.mjs';
+import { dataUrl, scannedPdf, textPng } from './ocr-fixtures.mjs';
 import PDFDocument from 'pdfkit';
 
 /** The receipt photo of test/fixtures/receipt (see its README): "TOTAL 42.50" among other lines. */
@@ -68,6 +68,14 @@ describe('the local engine reads attachments', () => {
       messages: question('How long do I have to return a lamp?', { type: 'document_url', documentUrl: dataUrl(await policyPdf()), documentName: 'policies.pdf' }),
     });
     expect(res.choices[0].message.content).toMatch(/^Page 2 of \*\*policies\.pdf\*\* says:\n\n> Returns are accepted within 30 days of delivery\.\n\n/);
+  });
+
+  it('recognises a scanned PDF page (no text layer)', async () => {
+    const res = await t.sdk.chat.complete({
+      model: 'parley-local',
+      messages: question('What is the total amount payable?', { type: 'document_url', documentUrl: dataUrl(await scannedPdf(1)) }),
+    });
+    expect(res.choices[0].message.content).toMatch(/^Page 1 of your PDF says:\n\n> Total amount payable: 42\.50 euros\.\n\n/);
   });
 
   it('reads an image given as a signed URL of the files API', async () => {
