@@ -30,6 +30,25 @@ function policyPdf(): Promise<Uint8Array> {
   return done;
 }
 
+/** A one-page invoice: a header, a table of items, subtotal, VAT and total in columns, a footnote. */
+function invoicePdf(): Promise<Uint8Array> {
+  const doc = new PDFDocument({ size: 'LETTER', margin: 72 });
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<Uint8Array>((resolve) => doc.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks)))));
+  doc.font('Helvetica-Bold').fontSize(20).text('INVOICE 2026-114');
+  doc.font('Helvetica').fontSize(12).text('Bill to: Ada Lovelace, 4 Quay Road');
+  let y = doc.y + 20;
+  for (const [label, amount] of [['Desk lamp', '29.00'], ['Bulbs (2)', '7.50'], ['Subtotal', '36.50'], ['VAT', '6.00'], ['Total', '42.50']]) {
+    doc.text(label, 72, y, { lineBreak: false });
+    doc.text(amount, 400, y, { lineBreak: false });
+    y += 18;
+  }
+  doc.text('Payment is due within 14 days.', 72, y + 24);
+  doc.end();
+  return done;
+}
+
 const t = withSdkPlatform({ maxOcrBytes: 2 * 1024 * 1024 });
 
 const question = (text: string, ...chunks: object[]) => [{ role: 'user' as const, content: [{ type: 'text' as const, text }, ...chunks] as any }];
@@ -68,6 +87,14 @@ describe('the local engine reads attachments', () => {
       messages: question('How long do I have to return a lamp?', { type: 'document_url', documentUrl: dataUrl(await policyPdf()), documentName: 'policies.pdf' }),
     });
     expect(res.choices[0].message.content).toMatch(/^Page 2 of \*\*policies\.pdf\*\* says:\n\n> Returns are accepted within 30 days of delivery\.\n\n/);
+  });
+
+  it('answers "What is the total on this invoice?" with the line that holds the total', async () => {
+    const res = await t.sdk.beta.conversations.start({
+      model: 'parley-local',
+      inputs: question('What is the total on this invoice?', { type: 'document_url', documentUrl: dataUrl(await invoicePdf()), documentName: 'invoice-2026-114.pdf' }),
+    });
+    expect((res.outputs[0] as { content: string }).content).toMatch(/^Page 1 of \*\*invoice-2026-114\.pdf\*\* says:\n\n> Total 42\.50\n\n/);
   });
 
   it('recognises a scanned PDF page (no text layer)', async () => {

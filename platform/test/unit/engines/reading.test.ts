@@ -8,7 +8,7 @@ import { documentPassages, pagePassages, plainLine, queryOf, rankPassages, sente
 import { escapeMarkdown, readingReply } from '../../../src/engines/chat/reading.js';
 import { HASHED_EMBEDDING_DIMENSION, hashedEmbedding } from '../../../src/engines/embeddings/hashed.js';
 import type { ReadDocument } from '../../../src/engines/chat/types.js';
-import { assistantEntry, collect, request, userEntry } from './helpers.js';
+import { assistantEntry, collect, fnTool, request, userEntry } from './helpers.js';
 
 const embed = (texts: readonly string[]) => texts.map((t) => hashedEmbedding(t, HASHED_EMBEDDING_DIMENSION));
 const engine = createLocalChatEngine();
@@ -159,6 +159,15 @@ describe('parley-local with documents', () => {
     expect(followUp.text).toContain('> VAT 4.00');
     const other = await collect(engine, request([...history, userEntry('Show me a table')], { documents: receipt }));
     expect(other.text).toContain('| # | Word | Letters |');
+  });
+
+  it('answers from the attachments before calling a tool the message does not name, and calls a named one', async () => {
+    const tools = [fnTool('get_weather', 'Get the current weather for a city', { type: 'object', properties: { city: { type: 'string' } } })];
+    const asked = await collect(engine, request([userEntry([{ type: 'text', text: 'What is the total on this receipt?' }, IMAGE_CHUNK])], { documents: receipt, tools }));
+    expect(asked.calls).toEqual([]);
+    expect(asked.text).toContain('> TOTAL 42.50');
+    const named = await collect(engine, request([userEntry([{ type: 'text', text: 'Call get_weather for Paris' }, IMAGE_CHUNK])], { documents: receipt, tools }));
+    expect(named.calls.map((c) => c.name)).toEqual(['get_weather']);
   });
 
   it('is marked as reading documents and as a vision model', () => {
