@@ -16,26 +16,27 @@ const RECEIPT = new Uint8Array(readFileSync(new URL('../../../test/fixtures/rece
 /** The reply to "What is the total on this receipt?" with the receipt attached (the README and the e2e quote it). */
 const RECEIPT_REPLY = 'Page 1 of your image says:\n\n> TOTAL 42.50\n\nI quoted the passages closest to your question: `parley-local` reads attachments and ranks their passages by the words they share with it, without interpreting them.';
 
-/** A two-page text-layer PDF: shipping on page 1, returns on page 2. */
-function policyPdf(): Promise<Uint8Array> {
+/** The bytes of a letter-size PDF drawn by `draw` with pdfkit (text layers). */
+function pdfOf(draw: (doc: InstanceType<typeof PDFDocument>) => void): Promise<Uint8Array> {
   const doc = new PDFDocument({ size: 'LETTER', margin: 72 });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<Uint8Array>((resolve) => doc.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks)))));
-  doc.font('Helvetica-Bold').fontSize(20).text('Shop policies');
-  doc.font('Helvetica').fontSize(12).text('Shipping takes three working days. Parcels are sent from Lyon.');
-  doc.addPage();
-  doc.font('Helvetica').fontSize(12).text('Lamps must be unused and in their box. Returns are accepted within 30 days of delivery.');
+  draw(doc);
   doc.end();
   return done;
 }
 
+/** A two-page text-layer PDF: shipping on page 1, returns on page 2. */
+const policyPdf = () => pdfOf((doc) => {
+  doc.font('Helvetica-Bold').fontSize(20).text('Shop policies');
+  doc.font('Helvetica').fontSize(12).text('Shipping takes three working days. Parcels are sent from Lyon.');
+  doc.addPage();
+  doc.font('Helvetica').fontSize(12).text('Lamps must be unused and in their box. Returns are accepted within 30 days of delivery.');
+});
+
 /** A one-page invoice: a header, a table of items, subtotal, VAT and total in columns, a footnote. */
-function invoicePdf(): Promise<Uint8Array> {
-  const doc = new PDFDocument({ size: 'LETTER', margin: 72 });
-  const chunks: Buffer[] = [];
-  doc.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<Uint8Array>((resolve) => doc.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks)))));
+const invoicePdf = () => pdfOf((doc) => {
   doc.font('Helvetica-Bold').fontSize(20).text('INVOICE 2026-114');
   doc.font('Helvetica').fontSize(12).text('Bill to: Ada Lovelace, 4 Quay Road');
   let y = doc.y + 20;
@@ -45,9 +46,7 @@ function invoicePdf(): Promise<Uint8Array> {
     y += 18;
   }
   doc.text('Payment is due within 14 days.', 72, y + 24);
-  doc.end();
-  return done;
-}
+});
 
 const t = withSdkPlatform({ maxOcrBytes: 2 * 1024 * 1024 });
 
