@@ -6,7 +6,7 @@
  */
 import type { CompletionArgs, Tool } from 'parley-kit/types';
 import { countPromptTokens, countTokens } from '../engines/text/tokenizer.js';
-import type { ChatEngine } from '../engines/chat/types.js';
+import type { ChatEngine, ReadDocument } from '../engines/chat/types.js';
 import { ToolCallCollector, type CompletionToolCall, type EngineInput } from './messages.js';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls';
@@ -19,6 +19,8 @@ export interface ChoiceRequest {
   /** Function tools only (see `engineTools`). */
   tools: Tool[];
   completionArgs: CompletionArgs;
+  /** The attachments in view, read (ocr/attachments.ts), for engines that read them. */
+  documents?: ReadDocument[];
   /** The agent answering (agents completions), or null. */
   agent: { id: string; name: string } | null;
   /** False keeps only the first tool call. */
@@ -49,6 +51,7 @@ export async function* runChoice(req: ChoiceRequest): AsyncGenerator<ChoiceEvent
     completionArgs,
     handoffs: [],
     agent: req.agent,
+    documents: req.documents,
     signal: req.signal,
   });
   for await (const event of events) {

@@ -23,6 +23,7 @@ import type { ChatEngine } from '../engines/chat/types.js';
 import { invalidField, invalidModel, notFound } from '../http/errors.js';
 import { isoNow } from '../http/ids.js';
 import { readJson } from '../http/validation.js';
+import { prepareAttachments } from '../ocr/attachments.js';
 import { CompletionRecorder, type CompletionRequest } from '../observability/recorder.js';
 
 /** The platform's safety prompt, put before the system messages when `safe_prompt` is true. */
@@ -54,8 +55,12 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
       ctx.usage.record({ userId: caller.userId, workspaceId: caller.workspaceId, model, endpoint, promptTokens, completionTokens, at: isoNow() });
   };
 
-  /** The engine job of a chat or agent completion: adapted messages, tools and args, one run per choice. */
-  const chatJob = (
+  /**
+   * The engine job of a chat or agent completion: adapted messages, tools and args, one run per choice. The
+   * messages' attachments are checked (4xx) and, for an engine that reads them, read first.
+   */
+  const chatJob = async (
+    c: Context,
     body: ChatCompletionRequest | AgentsCompletionRequest,
     engine: ChatEngine,
     model: string,
@@ -63,6 +68,12 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   ) => {
     const input = toEngineInput(body.messages, settings.preamble);
     const { tools, toolChoice } = engineTools(settings.tools, body.tool_choice);
+    const documents = await prepareAttachments(ctx, {
+      sources: body.messages.map((m, i) => ({ content: m.content, loc: ['body', 'messages', i, 'content'] })),
+      history: input.history,
+      read: engine.readsDocuments === true,
+      signal: c.req.raw.signal,
+    });
     const args: CompletionArgs = { ...settings.args };
     const set = <K extends keyof CompletionArgs>(key: K, value: CompletionArgs[K] | null | undefined) => {
       if (value !== undefined && value !== null) args[key] = value;
@@ -86,7 +97,7 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
       choices: (signal: AbortSignal) =>
         Array.from({ length: count }, (_, i) => () =>
           runChoice({
-            engine, model, input, tools, agent: settings.agent, signal,
+            engine, model, input, tools, documents, agent: settings.agent, signal,
             // Choices differ through the seed (the only variation a deterministic engine has).
             completionArgs: i === 0 ? args : { ...args, random_seed: (args.random_seed ?? 0) + i },
             parallelToolCalls: body.parallel_tool_calls !== false,
@@ -103,7 +114,7 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
         throw invalidField(['body', 'tools', i, 'type'], `Chat completions run function tools only; '${tool.type}' runs on the server in /v1/conversations`, 'value_error', tool.type);
       }
     });
-    const job = chatJob(body, resolved.engine, body.model, {
+    const job = await chatJob(c, body, resolved.engine, body.model, {
       preamble: body.safe_prompt ? [SAFE_PROMPT] : [],
       tools: (body.tools ?? []) as Tool[],
       args: {},
@@ -118,7 +129,7 @@ export function chatCompletionRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
     if (!agent) throw notFound(`Agent '${body.agent_id}' not found`);
     const resolved = ctx.chat.resolve(agent.model);
     if (!resolved) throw invalidModel(agent.model, { why: `The model of agent '${agent.id}' is not a chat model of this platform` });
-    const job = chatJob(body, resolved.engine, agent.model, {
+    const job = await chatJob(c, body, resolved.engine, agent.model, {
       preamble: agent.instructions ? [agent.instructions] : [],
       // Tools given with the request replace the agent's; built-in tools run only in conversations.
       tools: ((body.tools as Tool[] | null | undefined) ?? agent.tools ?? []),

@@ -13,6 +13,7 @@ import { PlatformHttpError, genericError } from '../http/errors.js';
 import { isoNow } from '../http/ids.js';
 import { callerOf } from '../http/caller.js';
 import { CompletionRecorder, type TurnSpeaker } from '../observability/recorder.js';
+import { prepareAttachments } from '../ocr/attachments.js';
 import type { StoredConversation } from './store.js';
 import type { TurnLocks } from './turn-locks.js';
 import { runTurn, type Speaker, type TurnResult } from './turns.js';
@@ -54,6 +55,14 @@ export function createResponder(ctx: PlatformContext, locks: TurnLocks): (c: Con
   const events = new CompletionRecorder(ctx.db);
   return async (c, plan) => {
     const id = plan.conversation.record.id;
+    // Attachments of the inputs are checked (4xx) and, for a model that reads them, read before the turn starts.
+    const model = plan.speaker.kind === 'agent' ? plan.speaker.agent.model : plan.speaker.model;
+    const documents = await prepareAttachments(ctx, {
+      sources: plan.newEntries.map((e, i) => ({ content: 'content' in e ? e.content : null, loc: ['body', 'inputs', i, 'content'] })),
+      history: plan.history,
+      read: ctx.chat.resolve(model)?.engine.readsDocuments === true,
+      signal: c.req.raw.signal ?? new AbortController().signal,
+    });
     const token = await locks.acquire(id);
     if (!token) throw conversationBusy(id);
     const abort = new AbortController();
@@ -88,7 +97,7 @@ export function createResponder(ctx: PlatformContext, locks: TurnLocks): (c: Con
 
     if (!plan.stream) {
       try {
-        const result = await runTurn(ctx, { speaker: plan.speaker, history: plan.history, completionArgs: plan.completionArgs, handoffExecution: plan.handoffExecution, signal: abort.signal, caller });
+        const result = await runTurn(ctx, { speaker: plan.speaker, history: plan.history, documents, completionArgs: plan.completionArgs, handoffExecution: plan.handoffExecution, signal: abort.signal, caller });
         await recordUsage(result);
         if (result.error) {
           throw genericError(result.error.aborted ? 499 : 500, `The model failed to answer: ${result.error.message}`, 'server_error', 'model_error');
@@ -114,7 +123,7 @@ export function createResponder(ctx: PlatformContext, locks: TurnLocks): (c: Con
       };
       try {
         await send({ type: 'conversation.response.started', conversation_id: id, created_at: isoNow() });
-        const result = await runTurn(ctx, { speaker: plan.speaker, history: plan.history, completionArgs: plan.completionArgs, handoffExecution: plan.handoffExecution, signal: abort.signal, emit: send, caller });
+        const result = await runTurn(ctx, { speaker: plan.speaker, history: plan.history, documents, completionArgs: plan.completionArgs, handoffExecution: plan.handoffExecution, signal: abort.signal, emit: send, caller });
         await recordUsage(result);
         // What was produced is kept even when the turn broke, so history shows what the user saw.
         await saveOutputs(result, false);

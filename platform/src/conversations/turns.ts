@@ -17,7 +17,7 @@ import type { Caller } from '../http/caller.js';
 import type { PlatformContext } from '../http/context.js';
 import { openConnectorToolbox, type ConnectorToolbox } from '../connectors/toolbox.js';
 import { countTokens } from '../engines/text/tokenizer.js';
-import type { ChatEngine, HandoffTarget } from '../engines/chat/types.js';
+import type { ChatEngine, HandoffTarget, ReadDocument } from '../engines/chat/types.js';
 import { isoNow, newId } from '../http/ids.js';
 
 /** Who produces the turn: an agent at a version, or a bare model with its own settings. */
@@ -29,6 +29,8 @@ export interface TurnRequest {
   speaker: Speaker;
   /** History before this turn plus this turn's input entries. */
   history: ConversationEntry[];
+  /** The attachments in view, read (ocr/attachments.ts), for engines that read them. */
+  documents?: ReadDocument[];
   /** Completion args given with this request; they override the speaker's. */
   completionArgs?: CompletionArgs | null;
   handoffExecution: HandoffExecution;
@@ -116,6 +118,7 @@ async function turn(ctx: PlatformContext, req: TurnRequest, toolboxes: Connector
           completionArgs: { ...base, ...(req.completionArgs ?? {}) },
           handoffs: targets,
           agent: agent ? { id: agent.id, name: agent.name } : null,
+          documents: req.documents,
           signal: req.signal,
         });
         for await (const event of events) {

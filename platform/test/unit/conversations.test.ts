@@ -421,7 +421,7 @@ describe('models', () => {
     expect(res.json.object).toBe('list');
     const local = res.json.data.find((m: any) => m.id === 'parley-local');
     expect(local).toMatchObject({ object: 'model', type: 'base' });
-    expect(local.capabilities).toMatchObject({ completion_chat: true, function_calling: true, vision: false, audio_speech: false, ocr: false });
+    expect(local.capabilities).toMatchObject({ completion_chat: true, function_calling: true, vision: true, audio_speech: false, ocr: false });
     expect(local.description).toMatch(/deterministic/i);
     expect((await call(platform, '/v1/models/parley-local')).json.id).toBe('parley-local');
     expect((await call(platform, '/v1/models/nope')).status).toBe(404);

@@ -17,6 +17,11 @@ describe('textLayerToMarkdown', () => {
     expect(md).toBe('# Title\n\n## Section\n\nFirst line of a paragraph.\n\nSecond paragraph.\n\n- apple\n- pear\n\n1. one\n2. two');
   });
 
+  it('keeps the lines of a paragraph with keepLines (the chat engine reading a receipt)', () => {
+    const md = textLayerToMarkdown([run('Lamp 29.00', 630), run('VAT 4.00', 616), run('TOTAL 42.50', 602), run('• wrapped', 570), run('item', 556)], [], undefined, true);
+    expect(md).toBe('Lamp 29.00\nVAT 4.00\nTOTAL 42.50\n\n- wrapped\nitem');
+  });
+
   it('joins runs of one baseline left to right, with a space only where there is a gap', () => {
     const md = textLayerToMarkdown([
       { str: 'world', x: 130, y: 500, width: 30, size: 12 },
@@ -40,6 +45,8 @@ describe('textLayerToMarkdown', () => {
 describe('ocrTextToMarkdown', () => {
   it('joins wrapped lines, splits paragraphs on blank lines and keeps list items', () => {
     expect(ocrTextToMarkdown('One two\nthree.\n\nNext para.\n\n- a\n- b\ncontinued\n')).toBe('One two three.\n\nNext para.\n\n- a\n- b continued');
+    // keepLines (the chat engine's reading): the lines stay lines
+    expect(ocrTextToMarkdown('One two\nthree.\n\nNext para.\n\n- a\n- b\ncontinued\n', true)).toBe('One two\nthree.\n\nNext para.\n\n- a\n- b\ncontinued');
   });
 });
 

@@ -10,8 +10,10 @@
  * | The history ends with `function.result` entries | A markdown message quoting each result (`The \`get_weather\` tool returned: …`): flat JSON objects as a list, other JSON in a ```json block, plain text as a quote. Always text, even when `tool_choice` is `any`, so tool loops end. |
  * | The last user message is exactly `/fail` (trimmed) | A few text tokens, then the turn throws an `Error` ("parley-local failed on purpose …"). A test hook for mid-stream failures. |
  * | `handoffs` is non-empty and the last user message asks to be transferred / handed (over/off/to) / to speak, talk or chat with / connected, switched, routed, escalated to an agent named in `handoffs` (its name or id, case-insensitive; or words of its description) | One `handoff` event and nothing else. Never to the current agent, and never twice after the same user message (no ping-pong). |
+ * | `documents` (attachments the platform read: images through OCR, PDFs through their text layer) and the last user message has attachments (and names no function tool explicitly) | The passages closest to the question, quoted with their page ("Page 1 of your image says: > TOTAL 42.50"), ranked with the embedding engine (reading.ts, passages.ts). |
  * | `function` tools are present, `tool_choice` is not `none`, and the last user message names a tool (`get_weather`, `get weather`, `getWeather`), one of its distinctive name words (`weather`), or two distinctive words of its description; or `tool_choice` is `any`/`required` (then the best-scoring tool is called regardless) | `function_call` events with 9-char alphanumeric ids derived from a hash of the conversation, arguments streamed in a few pieces. Arguments are JSON valid for the tool's `parameters` schema, filled from the message text (see `fillJsonSchema` in json-schema-filler.ts). Several tools named explicitly in one message → several calls. |
- * | `response_format` is `json_object` | One JSON object `{"reply": "...", "words": n}`. |
+ * | `documents` and the last user message, without attachments, shares words with a passage of the earlier ones | The same quoting reply. |
+ * | `response_format` is `json_object` | One JSON object `{"reply": "...", "words": n}` (the reply of the rows above or below, as plain text). |
  * | `response_format` is `json_schema` | A JSON value valid for the schema, filled from the message text. |
  * | The message mentions `markdown` (everything), `table`, `code`/`snippet`, `list`/`bullet`/`numbered`, `heading`/`header`, `link`/`url` | A markdown demonstration with the requested elements. |
  * | Anything else | A short markdown reply that quotes the message, counts its words and mentions the agent name and the start of the instructions. |
@@ -28,6 +30,8 @@
 import type { ModelCard } from 'parley-kit/types';
 import { modelCard } from '../model-card.js';
 import { countPromptTokens, countTokens, tokenize } from '../text/tokenizer.js';
+import { HASHED_EMBEDDING_DIMENSION, hashedEmbedding } from '../embeddings/hashed.js';
+import type { Embed } from './passages.js';
 import { LOCAL_FAIL_TRIGGER, planTurn } from './turn-plan.js';
 import type { ChatEngine, ChatEngineEvent, ChatTurnRequest } from './types.js';
 
@@ -39,7 +43,11 @@ export const LOCAL_CHAT_MODEL_ALIASES: readonly string[] = ['mistral-small-lates
 export interface LocalChatEngineOptions {
   /** Milliseconds to wait between streamed tokens (default 0). The wait stops as soon as the request is aborted. */
   tokenDelayMs?: number;
+  /** Embeds the question and the passages of read attachments to rank them (default: `parley-embed`, 1024 dimensions). */
+  embed?: Embed;
 }
+
+const defaultEmbed: Embed = (texts) => texts.map((t) => hashedEmbedding(t, HASHED_EMBEDDING_DIMENSION));
 
 /** Cut `text` before the first occurrence of any stop sequence. */
 function applyStop(text: string, stop: string | string[] | null | undefined): string {
@@ -95,11 +103,12 @@ const LOCAL_MODEL_CARD: ModelCard = modelCard({
   id: LOCAL_CHAT_MODEL_ID,
   created: 1735689600,
   ownedBy: 'mistralai',
-  capabilities: { completion_chat: true, function_calling: true },
+  capabilities: { completion_chat: true, function_calling: true, vision: true },
   name: 'Parley local stand-in',
   description:
     'A deterministic local stand-in for offline development, not a language model: it describes your message instead of ' +
-    'understanding it, demonstrates markdown when asked, calls function tools you name, hands off to agents you ask for and ' +
+    'understanding it, quotes the passages of attached images and PDFs closest to your question (with their page), ' +
+    'demonstrates markdown when asked, calls function tools you name, hands off to agents you ask for and ' +
     'fails on purpose on "/fail". It also answers to mistral-small-latest, mistral-medium-latest and mistral-large-latest so ' +
     'code written for the hosted platform runs offline.',
   aliases: [...LOCAL_CHAT_MODEL_ALIASES],
@@ -118,11 +127,12 @@ const LOCAL_MODEL_CARD: ModelCard = modelCard({
  */
 export function createLocalChatEngine(options: LocalChatEngineOptions = {}): ChatEngine {
   const delay = Math.max(0, options.tokenDelayMs ?? 0);
+  const embed = options.embed ?? defaultEmbed;
 
   async function* run(request: ChatTurnRequest): AsyncGenerator<ChatEngineEvent> {
     const { signal } = request;
     if (signal.aborted) throw abortReason(signal);
-    const plan = planTurn(request);
+    const plan = planTurn(request, embed);
     const promptTokens = countPromptTokens(request.instructions, request.history);
     let completionTokens = 0;
     let first = true;
@@ -173,6 +183,7 @@ export function createLocalChatEngine(options: LocalChatEngineOptions = {}): Cha
 
   return {
     models: () => [structuredClone(LOCAL_MODEL_CARD)],
+    readsDocuments: true,
     run,
   };
 }

@@ -6,6 +6,8 @@ import type { ConversationEntry, FunctionDefinition } from 'parley-kit/types';
 import { contentText } from 'parley-kit/wire';
 import { fillJsonSchema, isSchema, type Schema } from './json-schema-filler.js';
 import { defaultReply, jsonText, markdownReply, markdownWants, resultReply, type UserMessage } from './replies.js';
+import type { Embed } from './passages.js';
+import { readingReply } from './reading.js';
 import { shortId } from './stable-hash.js';
 import type { ChatTurnRequest, HandoffTarget } from './types.js';
 import {
@@ -118,8 +120,15 @@ function planCalls(request: ChatTurnRequest, user: UserMessage): Plan | null {
   };
 }
 
-/** Decide the turn (the rules, in order, are the table in local.ts). */
-export function planTurn(request: ChatTurnRequest): Plan {
+/** Whether the message names one of the function tools (and tools may be called). */
+function namesTool(request: ChatTurnRequest, user: UserMessage): boolean {
+  if ((request.completionArgs?.tool_choice ?? 'auto') === 'none') return false;
+  const defs = request.tools.flatMap((t) => (t.type === 'function' ? [t.function] : []));
+  return matchTools(user.text, defs).some((m) => m.explicitAt >= 0);
+}
+
+/** Decide the turn (the rules, in order, are the table in local.ts); `embed` ranks the passages of read attachments. */
+export function planTurn(request: ChatTurnRequest, embed?: Embed): Plan {
   const history = request.history;
   const format = request.completionArgs?.response_format ?? null;
   const json = format?.type === 'json_object' || format?.type === 'json_schema' ? format : null;
@@ -143,6 +152,14 @@ export function planTurn(request: ChatTurnRequest): Plan {
   const since = user ? history.slice(user.index + 1) : [];
   const handoffEntry = [...since].reverse().find((e) => e.type === 'agent.handoff');
   const handedFrom = handoffEntry && handoffEntry.type === 'agent.handoff' ? handoffEntry.previous_agent_name : null;
+  /** The reply quoting the read attachments (reading.ts), or null. */
+  const readAttachments = (u: UserMessage): Plan | null => {
+    const reading = embed && request.documents?.length ? readingReply(request.documents, u.text, embed, u.attachments > 0) : null;
+    if (!reading) return null;
+    return asText(handedFrom
+      ? { markdown: `You've been handed over from **${handedFrom}**.\n\n${reading.markdown}`, plain: `You've been handed over from ${handedFrom}. ${reading.plain}` }
+      : reading);
+  };
 
   if (user) {
     // 3. handoffs (once per user message, never to self)
@@ -150,12 +167,22 @@ export function planTurn(request: ChatTurnRequest): Plan {
       const target = chooseHandoff(user.text, request.handoffs, request.agent?.id ?? null);
       if (target) return { kind: 'handoff', agentId: target.id };
     }
-    // 4. function calls (once per user message)
+    // 4. a message with attachments: quote the passages closest to its question (unless it names a tool)
+    if (user.attachments && !namesTool(request, user)) {
+      const reading = readAttachments(user);
+      if (reading) return reading;
+    }
+    // 5. function calls (once per user message)
     if (!since.some((e) => e.type === 'function.call')) {
       const calls = planCalls(request, user);
       if (calls) return calls;
     }
-    // 5. JSON / markdown / default
+    // 6. a question about earlier attachments: quote them when a passage shares its words
+    if (!user.attachments) {
+      const reading = readAttachments(user);
+      if (reading) return reading;
+    }
+    // 7. JSON / markdown / default
     if (!json) {
       const wants = markdownWants(user.text);
       if (wants) {

@@ -3,6 +3,22 @@ import type { CompletionArgs, ConversationEntry, ModelCard, Tool } from 'parley-
 /** An agent the current speaker may hand the conversation to. */
 export interface HandoffTarget { id: string; name: string; description: string | null }
 
+/**
+ * What an attachment of the conversation says, read by the platform before the turn (images through OCR, PDFs
+ * through their text layer, OCR where a page has none). Lines of a page stay lines (`\n`), paragraphs are
+ * separated by blank lines; the text is markdown as the OCR engine writes it (headings, lists, tables).
+ */
+export interface ReadDocument {
+  /** `image` for an `image_url` chunk, `pdf` for a `document_url` one. */
+  kind: 'image' | 'pdf';
+  /** The chunk's `document_name`, or null (images have none). Untrusted. */
+  name: string | null;
+  /** The pages read, in order (0-based `index`). */
+  pages: Array<{ index: number; text: string }>;
+  /** Pages the document has: more than `pages.length` when only the first ones were read. */
+  pageCount: number;
+}
+
 /** Everything a chat engine needs to produce one assistant turn. */
 export interface ChatTurnRequest {
   /** Model id as the caller named it (already known to be served by this engine). */
@@ -16,6 +32,11 @@ export interface ChatTurnRequest {
   handoffs: HandoffTarget[];
   /** The agent speaking, or null for a model conversation. */
   agent: { id: string; name: string } | null;
+  /**
+   * The attachments in view, read (those of the latest user message that has any), for engines with
+   * `readsDocuments`; absent or empty when there are none.
+   */
+  documents?: ReadDocument[];
   signal: AbortSignal;
 }
 
@@ -38,5 +59,7 @@ export interface ChatEngine {
   models(): ModelCard[];
   /** Produce one turn. Throwing (or a rejected iteration) ends the turn with an error. */
   run(request: ChatTurnRequest): AsyncIterable<ChatEngineEvent>;
+  /** True when the engine uses `documents`: the platform then reads attachments (OCR) before the turn; otherwise it only checks them. */
+  readonly readsDocuments?: boolean;
   close?(): Promise<void>;
 }

@@ -65,7 +65,7 @@ export function createLocalOcrEngine(options: LocalOcrOptions = {}): OcrEngine {
     }
   }
 
-  async function pdfPage(doc: PDFDocumentProxy, index: number, minSize: number, extractTables: boolean, signal?: AbortSignal): Promise<PageResult> {
+  async function pdfPage(doc: PDFDocumentProxy, index: number, minSize: number, extractTables: boolean, keepLines: boolean, signal?: AbortSignal): Promise<PageResult> {
     signal?.throwIfAborted();
     const page = await doc.getPage(index + 1);
     try {
@@ -74,12 +74,12 @@ export function createLocalOcrEngine(options: LocalOcrOptions = {}): OcrEngine {
       const runs = await textRuns(page);
       if (!runs.some((r) => r.str.trim())) {
         const { text } = await pool.recognize(await rasterizePage(page, OCR_DPI));
-        return { page: { index, markdown: ocrTextToMarkdown(text), images: [], dimensions }, boxes: [], tables: [] };
+        return { page: { index, markdown: ocrTextToMarkdown(text, keepLines), images: [], dimensions }, boxes: [], tables: [] };
       }
       const boxes = (await imageBoxes(page, OCR_DPI)).filter((b) => b.x1 - b.x0 >= minSize && b.y1 - b.y0 >= minSize);
       const tables: string[][][] = [];
       const table = extractTables ? (rows: string[][]) => placeholder('tbl', tables.push(rows) - 1) : markdownTable;
-      const markdown = textLayerToMarkdown(runs, boxes.map((b, n) => ({ top: b.pdfTop, markdown: placeholder('img', n) })), table);
+      const markdown = textLayerToMarkdown(runs, boxes.map((b, n) => ({ top: b.pdfTop, markdown: placeholder('img', n) })), table, keepLines);
       return { page: { index, markdown, images: [], dimensions }, boxes, tables };
     } finally {
       page.cleanup();
@@ -141,13 +141,13 @@ export function createLocalOcrEngine(options: LocalOcrOptions = {}): OcrEngine {
           throw new InvalidDocumentError(`The image is ${size.width}×${size.height} pixels; at most ${MAX_RENDER_PIXELS / 1e6} megapixels can be recognised`);
         }
         const { text } = await pool.recognize(job.input.bytes);
-        return [{ index: 0, markdown: ocrTextToMarkdown(text), images: [], dimensions: { dpi: OCR_DPI, height: size.height, width: size.width } }];
+        return [{ index: 0, markdown: ocrTextToMarkdown(text, job.keepLines), images: [], dimensions: { dpi: OCR_DPI, height: size.height, width: size.width } }];
       }
       return withPdf(job.input.bytes, async (doc) => {
         const indexes = job.selectPages?.(doc.numPages) ?? Array.from({ length: doc.numPages }, (_, i) => i);
         try {
           const minSize = job.images?.minSize ?? 0;
-          const results = await mapLimited(indexes, pool.size + 1, (i) => pdfPage(doc, i, minSize, !!job.tableFormat, job.signal));
+          const results = await mapLimited(indexes, pool.size + 1, (i) => pdfPage(doc, i, minSize, !!job.tableFormat, !!job.keepLines, job.signal));
           return await finishPages(doc, results, job);
         } catch (err) {
           if (err instanceof InvalidDocumentError || (err as { name?: string }).name === 'AbortError') throw err;

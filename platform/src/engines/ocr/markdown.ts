@@ -93,9 +93,17 @@ class MarkdownBlocks {
   paragraph: string[] = [];
   list: string[] = [];
 
+  /** `keepLines`: the lines of a paragraph or list item stay lines of their own instead of being joined by spaces. */
+  constructor(private readonly keepLines = false) {}
+
+  /** A line that goes on the list item being collected. */
+  continueItem(line: string): void {
+    this.list[this.list.length - 1] += `${this.keepLines ? '\n' : ' '}${line}`;
+  }
+
   /** Closes the paragraph and the list being collected. */
   flush(): void {
-    if (this.paragraph.length) this.blocks.push(this.paragraph.join(' '));
+    if (this.paragraph.length) this.blocks.push(this.paragraph.join(this.keepLines ? '\n' : ' '));
     if (this.list.length) this.blocks.push(this.list.join('\n'));
     this.paragraph = [];
     this.list = [];
@@ -115,13 +123,14 @@ class MarkdownBlocks {
 
 /**
  * Markdown of a page's text layer, with `figures` as blocks of their own where they sit on the page; each table
- * found becomes the block `table(rows)` returns (default: a markdown table).
+ * found becomes the block `table(rows)` returns (default: a markdown table). With `keepLines` the lines of a
+ * paragraph are not joined (for readers that quote lines, such as the chat engine's attachment reading).
  */
-export function textLayerToMarkdown(runs: TextRun[], figures: Figure[] = [], table: (rows: string[][]) => string = markdownTable): string {
+export function textLayerToMarkdown(runs: TextRun[], figures: Figure[] = [], table: (rows: string[][]) => string = markdownTable, keepLines = false): string {
   const lines = toLines(runs);
   const pending = [...figures].sort((a, b) => b.top - a.top);
   const body = bodySize(lines);
-  const out = new MarkdownBlocks();
+  const out = new MarkdownBlocks(keepLines);
   let prev: Line | undefined;
   const placeFigures = (above: number) => {
     while (pending.length && pending[0].top > above) {
@@ -151,7 +160,7 @@ export function textLayerToMarkdown(runs: TextRun[], figures: Figure[] = [], tab
         if (out.paragraph.length || newBlock) out.flush();
         out.list.push(item);
       } else if (out.list.length && !newBlock) {
-        out.list[out.list.length - 1] += ` ${line.text}`;
+        out.continueItem(line.text);
       } else {
         if (newBlock) out.flush();
         out.paragraph.push(line.text);
@@ -163,9 +172,9 @@ export function textLayerToMarkdown(runs: TextRun[], figures: Figure[] = [], tab
   return out.toString();
 }
 
-/** Markdown of recognised text: blank lines separate paragraphs, wrapped lines are joined. */
-export function ocrTextToMarkdown(text: string): string {
-  const out = new MarkdownBlocks();
+/** Markdown of recognised text: blank lines separate paragraphs, wrapped lines are joined (unless `keepLines`). */
+export function ocrTextToMarkdown(text: string, keepLines = false): string {
+  const out = new MarkdownBlocks(keepLines);
   for (const para of text.split(/\n\s*\n/)) {
     const lines = para.split('\n').map((l) => l.trim()).filter(Boolean);
     for (const line of lines) {
@@ -174,7 +183,7 @@ export function ocrTextToMarkdown(text: string): string {
         if (out.paragraph.length) out.flush();
         out.list.push(item);
       } else if (out.list.length) {
-        out.list[out.list.length - 1] += ` ${line}`;
+        out.continueItem(line);
       } else {
         out.paragraph.push(line);
       }

@@ -18,6 +18,8 @@ export interface OcrJob {
   images?: { includeBase64: boolean; limit: number | null; minSize: number | null };
   /** null: tables stay inline in the markdown; otherwise they go to the page's `tables` in this format, referenced as `[tbl-N.md](tbl-N.md)`. */
   tableFormat?: 'markdown' | 'html' | null;
+  /** Each line of text stays a line of its own in the markdown (wrapped lines are not joined), for readers that quote lines. */
+  keepLines?: boolean;
   signal?: AbortSignal;
 }
 

@@ -83,7 +83,7 @@ describe('parley-local model card', () => {
     expect(card.aliases).toEqual(['mistral-small-latest', 'mistral-medium-latest', 'mistral-large-latest']);
     expect([...LOCAL_CHAT_MODEL_ALIASES]).toEqual(card.aliases);
     const trueCaps = Object.entries(card.capabilities).filter(([, v]) => v).map(([k]) => k).sort();
-    expect(trueCaps).toEqual(['completion_chat', 'function_calling']);
+    expect(trueCaps).toEqual(['completion_chat', 'function_calling', 'vision']);
     expect(Object.keys(card.capabilities)).toHaveLength(14);
     expect(card.description).toMatch(/deterministic/i);
     expect(card.description).toMatch(/not a language model/i);
