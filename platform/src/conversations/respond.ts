@@ -16,6 +16,7 @@ import { CompletionRecorder, type TurnSpeaker } from '../observability/recorder.
 import type { StoredConversation } from './store.js';
 import type { TurnLocks } from './turn-locks.js';
 import { runTurn, type Speaker, type TurnResult } from './turns.js';
+import { readableLibraries } from '../libraries/tool.js';
 
 /** One turn to answer: the conversation (new or stored), its history with this turn's inputs, who speaks, and how to answer. */
 export interface TurnPlan {
@@ -54,6 +55,8 @@ export function createResponder(ctx: PlatformContext, locks: TurnLocks): (c: Con
   const events = new CompletionRecorder(ctx.db);
   return async (c, plan) => {
     const id = plan.conversation.record.id;
+    // A library the caller cannot read refuses the turn before anything is stored or streamed.
+    await readableLibraries(ctx, recordedSpeaker(plan.speaker).tools, callerOf(c));
     const token = await locks.acquire(id);
     if (!token) throw conversationBusy(id);
     const abort = new AbortController();

@@ -5,6 +5,7 @@
 import type { ConversationEntry, FunctionDefinition } from 'parley-kit/types';
 import { contentText } from 'parley-kit/wire';
 import { fillJsonSchema, isSchema, type Schema } from './json-schema-filler.js';
+import { LIBRARY_TOOL_NAME, libraryReply, parseLibraryResult } from './library.js';
 import { defaultReply, jsonText, markdownReply, markdownWants, resultReply, type UserMessage } from './replies.js';
 import { shortId } from './stable-hash.js';
 import type { ChatTurnRequest, HandoffTarget } from './types.js';
@@ -89,7 +90,7 @@ function matchTools(text: string, defs: readonly FunctionDefinition[]): ToolMatc
 function planCalls(request: ChatTurnRequest, user: UserMessage): Plan | null {
   const choice = request.completionArgs?.tool_choice ?? 'auto';
   if (choice === 'none') return null;
-  const defs = request.tools.flatMap((t) => (t.type === 'function' ? [t.function] : []));
+  const defs = request.tools.flatMap((t) => (t.type === 'function' && t.function.name !== LIBRARY_TOOL_NAME ? [t.function] : []));
   if (defs.length === 0) return null;
   const forced = choice === 'any' || choice === 'required';
   const matches = matchTools(user.text, defs);
@@ -118,6 +119,14 @@ function planCalls(request: ChatTurnRequest, user: UserMessage): Plan | null {
   };
 }
 
+/** A call of the `document_library` tool with the user's message as the query, when the tool is offered. */
+function planLibraryCall(request: ChatTurnRequest, user: UserMessage): Plan | null {
+  if ((request.completionArgs?.tool_choice ?? 'auto') === 'none' || !user.text.trim()) return null;
+  if (!request.tools.some((t) => t.type === 'function' && t.function.name === LIBRARY_TOOL_NAME)) return null;
+  const args = JSON.stringify({ query: user.text.trim() });
+  return { kind: 'calls', calls: [{ name: LIBRARY_TOOL_NAME, arguments: args, toolCallId: shortId(`${conversationKey(request)}\u0002library`) }] };
+}
+
 /** Decide the turn (the rules, in order, are the table in local.ts). */
 export function planTurn(request: ChatTurnRequest): Plan {
   const history = request.history;
@@ -133,7 +142,13 @@ export function planTurn(request: ChatTurnRequest): Plan {
     if (e.type !== 'function.result') break;
     results.unshift(e);
   }
-  if (results.length) return asText(resultReply(request, results));
+  if (results.length) {
+    // results of the document_library tool are answered with the passages found
+    const names = new Map(history.flatMap((e) => (e.type === 'function.call' ? [[e.tool_call_id, e.name] as const] : [])));
+    const found = results.map((r) => (names.get(r.tool_call_id) === LIBRARY_TOOL_NAME ? parseLibraryResult(r.result) : null));
+    if (found.every((f) => f !== null)) return asText(libraryReply(found));
+    return asText(resultReply(request, results));
+  }
 
   // 2. the failure hook
   if (user && user.text.trim() === LOCAL_FAIL_TRIGGER) {
@@ -152,7 +167,7 @@ export function planTurn(request: ChatTurnRequest): Plan {
     }
     // 4. function calls (once per user message)
     if (!since.some((e) => e.type === 'function.call')) {
-      const calls = planCalls(request, user);
+      const calls = planCalls(request, user) ?? planLibraryCall(request, user);
       if (calls) return calls;
     }
     // 5. JSON / markdown / default
