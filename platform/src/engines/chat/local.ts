@@ -7,13 +7,14 @@
  *
  * | Situation (checked in this order) | What it produces |
  * |---|---|
- * | The history ends with `function.result` entries | A markdown message quoting each result (`The \`get_weather\` tool returned: …`): flat JSON objects as a list, other JSON in a ```json block, plain text as a quote. Always text, even when `tool_choice` is `any`, so tool loops end. |
+ * | The history ends with `function.result` entries | Results of `document_library` calls: the passages quoted (see below). Others: a markdown message quoting each result (`The \`get_weather\` tool returned: …`): flat JSON objects as a list, other JSON in a ```json block, plain text as a quote. Always text, even when `tool_choice` is `any`, so tool loops end. |
  * | The last user message is exactly `/fail` (trimmed) | A few text tokens, then the turn throws an `Error` ("parley-local failed on purpose …"). A test hook for mid-stream failures. |
  * | `handoffs` is non-empty and the last user message asks to be transferred / handed (over/off/to) / to speak, talk or chat with / connected, switched, routed, escalated to an agent named in `handoffs` (its name or id, case-insensitive; or words of its description) | One `handoff` event and nothing else. Never to the current agent, and never twice after the same user message (no ping-pong). |
  * | `function` tools are present, `tool_choice` is not `none`, and the last user message names a tool (`get_weather`, `get weather`, `getWeather`), one of its distinctive name words (`weather`), or two distinctive words of its description; or `tool_choice` is `any`/`required` (then the best-scoring tool is called regardless) | `function_call` events with 9-char alphanumeric ids derived from a hash of the conversation, arguments streamed in a few pieces. Arguments are JSON valid for the tool's `parameters` schema, filled from the message text (see `fillJsonSchema` in json-schema-filler.ts). Several tools named explicitly in one message → several calls. |
  * | `response_format` is `json_object` | One JSON object `{"reply": "...", "words": n}`. |
  * | `response_format` is `json_schema` | A JSON value valid for the schema, filled from the message text. |
  * | The message mentions `markdown` (everything), `table`, `code`/`snippet`, `list`/`bullet`/`numbered`, `heading`/`header`, `link`/`url` | A markdown demonstration with the requested elements. |
+ * | A `document_library` function is offered (the platform's library tool, library.ts), `tool_choice` is not `none`, and no call was made since the message | One call `document_library({"query": <the message>})`; its result is answered by quoting the passages found, best first, each with its source's title and number (`— *Returns* [1]`), or by saying nothing was found. |
  * | Anything else | A short markdown reply that quotes the message, counts its words and mentions the agent name and the start of the instructions. |
  *
  * `completion_args.stop` cuts text before the first stop sequence and `max_tokens` caps the number of

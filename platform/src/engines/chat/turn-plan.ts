@@ -166,11 +166,12 @@ export function planTurn(request: ChatTurnRequest): Plan {
       if (target) return { kind: 'handoff', agentId: target.id };
     }
     // 4. function calls (once per user message)
-    if (!since.some((e) => e.type === 'function.call')) {
-      const calls = planCalls(request, user) ?? planLibraryCall(request, user);
+    const called = since.some((e) => e.type === 'function.call');
+    if (!called) {
+      const calls = planCalls(request, user);
       if (calls) return calls;
     }
-    // 5. JSON / markdown / default
+    // 5. JSON / markdown / document library search / default
     if (!json) {
       const wants = markdownWants(user.text);
       if (wants) {
@@ -178,6 +179,8 @@ export function planTurn(request: ChatTurnRequest): Plan {
         return { kind: 'text', text: handedFrom ? `You've been handed over from **${handedFrom}**.\n\n${md}` : md };
       }
     }
+    const search = called ? null : planLibraryCall(request, user);
+    if (search) return search;
   }
   return asText(defaultReply(request, user, handedFrom));
 }
