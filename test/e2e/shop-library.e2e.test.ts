@@ -7,11 +7,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { CHROMIUM, launchChromium } from './harness/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
-const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
 const KEY = 'parley-dev-key';
 const QUESTION = 'How long do I have to return a lamp?';
 
@@ -60,10 +60,7 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium`);
   dataDir = mkdtempSync(join(tmpdir(), 'parley-e2e-library-'));
   server = await start();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=en-US', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
