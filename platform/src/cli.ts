@@ -17,7 +17,8 @@ import { createAssetHandler } from './demo/assets.js';
 import { REALTIME_TRANSCRIPTION_PATH } from './realtime/endpoint.js';
 import { serveFetch, type NodeIncoming } from 'parley-kit/server';
 import { createRelay, nodeRelayEnv, type Relay, type RelayPolicy } from 'parley-kit/relay';
-import { ensureDemoAgents, ensureDemoConnector } from './demo/agents.js';
+import { ensureAgentLibrary, ensureDemoAgents, ensureDemoConnector } from './demo/agents.js';
+import { DEMO_LIBRARY_NAME, ensureDemoLibrary, readShopPages, shopPage } from './demo/library.js';
 import { startDemoMcpServer, type DemoMcpServer } from './demo-mcp/server.js';
 
 const DEV_API_KEY = 'parley-dev-key';
@@ -150,6 +151,7 @@ async function runStart(values: Values): Promise<void> {
   // The relay reaches the local platform's WebSocket over loopback, at this server's own URL (known once listening).
   let ownUrl = '';
   let platform: Platform | undefined;
+  let localKey = '';
   let demoMcp: DemoMcpServer | undefined;
   let relay: Relay;
   let demo: { agentId?: string; model?: string; ordersAgentId?: string };
@@ -168,6 +170,7 @@ async function runStart(values: Values): Promise<void> {
   } else {
     const local = localPlatform(values, 25);
     platform = local.platform;
+    localKey = local.apiKey;
     await readyOrExit(platform);
     const agents = await ensureDemoAgents(platform.fetch, local.apiKey);
     // The order-status MCP server behind the demo connector: loopback, a free port each start.
@@ -194,12 +197,24 @@ async function runStart(values: Values): Promise<void> {
     app.all('/v1/*', (c) => p.fetch(c.req.raw));
   }
   app.get('/demo-config.json', (c) => c.json(demo));
+  // The shop's pages (what the shop agent's library holds and its replies cite), as text.
+  const pages = readShopPages(join(KIT_ROOT, 'demo/shop-pages'));
+  app.get('/shop/:page', (c) => {
+    const page = shopPage(pages, c.req.param('page'));
+    return page ? c.text(page.markdown, 200, { 'content-type': 'text/plain; charset=utf-8' }) : c.notFound();
+  });
   const assets = createAssetHandler({ root: browserDir });
   app.all('/assets/*', (c) => assets(c.req.raw, new URL(c.req.url).pathname.slice('/assets/'.length)));
   app.use('/*', serveStatic({ root: relativeToCwd(join(KIT_ROOT, 'demo')) }));
 
   const server = await serveFetch(app.fetch, { port, hostname: values.host, upgrade: platform ? [relay.handleUpgrade, platform.handleUpgrade] : [relay.handleUpgrade] });
   ownUrl = server.url;
+  if (platform && demo.agentId) {
+    // The shop's pages as the shop agent's library, linked at this server's address (loaded once, kept in step).
+    const libraryId = await ensureDemoLibrary(platform.fetch, localKey, pages, publicOrigin ?? server.url);
+    await ensureAgentLibrary(platform.fetch, localKey, demo.agentId, libraryId);
+    lines.push(`  shop library   "${DEMO_LIBRARY_NAME}" ${libraryId}   (${pages.map((p) => `/shop/${p.slug}`).join(', ')}; the shop agent's document_library)`);
+  }
   process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  documents      ${server.url}/documents.html`, ...(demo.ordersAgentId ? [`  order tracker  ${server.url}/orders.html   (tools over MCP)`] : []), `  relay          ${server.url}/api`,
     `  origins        ${[publicOrigin ?? server.url, ...allowedOrigins].join(', ')}   (pages that may use the relay; --allow-origin adds one${publicOrigin ? '' : '; by a host name other than localhost, set --public-origin'})`,
     `  CDN-style tag  <script type="module" src="${server.url}/assets/agent-chat.js"></script>`,

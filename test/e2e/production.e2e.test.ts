@@ -8,11 +8,11 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, connect, type Server as TcpServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { CHROMIUM, launchChromium } from './harness/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
-const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
 const REDIS = '/usr/bin/redis-server';
 const RELAY_SECRET = 'e2e-relay-signing-secret-0123456789abcdef';
 const OPERATOR_SECRET = 'e2e-operator-secret-0123456789abcdefghij';
@@ -115,10 +115,7 @@ beforeAll(async () => {
   });
   balancer = `http://127.0.0.1:${await listen(lb)}`;
 
-  browser = await chromium.launch({
-    executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=en-US', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

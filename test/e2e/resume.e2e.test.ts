@@ -5,12 +5,12 @@
 // same prompt answered without interruption, with no action from the visitor. Another session cannot
 // read the stream, and a visitor offline keeps the history and gets the message sent once back online (the
 // message kept in the store when the chat is opened again offline).
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM, launchChromium } from './harness/chromium.js';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startResumeStack, type ResumeStack } from './harness/resume-stack.js';
 
-const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
 /** Asks parley-local for its full markdown demonstration: ~290 tokens, ~12 s at 40 ms a token. */
 const LONG_PROMPT = 'Show me everything in markdown, please: headings, a table, code, a list and links.';
 const WAIT = { timeout: 30_000 };
@@ -24,10 +24,7 @@ let expected = '';
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium`);
   stack = await startResumeStack({ tokenDelayMs: 40 });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=en-US', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

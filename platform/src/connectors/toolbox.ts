@@ -9,7 +9,7 @@
  * - Running a tool never fails the turn: an unreachable server or an error result becomes a result the
  *   engine reads (`is_error: true` in the execution's `info`).
  */
-import type { Tool, ToolConfiguration } from 'parley-kit/types';
+import type { Tool, ToolConfiguration, ToolReferenceChunk } from 'parley-kit/types';
 import type { Caller } from '../http/caller.js';
 import type { PlatformContext } from '../http/context.js';
 import { PlatformHttpError, notFound } from '../http/errors.js';
@@ -25,6 +25,8 @@ export interface ConnectorToolOutcome {
   text: string;
   /** The `info` of the `tool.execution` entry. */
   info: Record<string, unknown>;
+  /** Sources to cite in the reply that follows, as `tool_reference` chunks (the document library's). */
+  references?: ToolReferenceChunk[];
 }
 
 export interface ConnectorToolbox {

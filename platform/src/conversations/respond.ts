@@ -17,6 +17,7 @@ import { prepareAttachments } from '../ocr/attachments.js';
 import type { StoredConversation } from './store.js';
 import type { TurnLocks } from './turn-locks.js';
 import { runTurn, type Speaker, type TurnResult } from './turns.js';
+import { readableLibraries } from '../libraries/tool.js';
 
 /** One turn to answer: the conversation (new or stored), its history with this turn's inputs, who speaks, and how to answer. */
 export interface TurnPlan {
@@ -55,6 +56,8 @@ export function createResponder(ctx: PlatformContext, locks: TurnLocks): (c: Con
   const events = new CompletionRecorder(ctx.db);
   return async (c, plan) => {
     const id = plan.conversation.record.id;
+    // A library the caller cannot read refuses the turn before anything is stored or streamed.
+    await readableLibraries(ctx, recordedSpeaker(plan.speaker).tools, callerOf(c));
     // Attachments of the inputs are checked (4xx) and, for a model that reads them, read before the turn starts.
     const model = plan.speaker.kind === 'agent' ? plan.speaker.agent.model : plan.speaker.model;
     const documents = await prepareAttachments(ctx, {

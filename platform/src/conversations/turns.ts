@@ -11,11 +11,12 @@
  */
 import type {
   Agent, AgentHandoffEntry, CompletionArgs, ConversationEntry, ConversationEvent, ConversationUsage,
-  FunctionCallEntry, HandoffExecution, MessageOutputEntry, OutputEntry, Tool, ToolExecutionEntry,
+  FunctionCallEntry, HandoffExecution, MessageOutputEntry, OutputEntry, Tool, ToolExecutionEntry, ToolReferenceChunk, OutputContentChunk,
 } from 'parley-kit/types';
 import type { Caller } from '../http/caller.js';
 import type { PlatformContext } from '../http/context.js';
-import { openConnectorToolbox, type ConnectorToolbox } from '../connectors/toolbox.js';
+import type { ConnectorToolbox } from '../connectors/toolbox.js';
+import { openServerTools } from './server-tools.js';
 import { countTokens } from '../engines/text/tokenizer.js';
 import type { ChatEngine, HandoffTarget, ReadDocument } from '../engines/chat/types.js';
 import { isoNow, newId } from '../http/ids.js';
@@ -74,6 +75,20 @@ async function turn(ctx: PlatformContext, req: TurnRequest, toolboxes: Connector
   const seen: ConversationEntry[] = [];
   const emit = async (event: ConversationEvent) => { await req.emit?.(event); };
 
+  /** Ends `message` with the sources it answers from (one `message.output.delta` per chunk, as the real API streams them). */
+  const cite = async (message: MessageOutputEntry, refs: ToolReferenceChunk[]) => {
+    const text = typeof message.content === 'string' ? message.content : null;
+    const chunks: OutputContentChunk[] = text === null ? [...(message.content as OutputContentChunk[])] : text ? [{ type: 'text', text }] : [];
+    for (const ref of refs) {
+      chunks.push(ref);
+      await emit({
+        type: 'message.output.delta', id: message.id, content: ref, output_index: outputs.indexOf(message), content_index: chunks.length - 1,
+        model: message.model ?? null, agent_id: message.agent_id ?? null, role: 'assistant', created_at: isoNow(),
+      });
+    }
+    message.content = chunks;
+  };
+
   const finish = (error?: TurnResult['error']): TurnResult => {
     usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
     for (const entry of outputs) if (!error && entry.completed_at === null) entry.completed_at = isoNow();
@@ -93,15 +108,17 @@ async function turn(ctx: PlatformContext, req: TurnRequest, toolboxes: Connector
     const declared = (speaker.kind === 'agent' ? speaker.agent.tools : speaker.tools) ?? [];
 
     let toolbox: ConnectorToolbox | null;
+    let tools: Tool[];
     try {
-      toolbox = await openConnectorToolbox(ctx, declared, req.caller, req.signal);
+      ({ toolbox, tools } = await openServerTools(ctx, declared, req.caller, req.signal));
       if (toolbox) toolboxes.push(toolbox);
     } catch (err) {
       // Before anything was produced the request itself fails (404, 502…); after a handoff the turn ends with what it has.
       if (outputs.length === 0) throw err;
       return finish({ message: err instanceof Error ? err.message : String(err), aborted: req.signal.aborted });
     }
-    const tools = toolbox ? [...declared.filter((t) => t.type !== 'connector'), ...toolbox.functions] : declared;
+    /** Sources of this speaker's library searches, cited by the message that follows them. */
+    const references: ToolReferenceChunk[] = [];
 
     let message: MessageOutputEntry | null = null;
     let nextAgentId: string | null = null;
@@ -176,6 +193,7 @@ async function turn(ctx: PlatformContext, req: TurnRequest, toolboxes: Connector
       if (req.signal.aborted) return finish({ message: 'The request was cancelled', aborted: true });
       for (const entry of outputs) if (entry.completed_at === null) entry.completed_at = isoNow();
 
+      if (message && references.length && !nextAgentId) await cite(message, references.splice(0));
       if (nextAgentId || !toolbox || connectorCalls.size === 0) break;
       if (round + 1 >= MAX_CONNECTOR_ROUNDS) {
         return finish({ message: `More than ${MAX_CONNECTOR_ROUNDS} rounds of connector tool calls in one turn; stopping`, aborted: false });
@@ -197,6 +215,7 @@ async function turn(ctx: PlatformContext, req: TurnRequest, toolboxes: Connector
           { object: 'entry', type: 'function.call', id: newId('fc'), created_at: exec.created_at, tool_call_id: toolCallId, name: call.name, arguments: call.arguments, agent_id: agentId, model: modelId },
           { object: 'entry', type: 'function.result', id: newId('msg'), created_at: exec.completed_at, tool_call_id: toolCallId, result: outcome.text },
         );
+        references.push(...(outcome.references ?? []));
         usage.connector_tokens = (usage.connector_tokens ?? 0) + countTokens(outcome.text);
         usage.connectors = { ...usage.connectors, [outcome.connector]: (usage.connectors?.[outcome.connector] ?? 0) + 1 };
       }

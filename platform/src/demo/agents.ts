@@ -1,7 +1,8 @@
 /**
  * The demo's agents on the local platform, created once and found again by their metadata:
- * a shop assistant with a page-side tool (order status) that can hand off to a billing agent, and an
- * order tracker whose order lookups run on the platform through a connector to the demo MCP server.
+ * a shop assistant with a page-side tool (order status) and the shop's pages as a document library
+ * (demo/library.ts) that can hand off to a billing agent, and an order tracker whose order lookups run
+ * on the platform through a connector to the demo MCP server.
  */
 type Fetch = (request: Request) => Promise<Response>;
 
@@ -58,6 +59,18 @@ async function ensureDemoAgent(request: ReturnType<typeof platformClient>, role:
   const metadata = { parley_demo: role };
   const list = await request('GET', `/v1/agents?page_size=5&metadata=${encodeURIComponent(JSON.stringify(metadata))}`);
   return list[0]?.id ?? (await request('POST', '/v1/agents', { ...agent, metadata })).id;
+}
+
+/**
+ * Gives the agent a `document_library` tool over `libraryId` (the shop's pages, demo/library.ts) unless it has
+ * one already: a new agent version, once.
+ */
+export async function ensureAgentLibrary(fetch: Fetch, apiKey: string, agentId: string, libraryId: string, origin = 'http://platform.internal'): Promise<void> {
+  const request = platformClient(fetch, apiKey, origin);
+  const agent = await request('GET', `/v1/agents/${agentId}`);
+  const tools: Array<{ type: string; library_ids?: string[] }> = agent.tools ?? [];
+  if (tools.some((t) => t.type === 'document_library' && t.library_ids?.includes(libraryId))) return;
+  await request('PATCH', `/v1/agents/${agentId}`, { tools: [...tools.filter((t) => t.type !== 'document_library'), { type: 'document_library', library_ids: [libraryId] }] });
 }
 
 /**

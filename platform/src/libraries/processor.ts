@@ -59,6 +59,11 @@ export function chunkText(text: string, size: number): string[] {
   return chunks;
 }
 
+/** The embedding model library chunks are embedded with (and searched with): `mistral-embed`, else the first served; null when none is. */
+export function libraryEmbedder(ctx: PlatformContext) {
+  return ctx.embeddings.resolve('mistral-embed') ?? ctx.embeddings.resolve(ctx.embeddings.models()[0]?.id ?? '') ?? null;
+}
+
 /** The platform's document processing queue. */
 export class DocumentProcessor {
   private running: Promise<void> | null = null;
@@ -145,7 +150,7 @@ export class DocumentProcessor {
     const text = pages.join('\n\n');
     const summary = summarize(text);
     const chunks = chunkText(text, (await chunkSizeOf(db, id)) ?? DEFAULT_CHUNK_SIZE);
-    const embedder = this.ctx.embeddings.resolve('mistral-embed') ?? this.ctx.embeddings.resolve(this.ctx.embeddings.models()[0]?.id ?? '');
+    const embedder = libraryEmbedder(this.ctx);
     if (!embedder) { await markFailed(db, id, 'No embedding model is configured on this platform'); return; }
     const vectors = embedder.engine.embed(chunks, embedder.engine.dimension(embedder.card.id));
     await markDone(db, id, {

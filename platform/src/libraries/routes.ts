@@ -32,6 +32,7 @@ import { checkSignedUrl, signFileUrl } from '../files/signed-url.js';
 import { urlSecret } from '../files/store.js';
 import { documentType } from './extract.js';
 import { DocumentProcessor } from './processor.js';
+import { principalOf as callerPrincipal } from './principal.js';
 import {
   DOCUMENT_SORT_FIELDS, atLeast, createDocument, createLibrary, deleteDocument, deleteLibrary, deleteShare, documentBytes, documentText,
   getDocument, getDocumentById, getLibrary, getShare, listDocuments, listLibraries, listShares, markQueued, putShare, updateDocument,
@@ -108,11 +109,7 @@ export function libraryRoutes(ctx: PlatformContext): Hono<PlatformEnv> {
   const processor = new DocumentProcessor(ctx);
   void processor.resume().catch(() => { /* the platform closed before start-up finished; the next start resumes */ });
 
-  const principalOf = async (c: Context): Promise<Principal> => {
-    const caller = callerOf(c);
-    const workspaces = await ctx.directory.tenancy.workspaces(caller);
-    return { userId: caller.userId, organizationId: caller.organizationId, workspaceIds: [...new Set([caller.workspaceId, ...workspaces.map((w) => w.id)])] };
-  };
+  const principalOf = (c: Context): Promise<Principal> => callerPrincipal(ctx, callerOf(c));
 
 
   /** The library of the path if the caller has at least `needed`: 404 without any role, 403 below `needed`. */

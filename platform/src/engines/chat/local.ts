@@ -7,7 +7,7 @@
  *
  * | Situation (checked in this order) | What it produces |
  * |---|---|
- * | The history ends with `function.result` entries | A markdown message quoting each result (`The \`get_weather\` tool returned: …`): flat JSON objects as a list, other JSON in a ```json block, plain text as a quote. Always text, even when `tool_choice` is `any`, so tool loops end. |
+ * | The history ends with `function.result` entries | Results of `document_library` calls: the passages quoted (see below). Others: a markdown message quoting each result (`The \`get_weather\` tool returned: …`): flat JSON objects as a list, other JSON in a ```json block, plain text as a quote. Always text, even when `tool_choice` is `any`, so tool loops end. |
  * | The last user message is exactly `/fail` (trimmed) | A few text tokens, then the turn throws an `Error` ("parley-local failed on purpose …"). A test hook for mid-stream failures. |
  * | `handoffs` is non-empty and the last user message asks to be transferred / handed (over/off/to) / to speak, talk or chat with / connected, switched, routed, escalated to an agent named in `handoffs` (its name or id, case-insensitive; or words of its description) | One `handoff` event and nothing else. Never to the current agent, and never twice after the same user message (no ping-pong). |
  * | `documents` (attachments the platform read: images through OCR, PDFs through their text layer) and the last user message has attachments (and names no function tool explicitly) | The passages closest to the question, quoted with their page ("Page 1 of your image says: > TOTAL 42.50"), ranked with the embedding engine (reading.ts, passages.ts). |
@@ -16,6 +16,7 @@
  * | `response_format` is `json_object` | One JSON object `{"reply": "...", "words": n}` (the reply of the rows above or below, as plain text). |
  * | `response_format` is `json_schema` | A JSON value valid for the schema, filled from the message text. |
  * | The message mentions `markdown` (everything), `table`, `code`/`snippet`, `list`/`bullet`/`numbered`, `heading`/`header`, `link`/`url` | A markdown demonstration with the requested elements. |
+ * | A `document_library` function is offered (the platform's library tool, library.ts), `tool_choice` is not `none`, and no call was made since the message | One call `document_library({"query": <the message>})`; its result is answered by quoting the passages found, best first, each with its source's title and number (`— *Returns* [1]`), or by saying nothing was found. |
  * | Anything else | A short markdown reply that quotes the message, counts its words and mentions the agent name and the start of the instructions. |
  *
  * `completion_args.stop` cuts text before the first stop sequence and `max_tokens` caps the number of

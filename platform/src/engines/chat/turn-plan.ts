@@ -5,6 +5,7 @@
 import type { ConversationEntry, FunctionDefinition } from 'parley-kit/types';
 import { contentText } from 'parley-kit/wire';
 import { fillJsonSchema, isSchema, type Schema } from './json-schema-filler.js';
+import { LIBRARY_TOOL_NAME, libraryReply, parseLibraryResult } from './library.js';
 import { defaultReply, jsonText, markdownReply, markdownWants, resultReply, type UserMessage } from './replies.js';
 import type { Embed } from './passages.js';
 import { readingReply } from './reading.js';
@@ -91,7 +92,7 @@ function matchTools(text: string, defs: readonly FunctionDefinition[]): ToolMatc
 function planCalls(request: ChatTurnRequest, user: UserMessage): Plan | null {
   const choice = request.completionArgs?.tool_choice ?? 'auto';
   if (choice === 'none') return null;
-  const defs = request.tools.flatMap((t) => (t.type === 'function' ? [t.function] : []));
+  const defs = request.tools.flatMap((t) => (t.type === 'function' && t.function.name !== LIBRARY_TOOL_NAME ? [t.function] : []));
   if (defs.length === 0) return null;
   const forced = choice === 'any' || choice === 'required';
   const matches = matchTools(user.text, defs);
@@ -127,6 +128,14 @@ function namesTool(request: ChatTurnRequest, user: UserMessage): boolean {
   return matchTools(user.text, defs).some((m) => m.explicitAt >= 0);
 }
 
+/** A call of the `document_library` tool with the user's message as the query, when the tool is offered. */
+function planLibraryCall(request: ChatTurnRequest, user: UserMessage): Plan | null {
+  if ((request.completionArgs?.tool_choice ?? 'auto') === 'none' || !user.text.trim()) return null;
+  if (!request.tools.some((t) => t.type === 'function' && t.function.name === LIBRARY_TOOL_NAME)) return null;
+  const args = JSON.stringify({ query: user.text.trim() });
+  return { kind: 'calls', calls: [{ name: LIBRARY_TOOL_NAME, arguments: args, toolCallId: shortId(`${conversationKey(request)}\u0002library`) }] };
+}
+
 /** Decide the turn (the rules, in order, are the table in local.ts); `embed` ranks the passages of read attachments. */
 export function planTurn(request: ChatTurnRequest, embed?: Embed): Plan {
   const history = request.history;
@@ -142,7 +151,13 @@ export function planTurn(request: ChatTurnRequest, embed?: Embed): Plan {
     if (e.type !== 'function.result') break;
     results.unshift(e);
   }
-  if (results.length) return asText(resultReply(request, results));
+  if (results.length) {
+    // results of the document_library tool are answered with the passages found
+    const names = new Map(history.flatMap((e) => (e.type === 'function.call' ? [[e.tool_call_id, e.name] as const] : [])));
+    const found = results.map((r) => (names.get(r.tool_call_id) === LIBRARY_TOOL_NAME ? parseLibraryResult(r.result) : null));
+    if (found.every((f) => f !== null)) return asText(libraryReply(found));
+    return asText(resultReply(request, results));
+  }
 
   // 2. the failure hook
   if (user && user.text.trim() === LOCAL_FAIL_TRIGGER) {
@@ -173,7 +188,8 @@ export function planTurn(request: ChatTurnRequest, embed?: Embed): Plan {
       if (reading) return reading;
     }
     // 5. function calls (once per user message)
-    if (!since.some((e) => e.type === 'function.call')) {
+    const called = since.some((e) => e.type === 'function.call');
+    if (!called) {
       const calls = planCalls(request, user);
       if (calls) return calls;
     }
@@ -182,7 +198,7 @@ export function planTurn(request: ChatTurnRequest, embed?: Embed): Plan {
       const reading = readAttachments(user);
       if (reading) return reading;
     }
-    // 7. JSON / markdown / default
+    // 7. JSON / markdown / document library search / default
     if (!json) {
       const wants = markdownWants(user.text);
       if (wants) {
@@ -190,6 +206,8 @@ export function planTurn(request: ChatTurnRequest, embed?: Embed): Plan {
         return { kind: 'text', text: handedFrom ? `You've been handed over from **${handedFrom}**.\n\n${md}` : md };
       }
     }
+    const search = called ? null : planLibraryCall(request, user);
+    if (search) return search;
   }
   return asText(defaultReply(request, user, handedFrom));
 }
