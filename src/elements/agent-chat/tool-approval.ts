@@ -10,8 +10,21 @@ import type { TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { ToolApprovalRequest } from '../../client/contracts.js';
 import type { ParleyElement } from '../internal/parley-element.js';
-import type { ToolApprovalParts } from './controllers/tool-approval-controller.js';
+import type { LiveRegionController } from '../internal/live-region.js';
+import type { ChatSessionController } from './controllers/chat-session-controller.js';
 import type { AgentChatStrings } from './strings.js';
+
+/** What the approvals use of `<agent-chat>`. */
+export interface ToolApprovalParts {
+  chat: ChatSessionController;
+  live: LiveRegionController;
+  /** The element's words now. */
+  words(): AgentChatStrings;
+  /** Moves focus to the message box. */
+  focusComposer(): void;
+  /** JSON indented for reading. */
+  pretty(json: string): string;
+}
 
 export class ToolApprovalView {
   readonly #host: ParleyElement;

@@ -7,23 +7,9 @@
 import { html, nothing } from 'lit';
 import type { ReactiveController, TemplateResult } from 'lit';
 import type { ParleyElement } from '../../internal/parley-element.js';
-import type { LiveRegionController } from '../../internal/live-region.js';
 import type { AgentChatStrings } from '../strings.js';
-import type { ToolApprovalView } from '../tool-approval.js';
-import type { ChatSessionController } from './chat-session-controller.js';
+import type { ToolApprovalParts, ToolApprovalView } from '../tool-approval.js';
 import { prettyJson } from '../transcript.js';
-
-/** What the approvals use of `<agent-chat>`. */
-export interface ToolApprovalParts {
-  chat: ChatSessionController;
-  live: LiveRegionController;
-  /** The element's words now. */
-  words(): AgentChatStrings;
-  /** Moves focus to the message box. */
-  focusComposer(): void;
-  /** JSON indented for reading. */
-  pretty(json: string): string;
-}
 
 export class ToolApprovalController implements ReactiveController {
   readonly #host: ParleyElement;
