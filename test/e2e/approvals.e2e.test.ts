@@ -79,6 +79,22 @@ describe('tools that ask first, and tools at work (parley start)', () => {
     await page.close();
   }, 180_000);
 
+  it('a reload while cancel_order waits asks again; Allow runs it and the reply reports it', async () => {
+    const page = await openShop();
+    await send(page, 'Please cancel order 1042');
+    const card = page.locator('agent-chat [part~="tool-approval"]');
+    await card.waitFor({ timeout: 60_000 });
+    await page.reload();
+    await page.locator('agent-chat [part~="launcher"]').click();
+    // The conversation opens again (resume="latest") and the call asks again.
+    await card.waitFor({ timeout: 60_000 });
+    expect(await card.textContent()).toContain('Allow cancel_order to run?');
+    await page.locator('agent-chat [part~="allow-button"]').click();
+    await page.locator('agent-chat [part~="message-assistant"]', { hasText: 'cancelled' }).waitFor({ timeout: 60_000 });
+    await expect(card.count()).resolves.toBe(0);
+    await page.close();
+  }, 180_000);
+
   it('a tool the platform runs over MCP shows its progress line while it runs, gone once done', async () => {
     const page = await parley.browser.newPage();
     await page.goto(parley.url + '/orders.html');
