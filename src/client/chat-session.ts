@@ -621,5 +621,5 @@ export class ChatSession implements ChatSessionApi {
 }
 
 function initialState(agentName: string | null): ChatState {
-  return { conversationId: null, entries: [], streamingEntryId: null, status: 'ready', error: null, agentName, notice: null, waiting: [], following: false };
+  return { conversationId: null, entries: [], streamingEntryId: null, status: 'ready', error: null, agentName, notice: null, waiting: [], following: false, approvals: [] };
 }
