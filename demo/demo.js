@@ -22,6 +22,13 @@ for (const chat of document.querySelectorAll('agent-chat:not([data-demo-agent])'
   else if (config.model) chat.setAttribute('model', config.model);
   chat.tools = {
     get_order_status: ({ order_id }) => orders[String(order_id).replace(/\D/g, '')] ?? { error: `No order ${order_id}` },
+    // Runs only once the visitor allows it: the chat shows the call with Allow and Deny first.
+    cancel_order: Object.assign(({ order_id }) => {
+      const order = orders[String(order_id).replace(/\D/g, '')];
+      if (!order) return { error: `No order ${order_id}` };
+      order.status = 'cancelled';
+      return { order_id: String(order_id), status: 'cancelled' };
+    }, { requiresApproval: true }),
   };
 }
 

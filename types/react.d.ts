@@ -73,6 +73,12 @@ export interface AgentChatReactProps {
   /** Heading of the chat (default: the name of the agent speaking, else "Chat"). */
   heading?: string;
   /**
+   * Suggested first messages, shown as buttons on an empty chat (a press sends one). As an attribute: a
+   * JSON array of strings, or the messages separated by `|`. Empty (default): the agent's own, the strings
+   * of its `metadata.starters`, when the relay lets the page read the agent.
+   */
+  starters?: string[];
+  /**
    * Speaks replies aloud as they stream, sentence by sentence (through the relay's `/v1/audio/speech`).
    * Typing or sending stops the voice at once. Every finished reply also has a "Read aloud" button.
    *

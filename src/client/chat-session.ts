@@ -4,7 +4,8 @@
  * states, the turns and the public API; it constructs four collaborators, each seeing only a narrow
  * host: the transport (conversation-transport.ts), history sync (history-sync.ts), the messages waiting
  * for the connection (waiting-turns.ts) and tab leadership (tab-leadership.ts). The client-tool round
- * limit is a policy of its own (tool-rounds.ts).
+ * limit is a policy of its own (tool-rounds.ts); the calls waiting for the visitor's consent are kept by
+ * tool-approvals.ts.
  */
 import type {
   CachedConversation, CachedEntry, ChatSessionApi, ChatSessionOptions, ChatState, ConversationStream, HistoryStoreApi, InflightReply, WaitingTurn,
@@ -17,7 +18,9 @@ import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
 import { ConversationTransport, inputTurn, type Turn } from './conversation-transport.js';
 import { HistorySync } from './history-sync.js';
 import { WaitingTurns, inBrowser, isOffline } from './waiting-turns.js';
-import { answerCalls, callsToAnswer } from './tool-rounds.js';
+import { answerCalls, callsAwaitingConsent, callsToAnswer } from './tool-rounds.js';
+import { ToolApprovals } from './tool-approvals.js';
+import type { FunctionCallEntry } from './types.js';
 import { STREAM_GONE } from './conversation-stream.js';
 import { LatestRun, type RunToken } from './latest-run.js';
 import { TabLeadership, type Lead } from './tab-leadership.js';
@@ -63,6 +66,10 @@ interface ActiveTurn extends Lead {
  * - Client tools: calls whose name is in `options.tools` are run (in parallel), their results are
  *   appended and the continuation streamed, up to 8 rounds per `send` (tool-rounds.ts). Calls without a
  *   registered tool stay shown (pending) and the session returns to ready.
+ * - Approvals: a tool with `requiresApproval` waits (status `submitted`, the call in `state.approvals`) for
+ *   `decideToolCall`; stop() withdraws the question and answers nothing (the call stays pending). A reload
+ *   while a call waited asks again: `load` of a conversation whose last turn has unanswered calls of the
+ *   page's tools, one of them needing consent, asks again, then answers that turn's calls and goes on.
  * - Inputs that never reached the server (a turn stopped or failed before `conversation.response.started`)
  *   stay shown and are sent again with the next `send`, before its message, so nothing the user wrote is lost.
  * - `retry()` after a `load` that failed with nothing cached loads again.
@@ -87,6 +94,7 @@ export class ChatSession implements ChatSessionApi {
   readonly #history: HistorySync;
   readonly #waiting: WaitingTurns;
   readonly #leadership: TabLeadership;
+  readonly #approvals: ToolApprovals;
   readonly #store: HistoryStoreApi | undefined;
   readonly #listeners = new Set<(state: ChatState) => void>();
   #state: ChatState;
@@ -136,6 +144,7 @@ export class ChatSession implements ChatSessionApi {
     this.#leadership = new TabLeadership(host, store);
     this.#history = new HistorySync(host, options, this.#leadership.tabs);
     this.#waiting = new WaitingTurns(host, options);
+    this.#approvals = new ToolApprovals(host);
   }
 
   get state(): ChatState {
@@ -178,6 +187,10 @@ export class ChatSession implements ChatSessionApi {
 
   cancelWaiting(): void {
     this.#waiting.cancel();
+  }
+
+  decideToolCall(toolCallId: string, allow: boolean): boolean {
+    return this.#approvals.decide(toolCallId, allow);
   }
 
   stop(): void {
@@ -335,6 +348,9 @@ export class ChatSession implements ChatSessionApi {
     }
     // Messages written offline in an earlier page: shown after the history, waiting again.
     if (waiting && run.current() && !this.#active) this.#waiting.restore(waiting);
+    // A call was waiting for the visitor's consent when the page went away: asked again.
+    const asked = run.current() && !this.#active && !this.#isBusy() ? callsAwaitingConsent(this.#state.entries, this.#options.tools) : [];
+    if (asked.length) await this.#perform(run, { calls: asked });
   }
 
   async restoreWaiting(): Promise<boolean> {
@@ -393,22 +409,27 @@ export class ChatSession implements ChatSessionApi {
 
   // ------------------------------------------------------------ turns
 
-  /** Runs a turn and the client-tool rounds that follow it, then reconciles with the server. */
-  async #perform(run: RunToken, turn: Turn): Promise<void> {
+  /**
+   * Runs a turn and the client-tool rounds that follow it, then reconciles with the server. `{ calls }`:
+   * starts by answering those calls (asked again after a reload) instead of streaming a turn.
+   */
+  async #perform(run: RunToken, first: Turn | { calls: FunctionCallEntry[] }): Promise<void> {
     const active: ActiveTurn = { run, controller: new AbortController() };
     this.#active = active;
     try {
-      let next: Turn | null = turn;
-      for (let round = 0; next; round++) {
-        const produced = await this.#stream(active, next);
-        next = null;
-        if (!produced || active.controller.signal.aborted || !run.current()) break;
-        const calls = callsToAnswer(this.#state.entries, produced, this.#options.tools, round);
+      let next: Turn | null = 'calls' in first ? null : first;
+      let calls = 'calls' in first ? first.calls : [];
+      for (let round = 0; ; round++) {
+        if (next) {
+          const produced = await this.#stream(active, next);
+          if (!produced || active.controller.signal.aborted || !run.current()) break;
+          calls = callsToAnswer(this.#state.entries, produced, this.#options.tools, round);
+        }
         const conversationId = this.#state.conversationId;
         if (!calls.length || !conversationId) break;
         this.#set({ status: 'submitted' });
-        const entries = await answerCalls(calls, this.#options.tools!);
-        if (active.controller.signal.aborted || !run.current()) break;
+        const entries = await answerCalls(calls, this.#options.tools!, (call) => this.#approvals.ask(call, active.controller.signal));
+        if (!entries || active.controller.signal.aborted || !run.current()) break;
         this.#set({ entries: [...this.#state.entries, ...entries] });
         next = inputTurn(conversationId, entries);
       }
@@ -600,5 +621,5 @@ export class ChatSession implements ChatSessionApi {
 }
 
 function initialState(agentName: string | null): ChatState {
-  return { conversationId: null, entries: [], streamingEntryId: null, status: 'ready', error: null, agentName, notice: null, waiting: [], following: false };
+  return { conversationId: null, entries: [], streamingEntryId: null, status: 'ready', error: null, agentName, notice: null, waiting: [], following: false, approvals: [] };
 }

@@ -356,8 +356,26 @@ export interface HistoryStoreApi {
 
 export type ChatStatus = 'ready' | 'submitted' | 'streaming' | 'error';
 
-/** A page-registered tool: runs in the page when the agent calls the function of that name. */
-export interface ClientTool { (args: any): unknown | Promise<unknown> }
+/**
+ * A page-registered tool: runs in the page when the agent calls the function of that name. With
+ * `requiresApproval` (true, or a predicate over the call's parsed arguments that returns true) the visitor
+ * is asked first (`state.approvals`, answered with `decideToolCall`); declined, it does not run and the
+ * model gets `DECLINED_TOOL_RESULT` (tool-rounds.ts) as its result.
+ */
+export interface ClientTool {
+  (args: any): unknown | Promise<unknown>;
+  requiresApproval?: boolean | ((args: any) => boolean);
+}
+
+/** A client tool's call waiting for the visitor's consent. */
+export interface ToolApprovalRequest {
+  /** The call's `tool_call_id` (what `decideToolCall` takes). */
+  toolCallId: string;
+  /** The function the model called. */
+  name: string;
+  /** Its arguments as the model sent them (a JSON string; untrusted). */
+  arguments: string;
+}
 
 export interface ChatState {
   conversationId: string | null;
@@ -378,6 +396,8 @@ export interface ChatState {
   waiting?: string[];
   /** Another tab of this site streams the reply shown here; this one follows it (and takes over if it closes). */
   following?: boolean;
+  /** Client-tool calls waiting for the visitor's consent (the turn waits, status `submitted`). Absent or empty: none. */
+  approvals?: ToolApprovalRequest[];
 }
 
 export interface ChatSessionOptions {
@@ -403,6 +423,8 @@ export interface ChatSessionApi {
   stop(): void;
   /** Drops the messages waiting for the connection (`state.waiting`) instead of sending them. */
   cancelWaiting?(): void;
+  /** Answers a call of `state.approvals`: allowed, its tool runs; declined, the model is told so. False when no such call waits. */
+  decideToolCall?(toolCallId: string, allow: boolean): boolean;
   /**
    * On a new, empty chat: shows the first message written offline for this agent/model (kept in the store
    * across reloads) as waiting again, and sends it when online. Resolves true when there was one.

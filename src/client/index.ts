@@ -19,3 +19,4 @@ export { PlatformError, NETWORK_ERROR, ORIGIN_NOT_ALLOWED, STREAM_ERROR, isAbort
 export type { RetryOptions } from './retry.js';
 export { ChatSession, EVICTED_NOTICE, NOT_SAVED_NOTICE } from './chat-session.js';
 export { isLocalId } from './chat-entries.js';
+export { DECLINED_TOOL_RESULT } from './tool-rounds.js';

@@ -40,6 +40,23 @@ const ORDER_STATUS_TOOL = {
   },
 };
 
+/** A page-side tool the shop page marks as needing the visitor's consent (`requiresApproval` in demo.js). */
+const CANCEL_ORDER_TOOL = {
+  type: 'function',
+  function: {
+    name: 'cancel_order',
+    description: 'Cancel a customer order by its order number (the visitor is asked first)',
+    parameters: {
+      type: 'object',
+      properties: { order_id: { type: 'string', description: 'The order number, e.g. 1043' } },
+      required: ['order_id'],
+    },
+  },
+};
+
+/** The shop agent's suggested first messages (`metadata.starters`, which `<agent-chat>` shows on an empty chat). */
+const SHOP_STARTERS = ['What is the status of order 1042?', 'Please cancel order 1043', 'Which lamps do you sell?'];
+
 export async function ensureDemoAgents(fetch: Fetch, apiKey: string, origin = 'http://platform.internal'): Promise<DemoAgents> {
   const request = platformClient(fetch, apiKey, origin);
   const billingAgentId = await ensureDemoAgent(request, 'billing', {
@@ -49,7 +66,7 @@ export async function ensureDemoAgents(fetch: Fetch, apiKey: string, origin = 'h
   const shopAgentId = await ensureDemoAgent(request, 'shop', {
     model: 'parley-local', name: 'Lumen assistant', description: 'Answers questions about lamps and orders',
     instructions: 'You help visitors of the Lumen Lamps shop with products and orders.',
-    tools: [ORDER_STATUS_TOOL], handoffs: [billingAgentId],
+    tools: [ORDER_STATUS_TOOL, CANCEL_ORDER_TOOL], handoffs: [billingAgentId], metadata: { starters: SHOP_STARTERS },
   });
   return { shopAgentId, billingAgentId };
 }
@@ -58,7 +75,7 @@ export async function ensureDemoAgents(fetch: Fetch, apiKey: string, origin = 'h
 async function ensureDemoAgent(request: ReturnType<typeof platformClient>, role: string, agent: Record<string, unknown>): Promise<string> {
   const metadata = { parley_demo: role };
   const list = await request('GET', `/v1/agents?page_size=5&metadata=${encodeURIComponent(JSON.stringify(metadata))}`);
-  return list[0]?.id ?? (await request('POST', '/v1/agents', { ...agent, metadata })).id;
+  return list[0]?.id ?? (await request('POST', '/v1/agents', { ...agent, metadata: { ...(agent.metadata as object | undefined), ...metadata } })).id;
 }
 
 /**

@@ -25,6 +25,8 @@ import { MessageEditController } from './controllers/message-edit-controller.js'
 import { ConversationListController } from './controllers/conversation-list-controller.js';
 import { LauncherController } from './controllers/launcher-controller.js';
 import { LinkWarningController } from './controllers/link-warning-controller.js';
+import { StartersController, parseStarters } from './controllers/starters-controller.js';
+import { ToolApprovalController } from './controllers/tool-approval-controller.js';
 import { LiveRegionController } from '../internal/live-region.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { agentChatStyles } from './agent-chat.styles.js';
@@ -70,6 +72,12 @@ const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handof
  * @csspart delete-button - The button that deletes a conversation.
  * @csspart transcript - The scrolling list of messages.
  * @csspart empty - The default empty state.
+ * @csspart starters - The suggested first messages of an empty chat (a labelled group).
+ * @csspart starter - One suggested first message (a button that sends it).
+ * @csspart tool-approval - A client tool's call asking the visitor's consent: its name, its arguments, Allow and Deny.
+ * @csspart allow-button - Runs the tool of a call asking for consent.
+ * @csspart deny-button - Declines a call asking for consent (the model is told the visitor declined).
+ * @csspart tool-progress - The status line of the tools the platform runs now ("Running track_order…"), a polite live region.
  * @csspart search-button - Button that opens the search over the conversation's messages (`aria-expanded`).
  * @csspart search - The search bar (field, state line, previous / next / close buttons).
  * @csspart search-input - The search field: Enter goes to the next match, Shift+Enter to the previous one, Escape closes.
@@ -193,6 +201,13 @@ export class AgentChat extends ParleyElement {
    */
   @property({ attribute: false }) tools: Record<string, ClientTool> | null = null;
 
+  /**
+   * Suggested first messages, shown as buttons on an empty chat (a press sends one). As an attribute: a
+   * JSON array of strings, or the messages separated by `|`. Empty (default): the agent's own, the strings
+   * of its `metadata.starters`, when the relay lets the page read the agent.
+   */
+  @property({ converter: { fromAttribute: (value) => parseStarters(value) } }) starters: string[] = [];
+
   /** Definitions of the page's `tools`, sent when starting a model conversation (an agent carries its own). */
   @property({ attribute: false }) toolDefinitions: Tool[] | null = null;
 
@@ -297,6 +312,12 @@ export class AgentChat extends ParleyElement {
   readonly #launcher = new LauncherController(this);
 
   readonly #edit = new MessageEditController(this, this.#chat, this.#transcriptScroll);
+
+  readonly #starters = new StartersController(this);
+
+  readonly #tools = new ToolApprovalController(this, {
+    chat: this.#chat, live: this.#live, words: () => this.#text, focusComposer: () => this.#composer.focus(),
+  });
 
   readonly #list: ConversationListController = new ConversationListController(this, this.#chat, {
     // The transcript leaves the page for the list: back to it, only the newest replies render in full again.
@@ -493,6 +514,8 @@ export class AgentChat extends ParleyElement {
                 placeholders: this.#placeholders,
                 edit: this.#edit,
                 voiceOut: this.#voiceOut,
+                starters: this.#starters,
+                tools: this.#tools,
                 busy: this.#busy,
                 readAloud: !!this.relayUrl,
                 imageHosts: parseHostList(this.allowImageHosts),

@@ -95,6 +95,21 @@ export interface AgentChatStrings {
   voiceSpeaking: string;
   /** Why voice input stopped, and what to do about it (default: the microphone controller's own words, which say that). */
   voiceErrorMessage: (error: VoiceInputError) => string;
+  /** Accessible name of the suggested first messages (`starters`) shown on an empty chat. */
+  startersLabel: string;
+  /** The question over a client tool's call that needs the visitor's consent (`requiresApproval`). */
+  approvalQuestion: (name: string) => string;
+  /** Announced in the live region when a call asks for consent. */
+  approvalAnnouncement: (name: string) => string;
+  /** The consent buttons. */
+  allowTool: string;
+  denyTool: string;
+  /** Announced when the visitor declined a call. */
+  toolDeclined: (name: string) => string;
+  /** The line shown while a tool runs on the platform (a connector): its function's name. */
+  toolRunning: (name: string) => string;
+  /** The same line while the platform searches the agent's document libraries (`document_library`). */
+  searchingDocuments: string;
 }
 
 const count = counter('en');
@@ -182,6 +197,14 @@ export const defaultAgentChatStrings: AgentChatStrings = {
   voiceThinking: 'Thinking…',
   voiceSpeaking: 'Speaking… (talk to interrupt)',
   voiceErrorMessage: (error) => error.message,
+  startersLabel: 'Suggestions',
+  approvalQuestion: (name) => `Allow ${name} to run?`,
+  approvalAnnouncement: (name) => `${name} asks for your permission to run.`,
+  allowTool: 'Allow',
+  denyTool: 'Deny',
+  toolDeclined: (name) => `Declined: ${name} did not run.`,
+  toolRunning: (name) => `Running ${name}…`,
+  searchingDocuments: 'Searching the documents…',
 };
 
 /**

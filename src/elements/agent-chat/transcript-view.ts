@@ -11,6 +11,8 @@ import type { CachedEntry } from '../../client/contracts.js';
 import { markdown } from '../internal/markdown-directive.js';
 import type { ChatSessionController } from './controllers/chat-session-controller.js';
 import type { MessageEditController } from './controllers/message-edit-controller.js';
+import type { StartersController } from './controllers/starters-controller.js';
+import type { ToolApprovalController } from './controllers/tool-approval-controller.js';
 import type { TranscriptPlaceholdersController } from './controllers/transcript-placeholders-controller.js';
 import type { VoiceOutController } from './controllers/voice-out-controller.js';
 import type { AgentChatStrings } from './strings.js';
@@ -23,6 +25,10 @@ export interface TranscriptView {
   placeholders: TranscriptPlaceholdersController;
   edit: MessageEditController;
   voiceOut: VoiceOutController;
+  /** The suggested first messages of an empty chat. */
+  starters: StartersController;
+  /** Client-tool calls asking for consent, and server tools at work. */
+  tools: ToolApprovalController;
   /** A reply is awaited or streaming (the edit and regenerate buttons wait). */
   busy: boolean;
   /** Finished replies can be read aloud (there is a relay to speak through). */
@@ -53,10 +59,11 @@ export function renderTranscript(view: TranscriptView, t: AgentChatStrings): Tem
       @scroll=${view.scroll}
     >
       ${items.length === 0 && chat.state.status !== 'submitted'
-        ? html`<slot name="empty"><p part="empty" class="empty">${t.emptyState}</p></slot>`
+        ? html`<slot name="empty"><p part="empty" class="empty">${t.emptyState}</p></slot>${view.starters.render(t)}`
         : nothing}
       ${repeat(items, (item) => item.key, (item, i) => renderItem(view, item, t, lastReplyId, i < fullFrom))}
-      ${chat.state.status === 'submitted' ? html`<p part="thinking" class="thinking">${t.thinking}</p>` : nothing}
+      ${view.tools.render(t)}${view.tools.renderProgress(t, view.busy)}
+      ${chat.state.status === 'submitted' && !chat.state.approvals?.length ? html`<p part="thinking" class="thinking">${t.thinking}</p>` : nothing}
     </div>`;
 }
 

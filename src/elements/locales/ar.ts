@@ -125,6 +125,14 @@ const ar: CompleteLocaleCatalogue = {
     voiceThinking: 'جارٍ التفكير…',
     voiceSpeaking: 'جارٍ التحدث… (تكلّم للمقاطعة)',
     voiceErrorMessage: (error) => VOICE_ERRORS[error.kind] ?? VOICE_ERRORS.platform,
+    startersLabel: 'اقتراحات',
+    approvalQuestion: (name) => `هل تسمح بتشغيل ${iso(name)}؟`,
+    approvalAnnouncement: (name) => `يطلب ${iso(name)} إذنك للتشغيل.`,
+    allowTool: 'السماح',
+    denyTool: 'الرفض',
+    toolDeclined: (name) => `تم الرفض: لم يُشغَّل ${iso(name)}.`,
+    toolRunning: (name) => `جارٍ تشغيل ${iso(name)}…`,
+    searchingDocuments: 'جارٍ البحث في المستندات…',
   },
 
   speechPlayer: {

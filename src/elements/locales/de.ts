@@ -113,6 +113,14 @@ const de: CompleteLocaleCatalogue = {
     voiceThinking: 'Denkt nach…',
     voiceSpeaking: 'Spricht… (zum Unterbrechen einfach sprechen)',
     voiceErrorMessage: (error) => VOICE_ERRORS[error.kind] ?? VOICE_ERRORS.platform,
+    startersLabel: 'Vorschläge',
+    approvalQuestion: (name) => `${name} ausführen lassen?`,
+    approvalAnnouncement: (name) => `${name} bittet um Ihre Erlaubnis, ausgeführt zu werden.`,
+    allowTool: 'Erlauben',
+    denyTool: 'Ablehnen',
+    toolDeclined: (name) => `Abgelehnt: ${name} wurde nicht ausgeführt.`,
+    toolRunning: (name) => `${name} wird ausgeführt…`,
+    searchingDocuments: 'Die Dokumente werden durchsucht…',
   },
 
   speechPlayer: {

@@ -113,6 +113,14 @@ const es: CompleteLocaleCatalogue = {
     voiceThinking: 'Pensando…',
     voiceSpeaking: 'Hablando… (habla para interrumpir)',
     voiceErrorMessage: (error) => VOICE_ERRORS[error.kind] ?? VOICE_ERRORS.platform,
+    startersLabel: 'Sugerencias',
+    approvalQuestion: (name) => `¿Permitir que se ejecute ${name}?`,
+    approvalAnnouncement: (name) => `${name} pide tu permiso para ejecutarse.`,
+    allowTool: 'Permitir',
+    denyTool: 'Denegar',
+    toolDeclined: (name) => `Denegado: ${name} no se ejecutó.`,
+    toolRunning: (name) => `Ejecutando ${name}…`,
+    searchingDocuments: 'Buscando en los documentos…',
   },
 
   speechPlayer: {

@@ -115,6 +115,14 @@ const fr: CompleteLocaleCatalogue = {
     voiceThinking: 'Réflexion…',
     voiceSpeaking: 'Réponse en cours… (parlez pour l’interrompre)',
     voiceErrorMessage: (error) => VOICE_ERRORS[error.kind] ?? VOICE_ERRORS.platform,
+    startersLabel: 'Suggestions',
+    approvalQuestion: (name) => `Autoriser ${name} à s’exécuter${NBSP}?`,
+    approvalAnnouncement: (name) => `${name} demande votre autorisation pour s’exécuter.`,
+    allowTool: 'Autoriser',
+    denyTool: 'Refuser',
+    toolDeclined: (name) => `Refusé${NBSP}: ${name} ne s’est pas exécuté.`,
+    toolRunning: (name) => `Exécution de ${name}…`,
+    searchingDocuments: 'Recherche dans les documents…',
   },
 
   speechPlayer: {
