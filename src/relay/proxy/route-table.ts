@@ -5,6 +5,7 @@
  * the path unknown (404), so encoded tricks never reach a template. Matching is case-sensitive.
  */
 import type { RelayScope } from '../sessions/policy.js';
+import { DEFAULT_ATTACHMENT_LIMITS, base64Length } from '../uploads/attachments.js';
 
 /** Which body a route takes. `json` bodies are read whole (capped) and inspected; `multipart` bodies stream through, counted. */
 export type BodyKind = 'json' | 'multipart';
@@ -44,9 +45,10 @@ export interface RelayRoute {
   /**
    * How the relay checks the uploaded content (upload.ts): `audio-form` — a multipart form whose `file`
    * must be audio and whose `model` must be allowed; `ocr-document` — a JSON `document` that must be a
-   * PDF or an image.
+   * PDF or an image; `attachments` — the `image_url`/`document_url` chunks of `inputs` or `messages` must fit the
+   * relay's attachment policy (uploads/attachments.ts).
    */
-  upload?: 'audio-form' | 'ocr-document';
+  upload?: 'audio-form' | 'ocr-document' | 'attachments';
   /** Built-in behaviour instead of plain forwarding. */
   special?: 'list-conversations' | 'list-models' | 'client-session';
   /** Event written when the upstream breaks mid-stream at an event boundary; omitted → plain `event: error`. */
@@ -65,7 +67,10 @@ export interface BodyLimits {
   ocr: number;
 }
 
-/** Default body caps: conversations 1 MB, speech 64 KB, transcription 25 MB, OCR 50 MB. */
+/**
+ * Default body caps: conversations 1 MB (beside their attachments: see {@link defaultRoutes}), speech 64 KB,
+ * transcription 25 MB, OCR 50 MB.
+ */
 export const DEFAULT_BODY_LIMITS: BodyLimits = {
   conversations: 1 * MB,
   speech: 64 * KB,
@@ -76,22 +81,24 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
 /**
  * The default route table; further operations are added by passing more rows to `createRelay({ routes })`.
  * The realtime WebSocket is not a row: the relay's `handleUpgrade` serves exactly one path (realtime.ts).
+ * A conversation body may carry attachments as base64 `data:` URLs: its cap is `limits.conversations` plus the
+ * base64 size of `attachmentBytes` (the attachment policy's `maxTotalBytes`, default 20 MB: about 27.7 MB in all).
  */
-export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS): RelayRoute[] {
-  const conversationBody = { kind: 'json' as const, maxBytes: limits.conversations };
+export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS, attachmentBytes = DEFAULT_ATTACHMENT_LIMITS.maxTotalBytes): RelayRoute[] {
+  const conversationBody = { kind: 'json' as const, maxBytes: limits.conversations + base64Length(attachmentBytes) };
   // Append and restart bodies name no agent or model in the API, but any such field is checked all the same.
   const conversationChecks = { agent: 'agent_id', model: 'model', entries: 'inputs', agentVersion: 'agent_version' };
   return [
     { name: 'conversations.start', method: 'POST', path: '/v1/conversations', scope: 'conversations', body: conversationBody,
-      conversation: 'creates', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation' },
+      conversation: 'creates', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation', upload: 'attachments' },
     { name: 'conversations.list', method: 'GET', path: '/v1/conversations', scope: 'conversations',
       query: ['page', 'page_size', 'metadata'], special: 'list-conversations' },
     { name: 'conversations.get', method: 'GET', path: '/v1/conversations/{conversation_id}', scope: 'conversations', conversation: 'owned' },
     { name: 'conversations.delete', method: 'DELETE', path: '/v1/conversations/{conversation_id}', scope: 'conversations', conversation: 'owned' },
     { name: 'conversations.append', method: 'POST', path: '/v1/conversations/{conversation_id}', scope: 'conversations', body: conversationBody,
-      conversation: 'owned', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation' },
+      conversation: 'owned', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation', upload: 'attachments' },
     { name: 'conversations.restart', method: 'POST', path: '/v1/conversations/{conversation_id}/restart', scope: 'conversations', body: conversationBody,
-      conversation: 'owned+creates', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation' },
+      conversation: 'owned+creates', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation', upload: 'attachments' },
     { name: 'conversations.history', method: 'GET', path: '/v1/conversations/{conversation_id}/history', scope: 'conversations', conversation: 'owned' },
     { name: 'conversations.messages', method: 'GET', path: '/v1/conversations/{conversation_id}/messages', scope: 'conversations', conversation: 'owned' },
     { name: 'agents.get', method: 'GET', path: '/v1/agents/{agent_id}', scope: 'agents:read', query: ['agent_version'], checkParam: { agent: 'agent_id' } },
