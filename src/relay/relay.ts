@@ -27,13 +27,13 @@ import { createMemoryStreamBuffers, resumeLimitsOf, type ResumeLimits } from './
 import { handleStreamRequest } from './streams/resume-route.js';
 import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf } from './realtime.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
-import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './proxy/route-table.js';
+import { CONVERSATION_TEXT_BYTES, DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './proxy/route-table.js';
 import type { AuthorizeHook, RealtimeLimits, RelayRuntime, RequestState } from './runtime.js';
 import { createOpenStreams } from './sessions/revocation.js';
 import { handleSessionRequest } from './sessions/sessions.js';
 import { createSessionTokens, type RelaySigningKey } from './sessions/session-tokens.js';
 import { createMemoryStateStore, type RelayStateStore } from './state/state-store.js';
-import { attachmentLimitsOf, type AttachmentLimits } from './uploads/attachments.js';
+import { attachmentLimitsOf, base64Length, type AttachmentLimits } from './uploads/attachments.js';
 
 /** Options of {@link createRelay}. Only `upstream` is required. */
 export interface RelayOptions {
@@ -90,7 +90,10 @@ export interface RelayOptions {
   trustProxy?: boolean | number;
   /** Per-address limits (defaults: 120 requests/min, burst 40; 20 sessions/min, burst 10). */
   limits?: Partial<AddressLimits>;
-  /** Body caps of the default routes in bytes (conversations 1 MB, speech 64 KB, transcription 25 MB, OCR 50 MB). */
+  /**
+   * Body caps of the default routes in bytes: conversations 1 MB plus the base64 size of `attachments.maxTotalBytes`
+   * (27.7 MB by default; a larger body is refused with 413 as it streams), speech 64 KB, transcription 25 MB, OCR 50 MB.
+   */
   bodyLimits?: Partial<BodyLimits>;
   /** The route table (default `defaultRoutes(bodyLimits)`); extend with `[...defaultRoutes(), row]`. */
   routes?: RelayRoute[];
@@ -332,7 +335,12 @@ function resolve(options: RelayOptions): RelayRuntime {
     }),
     store,
     openStreams: createOpenStreams(store, options.revocationCheckMs ?? options.realtime?.revocationCheckMs ?? DEFAULT_REALTIME_LIMITS.revocationCheckMs, report),
-    routes: createRouteTable(options.routes ?? defaultRoutes({ ...DEFAULT_BODY_LIMITS, ...options.bodyLimits }, attachments.maxTotalBytes)),
+    routes: createRouteTable(options.routes ?? defaultRoutes({
+      ...DEFAULT_BODY_LIMITS,
+      // Room for the attachments the policy allows, unless the host set the cap itself.
+      conversations: CONVERSATION_TEXT_BYTES + base64Length(attachments.maxTotalBytes),
+      ...options.bodyLimits,
+    })),
     isAllowedOrigin: createOriginCheck({
       allowedOrigins: options.allowedOrigins ?? [], allowSameOrigin: options.allowSameOrigin ?? true, publicOrigin: options.publicOrigin,
     }),
@@ -347,6 +355,7 @@ function resolve(options: RelayOptions): RelayRuntime {
     bodyRate: { ...DEFAULT_BODY_RATE_LIMITS, ...options.bodyRate },
     allowRemoteFiles: options.allowRemoteFiles ?? false,
     attachments,
+    conversationTextBytes: options.bodyLimits?.conversations ?? CONVERSATION_TEXT_BYTES,
     ownershipTtlSeconds: resumeTtlSeconds,
     resume,
     now,

@@ -86,6 +86,8 @@ export interface RelayRuntime {
   allowRemoteFiles: boolean;
   /** How many attachments a conversation body may carry, how big and of which types (uploads/attachments.ts). */
   attachments: AttachmentLimits;
+  /** Bytes a conversation body may take besides its attachments' `data:` URLs (1 MB, or the host's `bodyLimits.conversations`). */
+  conversationTextBytes: number;
   /** How long conversation ownership is remembered (the resume token's lifetime). */
   ownershipTtlSeconds: number;
   /** Resumable streams (null when turned off with `resume: false`). */

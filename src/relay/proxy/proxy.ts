@@ -63,7 +63,10 @@ export async function handlePlatformRequest(runtime: RelayRuntime, state: Reques
     checkBody(route, json, claims);
     if (route.scope === 'conversations') checkTools(json);
     if (route.upload === 'ocr-document') checkOcrDocument(json, runtime);
-    else if (route.upload === 'attachments') checkAttachments(json, runtime.attachments, runtime);
+    else if (route.upload === 'attachments' && bytes.length - checkAttachments(json, runtime.attachments, runtime) > runtime.conversationTextBytes) {
+      // The cap leaves room for attachments; the rest of the body (text, history, tools) keeps its own.
+      throw payloadTooLarge(runtime.conversationTextBytes);
+    }
   }
   // An upload holds a slot whatever it asks for: the platform streams a transcription when the form's
   // `stream` field says so (not by Accept), and an upload is a long request either way.

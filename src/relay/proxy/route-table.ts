@@ -67,12 +67,15 @@ export interface BodyLimits {
   ocr: number;
 }
 
+/** Bytes a conversation body may take besides its attachments (its text, history and tools). */
+export const CONVERSATION_TEXT_BYTES = 1 * MB;
+
 /**
- * Default body caps: conversations 1 MB (beside their attachments: see {@link defaultRoutes}), speech 64 KB,
- * transcription 25 MB, OCR 50 MB.
+ * Default body caps: conversations 1 MB plus the base64 size of the attachments they may carry (the attachment
+ * policy's `maxTotalBytes`, 20 MB by default: 27.7 MB in all), speech 64 KB, transcription 25 MB, OCR 50 MB.
  */
 export const DEFAULT_BODY_LIMITS: BodyLimits = {
-  conversations: 1 * MB,
+  conversations: CONVERSATION_TEXT_BYTES + base64Length(DEFAULT_ATTACHMENT_LIMITS.maxTotalBytes),
   speech: 64 * KB,
   transcription: 25 * MB,
   ocr: 50 * MB,
@@ -81,11 +84,9 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
 /**
  * The default route table; further operations are added by passing more rows to `createRelay({ routes })`.
  * The realtime WebSocket is not a row: the relay's `handleUpgrade` serves exactly one path (realtime.ts).
- * A conversation body may carry attachments as base64 `data:` URLs: its cap is `limits.conversations` plus the
- * base64 size of `attachmentBytes` (the attachment policy's `maxTotalBytes`, default 20 MB: about 27.7 MB in all).
  */
-export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS, attachmentBytes = DEFAULT_ATTACHMENT_LIMITS.maxTotalBytes): RelayRoute[] {
-  const conversationBody = { kind: 'json' as const, maxBytes: limits.conversations + base64Length(attachmentBytes) };
+export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS): RelayRoute[] {
+  const conversationBody = { kind: 'json' as const, maxBytes: limits.conversations };
   // Append and restart bodies name no agent or model in the API, but any such field is checked all the same.
   const conversationChecks = { agent: 'agent_id', model: 'model', entries: 'inputs', agentVersion: 'agent_version' };
   return [

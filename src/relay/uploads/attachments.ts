@@ -91,10 +91,14 @@ function* attachmentChunks(body: Record<string, unknown>): Generator<Record<stri
   }
 }
 
-/** Checks the attachments of a conversation or chat-completion body against `limits` (see the module comment). */
-export function checkAttachments(body: Record<string, unknown>, limits: AttachmentLimits, options: RemoteFileOptions): void {
+/**
+ * Checks the attachments of a conversation or chat-completion body against `limits` (see the module comment).
+ * Returns the characters their `data:` URLs take in the body (the rest of it is held to the text cap).
+ */
+export function checkAttachments(body: Record<string, unknown>, limits: AttachmentLimits, options: RemoteFileOptions): number {
   let count = 0;
   let total = 0;
+  let characters = 0;
   for (const chunk of attachmentChunks(body)) {
     count++;
     if (count > limits.maxCount) {
@@ -114,10 +118,12 @@ export function checkAttachments(body: Record<string, unknown>, limits: Attachme
       continue;
     }
     total += checkDataUrl(url, field, limits);
+    characters += url.length;
     if (total > limits.maxTotalBytes) {
       throw tooLarge(`The attachments of a message may be ${sizeText(limits.maxTotalBytes)} in all`, 'attachments_too_large');
     }
   }
+  return characters;
 }
 
 /** Checks one `data:` attachment; returns its decoded size. */
