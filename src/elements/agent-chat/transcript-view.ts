@@ -14,6 +14,7 @@ import type { TranscriptPlaceholdersController } from './controllers/transcript-
 import type { VoiceOutController } from './controllers/voice-out-controller.js';
 import type { AgentChatStrings } from './strings.js';
 import { lastReply } from './transcript.js';
+import { safeFileName } from './file-names.js';
 import type { MessageAttachment, TranscriptItem } from './transcript.js';
 
 /** What the transcript shows and does, from `<agent-chat>`. */
@@ -107,7 +108,7 @@ function renderSentAttachments(attachments: readonly MessageAttachment[], t: Age
   return html`<ul part="sent-attachments" class="sent-attachments" aria-label=${t.attachmentsLabel}>${attachments.map((a) => html`<li>${
     a.kind === 'image'
       ? SHOWN_IMAGE.test(a.url) ? html`<img src=${a.url} alt=${t.attachedImage} />` : html`<span class="file">${t.attachedImage}</span>`
-      : html`<span class="file"><bdi>${a.name || 'PDF'}</bdi></span>`
+      : html`<span class="file"><bdi>${safeFileName(a.name || 'PDF')}</bdi></span>`
   }</li>`)}</ul>`;
 }
 
