@@ -7,10 +7,6 @@
  * checks the bytes themselves against the declared type (magic numbers) before the platform sees them.
  */
 
-import { safeFileName } from './file-names.js';
-
-export { MAX_NAME_LENGTH, safeFileName } from './file-names.js';
-
 /** The limits of `<agent-chat>`'s `max-attachments`, `max-attachment-bytes` and `attachment-types`. */
 export interface AttachmentLimits {
   /** Files per message. */
@@ -61,15 +57,18 @@ export function typeLabel(type: string): string {
 
 /**
  * Which of `files` can join the `present` attachments under `limits`: files are taken in order; a file too
- * big or of a refused type is refused, and so is each one past the count.
+ * big or of a refused type is refused, and so is each one past the count. Names are shown and sent as
+ * `safeName` makes them (file-names.ts' `safeFileName`, passed in by the composer: that module is in the
+ * element's first load, which the transcript needs it for, and importing it here too would make it a chunk
+ * of its own).
  */
 export function checkAttachments<F extends { name: string; type: string; size: number }>(
-  files: readonly F[], present: number, limits: AttachmentLimits,
+  files: readonly F[], present: number, limits: AttachmentLimits, safeName: (name: string) => string,
 ): { accepted: Array<{ file: F; name: string; type: string }>; refused: AttachmentRefusal[] } {
   const accepted: Array<{ file: F; name: string; type: string }> = [];
   const refused: AttachmentRefusal[] = [];
   for (const file of files) {
-    const name = safeFileName(file.name);
+    const name = safeName(file.name);
     const type = mediaTypeOf(file);
     if (!typeAccepted(type, limits.types)) refused.push({ kind: 'type', name, types: limits.types.map(typeLabel).join(', ') });
     else if (file.size > limits.maxBytes) refused.push({ kind: 'too-large', name, size: file.size, limit: limits.maxBytes });

@@ -32,6 +32,8 @@ export interface TrayOptions {
   words(): AgentChatStrings;
   /** Says a sentence in the element's polite live region. */
   announce(text: string): void;
+  /** A file name made safe to show and send (file-names.ts). */
+  safeName(name: string): string;
 }
 
 /** One attached file, as taken. */
@@ -106,7 +108,7 @@ export class AttachmentTray {
   /** Takes the files that pass the limits; says (shows and announces) why the others were refused. Returns whether all were taken. */
   add(files: readonly File[]): boolean {
     const t = this.#options.words();
-    const { accepted, refused } = checkAttachments(files, this.#items.length, this.#options.limits());
+    const { accepted, refused } = checkAttachments(files, this.#items.length, this.#options.limits(), this.#options.safeName);
     for (const { file, name, type } of accepted) {
       this.#items.push({ id: this.#nextId++, file, name, type, preview: type.startsWith('image/') ? URL.createObjectURL(file) : null });
     }
@@ -123,7 +125,7 @@ export class AttachmentTray {
    */
   async content(text: string, files: readonly File[]): Promise<InputContentChunk[] | null> {
     const t = this.#options.words();
-    const { accepted, refused } = checkAttachments(files, 0, this.#options.limits());
+    const { accepted, refused } = checkAttachments(files, 0, this.#options.limits(), this.#options.safeName);
     let notice = refused.map((r) => refusalText(r, t)).join(' ');
     let chunks: InputContentChunk[] | null = null;
     if (!notice) {

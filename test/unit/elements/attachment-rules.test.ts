@@ -1,6 +1,7 @@
 // <agent-chat>'s attachment rules: limits checked before anything is sent, and file names made safe to show.
 import { describe, expect, test } from 'vitest';
-import { MAX_NAME_LENGTH, checkAttachments, mediaTypeOf, parseTypes, safeFileName, typeAccepted, typeLabel } from '../../../src/elements/agent-chat/attachment-rules.js';
+import { checkAttachments as check, mediaTypeOf, parseTypes, typeAccepted, typeLabel } from '../../../src/elements/agent-chat/attachment-rules.js';
+import { MAX_NAME_LENGTH, safeFileName } from '../../../src/elements/agent-chat/file-names.js';
 import { attachmentsOf } from '../../../src/elements/agent-chat/transcript.js';
 import { defaultAgentChatStrings as en } from '../../../src/elements/agent-chat/strings.js';
 import { fileSizeIn } from '../../../src/elements/internal/locale-format.js';
@@ -8,6 +9,7 @@ import { fileSizeIn } from '../../../src/elements/internal/locale-format.js';
 const MB = 1024 * 1024;
 const DEFAULT_TYPES = parseTypes('image/png,image/jpeg,image/gif,image/webp,application/pdf');
 const limits = { maxCount: 4, maxBytes: 10 * MB, types: DEFAULT_TYPES };
+const checkAttachments = (files: Parameters<typeof check>[0], present: number, l: Parameters<typeof check>[2]) => check(files, present, l, safeFileName);
 const file = (name: string, size: number, type = 'image/png') => ({ name, size, type });
 
 describe('limits', () => {

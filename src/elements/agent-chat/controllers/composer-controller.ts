@@ -14,6 +14,7 @@ import type { VoiceInController } from './voice-in-controller.js';
 import type { VoiceOutController } from './voice-out-controller.js';
 import type { InputContentChunk } from '../../../client/types.js';
 import type { AttachmentTray } from '../attachment-tray.js';
+import { safeFileName } from '../file-names.js';
 
 /** The message box in `root` (the element's shadow root), when it is rendered. */
 export function messageBox(root: ParentNode): HTMLTextAreaElement | null {
@@ -72,6 +73,7 @@ export class ComposerController {
         limits: () => ({ maxCount: host.maxAttachments, maxBytes: host.maxAttachmentBytes, types: parseTypes(host.attachmentTypes) }),
         words: () => this.#parts.words(),
         announce: (text) => this.#parts.announce(text),
+        safeName: safeFileName,
       }));
     }));
   }
