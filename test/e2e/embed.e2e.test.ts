@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import { chromium, type Browser } from 'playwright-core';
+import { parleyStartUrl } from './harness/parley-start.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -54,17 +55,7 @@ beforeAll(async () => {
   child = spawn(process.execPath, [CLI, 'start', '--port', '0', '--data', dataDir, '--token-delay', '2', '--allow-origin', allowedPage.origin], {
     cwd: ROOT, env: { ...process.env, PLATFORM_API_KEY: '', PORT: '', PARLEY_ALLOWED_ORIGINS: '' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`parley start did not come up: ${out}`)), 60_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = out.match(/Parley is running: (http:\/\/\S+?)\/?\s/);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
-    });
-    child.stderr!.on('data', (d) => { out += d; });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`parley start exited ${code}: ${out}`)); });
-  });
+  ({ url } = await parleyStartUrl(child));
   browser = await chromium.launch({
     executablePath: CHROMIUM, headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=en-US', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],

@@ -1,6 +1,6 @@
 // `parley start` (the compiled CLI `npm start` runs) in a fresh data directory, and Debian's Chromium driven by
 // playwright-core: what an end-to-end test of a visitor needs. Stop both with the returned `close`.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,21 @@ export interface ParleyStart {
   close(): Promise<void>;
 }
 
+/** The URL `parley start` prints once it is up (and what it printed up to it: the banner is one write). */
+export function parleyStartUrl(child: ChildProcess): Promise<{ url: string; banner: string }> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`parley start did not come up: ${out}`)), 60_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = out.match(/Parley is running: (http:\/\/\S+?)\/?\s/);
+      if (m) { clearTimeout(timer); resolve({ url: m[1]!, banner: out }); }
+    });
+    child.stderr!.on('data', (d) => { out += d; });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`parley start exited ${code}: ${out}`)); });
+  });
+}
+
 /** Starts `parley start --port 0` and Chromium (`--lang=en-US`). */
 export async function startParley(): Promise<ParleyStart> {
   if (!existsSync(join(ROOT, 'dist/browser/agent-chat.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
@@ -24,17 +39,7 @@ export async function startParley(): Promise<ParleyStart> {
   const child = spawn(process.execPath, [join(ROOT, 'platform/bin/parley.js'), 'start', '--port', '0', '--data', dataDir, '--token-delay', '2'], {
     cwd: ROOT, env: { ...process.env, PLATFORM_API_KEY: '', PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`parley start did not come up: ${out}`)), 60_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = out.match(/Parley is running: (http:\/\/\S+?)\/?\s/);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
-    });
-    child.stderr!.on('data', (d) => { out += d; });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`parley start exited ${code}: ${out}`)); });
-  });
+  const { url } = await parleyStartUrl(child);
   const browser = await chromium.launch({
     executablePath: CHROMIUM, headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=en-US', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
