@@ -128,7 +128,7 @@ export class ComposerController {
     }
     this.draft = '';
     if (chat.busy) host.stop(); // the user talked over a reply that was still streaming
-    void host.send(text);
+    void host.send(text, this.#tray?.files ?? []); // with what is attached, as the send button would
     return true;
   }
 
