@@ -168,10 +168,14 @@ export class ComposerController {
    */
   #renderAttachButton(t: AgentChatStrings): TemplateResult {
     return html`<button part="attach-button" class="attach" type="button" aria-label=${t.attach} ?disabled=${!this.#chat.session}
-        @click=${() => this.#host.renderRoot.querySelector<HTMLInputElement>('.composer input[type="file"]')?.click()}>
+        @click=${this.#openPicker}>
         <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="m21 11-8.6 8.6a5 5 0 0 1-7-7L14 4a3.3 3.3 0 0 1 4.7 4.7l-8.6 8.6a1.7 1.7 0 0 1-2.4-2.4l8-8" /></svg>
       </button><input type="file" multiple hidden tabindex="-1" aria-hidden="true" accept=${acceptOf(this.#host.attachmentTypes)} @change=${this.#picked} />`;
   }
+
+  readonly #openPicker = (): void => {
+    this.#host.renderRoot.querySelector<HTMLInputElement>('.composer input[type="file"]')?.click();
+  };
 
   readonly #picked = (event: Event): void => {
     const input = event.target as HTMLInputElement;
