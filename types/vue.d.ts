@@ -149,7 +149,7 @@ export interface AgentChatVueProps {
    */
   voiceOptions?: Pick<VoiceInputOptions, 'deviceId' | 'echoCancellation' | 'noiseSuppression' | 'autoGainControl' | 'endOfUtteranceMs' | 'model'> | null;
   /**
-   * The user sent a message (`detail.text`, `detail.kind`: `send` or `edit`).
+   * The user sent a message (`detail.text`, `detail.kind`: `send` or `edit`, `detail.attachments`: how many files went with it).
    *
    * Event `parley-message-sent`.
    */

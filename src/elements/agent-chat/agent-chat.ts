@@ -140,7 +140,7 @@ const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handof
  * @cssproperty [--parley-launcher-inset=1.25rem] - Distance of the launcher from the viewport's corner.
  * @cssproperty [--parley-z-index=2147483000] - Stacking of the launcher and its panel.
  *
- * @fires {CustomEvent<ParleyMessageSentDetail>} parley-message-sent - The user sent a message (`detail.text`, `detail.kind`: `send` or `edit`).
+ * @fires {CustomEvent<ParleyMessageSentDetail>} parley-message-sent - The user sent a message (`detail.text`, `detail.kind`: `send` or `edit`, `detail.attachments`: how many files went with it).
  * @fires {CustomEvent<ParleyReplyFinishedDetail>} parley-reply-finished - A reply finished streaming (`detail.entryId`, `detail.text`).
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - A turn or request failed (`detail.error`: status, type, code, message, retryAfter).
  * @fires {CustomEvent<ParleyConversationChangedDetail>} parley-conversation-changed - The conversation shown changed (`detail.conversationId`).
