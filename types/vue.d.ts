@@ -80,6 +80,27 @@ export interface AgentChatVueProps {
    */
   starters?: string[];
   /**
+   * Files per message the visitor may attach (pick, drop or paste; images and PDFs by default); `0` turns
+   * attachments off (no attach button). A file past the count is refused with a sentence saying the limit.
+   *
+   * Attribute `max-attachments`.
+   */
+  maxAttachments?: number;
+  /**
+   * Bytes per attached file (default 10 MB, 10 485 760); a bigger file is refused, before anything is sent, with a sentence naming its size and the limit.
+   *
+   * Attribute `max-attachment-bytes`.
+   */
+  maxAttachmentBytes?: string;
+  /**
+   * Media types the visitor may attach, separated by commas or spaces (`image/*` takes every image). Images are
+   * sent as `image_url` chunks and anything else as `document_url` (the platform reads PDFs); the relay checks
+   * the bytes against the type. Default: PNG, JPEG, GIF, WebP and PDF.
+   *
+   * Attribute `attachment-types`.
+   */
+  attachmentTypes?: string;
+  /**
    * Speaks replies aloud as they stream, sentence by sentence (through the relay's `/v1/audio/speech`).
    * Typing or sending stops the voice at once. Every finished reply also has a "Read aloud" button.
    *
@@ -134,7 +155,7 @@ export interface AgentChatVueProps {
    */
   voiceOptions?: Pick<VoiceInputOptions, 'deviceId' | 'echoCancellation' | 'noiseSuppression' | 'autoGainControl' | 'endOfUtteranceMs' | 'model'> | null;
   /**
-   * The user sent a message (`detail.text`, `detail.kind`: `send` or `edit`).
+   * The user sent a message (`detail.text`, `detail.kind`: `send` or `edit`, `detail.attachments`: how many files went with it).
    *
    * Event `parley-message-sent`.
    */

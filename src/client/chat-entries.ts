@@ -5,7 +5,7 @@
 import type { CachedEntry } from './contracts.js';
 import { contentText } from './message-content.js';
 import type {
-  ConversationEntry, ConversationEvent, InputEntry, MessageOutputEntry, OutputContentChunk,
+  ConversationEntry, ConversationEvent, InputContentChunk, InputEntry, MessageOutputEntry, OutputContentChunk,
 } from './types.js';
 
 /** Prefix of the ids given to entries the server has not named yet (the user's message before the history says its id). */
@@ -172,9 +172,9 @@ export function markCutReply(entries: CachedEntry[]): CachedEntry[] {
 }
 
 /** A message the visitor writes, as the page shows it until the server names it. */
-export function userEntry(text: string): CachedEntry {
+export function userEntry(content: string | InputContentChunk[]): CachedEntry {
   const now = nowIso();
-  return { object: 'entry', type: 'message.input', id: localId(), role: 'user', content: text, prefix: false, created_at: now, completed_at: now };
+  return { object: 'entry', type: 'message.input', id: localId(), role: 'user', content, prefix: false, created_at: now, completed_at: now };
 }
 
 /** The last entry the agent produced (not an input), if any. */

@@ -10,7 +10,8 @@
 import type {
   CachedConversation, CachedEntry, ChatSessionApi, ChatSessionOptions, ChatState, ConversationStream, HistoryStoreApi, InflightReply, WaitingTurn,
 } from './contracts.js';
-import type { ConversationEvent, ConversationInputs } from './types.js';
+import type { ConversationEvent, ConversationInputs, InputContentChunk } from './types.js';
+import { isBlankMessage, withText } from './message-content.js';
 import {
   agentNameIn, applyEvent, completeEntries, isInputEntry, isLocalId, lastReply, markCutReply, markInterrupted, resumable, toInput, userEntry,
 } from './chat-entries.js';
@@ -158,9 +159,10 @@ export class ChatSession implements ChatSessionApi {
     };
   }
 
-  async send(text: string): Promise<void> {
+  async send(message: string | readonly InputContentChunk[]): Promise<void> {
     this.#assertIdle('send');
-    if (!text.trim()) return;
+    if (isBlankMessage(message)) return;
+    const text = typeof message === 'string' ? message : [...message];
     const run = this.#next();
     this.#failed = null;
     this.#failedLoad = null;
@@ -169,7 +171,7 @@ export class ChatSession implements ChatSessionApi {
     const user = userEntry(text);
     // Inputs that never reached the server go first, so the conversation has everything the user wrote.
     const unsent = this.#state.entries.filter((e) => this.#unsent.includes(e.id) && isInputEntry(e));
-    const inputs: ConversationInputs = unsent.length ? [...unsent, user].map(toInput) : text;
+    const inputs: ConversationInputs = unsent.length || typeof text !== 'string' ? [...unsent, user].map(toInput) : text;
     const inputIds = [...unsent, user].map((e) => e.id);
     this.#set({ entries: [...this.#state.entries, user], status: 'submitted', error: null, notice: null, streamingEntryId: null, waiting: [] });
     void this.#resolveAgentName(run);
@@ -279,12 +281,15 @@ export class ChatSession implements ChatSessionApi {
     if (index < 0 || edited.type !== 'message.input' || edited.role !== 'user') {
       throw new Error(`No user message '${entryId}' in this conversation`);
     }
-    const user = userEntry(text);
+    // The edit changes the words: the message's attachments go with it again.
+    const content = withText(edited.content, text);
+    const user = userEntry(content);
+    const inputs: ConversationInputs = typeof content === 'string' ? text : [toInput(user)];
     const conversationId = this.#state.conversationId;
     this.#unsent = [];
     this.#set({ entries: [...entries.slice(0, index), user], status: 'submitted', error: null, notice: null, streamingEntryId: null });
     if (index === 0 || !conversationId) {
-      await this.#perform(run, { kind: 'start', inputs: text, inputIds: [user.id] });
+      await this.#perform(run, { kind: 'start', inputs, inputIds: [user.id] });
       return;
     }
     const before = entries[index - 1];
@@ -292,7 +297,7 @@ export class ChatSession implements ChatSessionApi {
       this.#set({ status: 'error', error: PlatformError.network() });
       return;
     }
-    await this.#perform(run, { kind: 'restart', conversationId, fromEntryId: before.id, inputs: text, inputIds: [user.id] });
+    await this.#perform(run, { kind: 'restart', conversationId, fromEntryId: before.id, inputs, inputIds: [user.id] });
   }
 
   async load(conversationId: string): Promise<void> {

@@ -6,7 +6,7 @@
 import type {
   AgentConversation, Agent, AppendConversationRequest, ConversationEntry, ConversationEvent, ConversationHistory,
   ConversationMessages, ModelConversation, ModelList, RestartConversationRequest, StartConversationRequest, Tool, ValidationIssue, SpeechFormat, SpeechRequest, SpeechUsage, Voice, VoiceList,
-  RealtimeServerEvent, RealtimeSessionInfo, TranscriptionResponse, TranscriptionStreamEvent, OcrResponse,
+  RealtimeServerEvent, RealtimeSessionInfo, TranscriptionResponse, TranscriptionStreamEvent, OcrResponse, InputContentChunk,
 } from './types.js';
 export type { SpeechFormat, SpeechRequest, SpeechUsage } from './types.js';
 
@@ -418,7 +418,11 @@ export interface ChatSessionApi {
   readonly state: ChatState;
   /** Called after every state change (deltas included); returns an unsubscribe function. */
   subscribe(listener: (state: ChatState) => void): () => void;
-  send(text: string): Promise<void>;
+  /**
+   * Sends a user message: its text, or content chunks (text with `image_url` and `document_url` attachments).
+   * Blank text with no attachment sends nothing.
+   */
+  send(message: string | readonly InputContentChunk[]): Promise<void>;
   /** Aborts the turn streaming now; what was received is kept. */
   stop(): void;
   /** Drops the messages waiting for the connection (`state.waiting`) instead of sending them. */

@@ -27,3 +27,19 @@ export function contentText(content: MessageContent | null | undefined, withThin
   if (typeof content === 'string') return content;
   return textChunks(content, withThinking).join('');
 }
+
+/** Whether a message to send holds nothing: blank text and no chunk but blank text chunks. */
+export function isBlankMessage(content: MessageContent): boolean {
+  if (typeof content === 'string') return !content.trim();
+  return content.every((chunk) => chunk.type === 'text' && !(typeof chunk.text === 'string' && chunk.text.trim()));
+}
+
+/**
+ * `content` with its words replaced by `text`: a string stays a string; chunks keep everything but their text
+ * chunks (the attachments of an edited message go with it again), `text` first.
+ */
+export function withText<C extends { readonly type: string }>(content: string | readonly C[], text: string): string | Array<C | { type: 'text'; text: string }> {
+  if (typeof content === 'string') return text;
+  const rest = content.filter((chunk) => chunk.type !== 'text');
+  return rest.length ? [{ type: 'text', text }, ...rest] : text;
+}

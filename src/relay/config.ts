@@ -13,6 +13,7 @@ import { operatorSecretProblem } from './sessions/operator.js';
 import { DEFAULT_RESUME_LIMITS } from './streams/resumable.js';
 import { ALL_SCOPES, ANY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './sessions/policy.js';
 import type { RelayOptions } from './relay.js';
+import { ATTACHMENT_TYPES, DEFAULT_ATTACHMENT_LIMITS, type AttachmentLimits } from './uploads/attachments.js';
 
 /** The relay's settings after merging file, environment and flags. */
 export interface RelayConfig {
@@ -41,6 +42,8 @@ export interface RelayConfig {
   redisUrl?: string;
   /** Let pages name remote https files for OCR and transcription (the platform fetches them); default false. */
   allowRemoteFiles: boolean;
+  /** Attachments of conversation bodies: count, bytes each and in all, types (uploads/attachments.ts). */
+  attachments: AttachmentLimits;
   /** How long a streamed reply's events are kept for resumption after it ends, and how many bytes per reply (resumable.ts). */
   resume: { ttlSeconds: number; maxBytesPerStream: number };
 }
@@ -99,6 +102,10 @@ export const RELAY_SETTINGS: readonly Setting[] = [
   { key: 'addressLimits.sessionBurst', env: 'PARLEY_ADDRESS_SESSION_BURST', flag: 'address-session-burst', kind: 'int', expect: 'a whole number from 1 to 1000000', schema: int(1, 1_000_000), help: `sessions opened at once per client address (default ${DEFAULT_ADDRESS_LIMITS.sessionBurst})` },
   { key: 'trustProxy', env: 'PARLEY_TRUST_PROXY', flag: 'trust-proxy', kind: 'int', expect: 'a whole number of proxy hops from 0 to 10', schema: int(0, 10), help: 'reverse proxies in front of the relay whose X-Forwarded-For is believed (default 0)' },
   { key: 'allowRemoteFiles', env: 'PARLEY_ALLOW_REMOTE_FILES', flag: 'allow-remote-files', kind: 'bool', expect: 'true or false', schema: v.boolean(), help: 'let pages name remote https files for OCR and transcription, which the platform then fetches (default: refused, 403)' },
+  { key: 'attachments.maxCount', env: 'PARLEY_MAX_ATTACHMENTS', flag: 'max-attachments', kind: 'int', expect: 'a whole number from 0 to 100', schema: int(0, 100), help: `attachments (images, PDFs) per message; 0 refuses any (default ${DEFAULT_ATTACHMENT_LIMITS.maxCount})` },
+  { key: 'attachments.maxBytes', env: 'PARLEY_MAX_ATTACHMENT_BYTES', flag: 'max-attachment-bytes', kind: 'int', expect: 'a whole number of bytes from 1 to 104857600', schema: int(1, 100 * 1024 * 1024), help: `bytes per attachment, decoded; larger → 413 (default ${DEFAULT_ATTACHMENT_LIMITS.maxBytes})` },
+  { key: 'attachments.maxTotalBytes', env: 'PARLEY_MAX_ATTACHMENTS_TOTAL_BYTES', flag: 'max-attachments-total-bytes', kind: 'int', expect: 'a whole number of bytes from 1 to 209715200', schema: int(1, 200 * 1024 * 1024), help: `bytes of all the attachments of a message; the conversation body cap grows by their base64 size (default ${DEFAULT_ATTACHMENT_LIMITS.maxTotalBytes})` },
+  { key: 'attachments.types', env: 'PARLEY_ATTACHMENT_TYPES', flag: 'attachment-type', kind: 'list', expect: `media types among ${ATTACHMENT_TYPES.join(', ')}`, schema: list(v.picklist(ATTACHMENT_TYPES as string[])), help: `a media type attachments may have, checked against their bytes (repeatable; default ${DEFAULT_ATTACHMENT_LIMITS.types.join(' ')})` },
   { key: 'resume.ttlSeconds', env: 'PARLEY_RESUME_TTL', flag: 'resume-ttl', kind: 'int', expect: 'a whole number of seconds from 1 to 86400', schema: int(1, 86_400), help: `seconds a streamed reply is kept after it ends, for pages that lost the connection to resume it (default ${DEFAULT_RESUME_LIMITS.ttlSeconds})` },
   { key: 'resume.maxBytesPerStream', env: 'PARLEY_RESUME_MAX_BYTES', flag: 'resume-max-bytes', kind: 'int', expect: 'a whole number of bytes from 1024 to 1073741824', schema: int(1024, 1024 ** 3), help: `bytes kept per streamed reply for resumption; a longer reply cannot be resumed (default ${DEFAULT_RESUME_LIMITS.maxBytesPerStream})` },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis', kind: 'string', expect: 'a redis:// or rediss:// URL', schema: redisUrl, help: 'shared state in Redis for several instances (default: in memory; a URL with a password belongs in REDIS_URL)', secret: true },
@@ -185,6 +192,7 @@ const DEFAULTS: RelayConfig = {
   addressLimits: { ...DEFAULT_ADDRESS_LIMITS },
   trustProxy: 0,
   allowRemoteFiles: false,
+  attachments: { ...DEFAULT_ATTACHMENT_LIMITS, types: [...DEFAULT_ATTACHMENT_LIMITS.types] },
   resume: { ttlSeconds: DEFAULT_RESUME_LIMITS.ttlSeconds, maxBytesPerStream: DEFAULT_RESUME_LIMITS.maxBytesPerStream },
 };
 
@@ -220,6 +228,7 @@ export function relayOptionsOf(config: RelayConfig): RelayOptions {
     trustProxy: config.trustProxy,
     operatorSecret: config.operatorSecret,
     allowRemoteFiles: config.allowRemoteFiles,
+    attachments: { ...config.attachments, types: [...config.attachments.types] },
     resume: { ...config.resume },
   };
 }
@@ -244,6 +253,7 @@ export function describeRelayConfig(config: RelayConfig, store: string): string[
     `  address limits ${config.addressLimits.requestsPerMinute}/min, burst ${config.addressLimits.burst}; sessions ${config.addressLimits.sessionsPerMinute}/min, burst ${config.addressLimits.sessionBurst}`,
     `  trusted hops   ${config.trustProxy ? `${config.trustProxy} proxy hop${config.trustProxy > 1 ? 's' : ''} (X-Forwarded-For believed from them)` : '0 (X-Forwarded-For ignored; behind a reverse proxy set --trust-proxy)'}`,
     `  remote files   ${config.allowRemoteFiles ? 'allowed (pages may name https files; the platform fetches them)' : 'refused (pages upload files; set --allow-remote-files to let them name URLs)'}`,
+    `  attachments    ${config.attachments.maxCount ? `${config.attachments.maxCount} per message, ${Math.round(config.attachments.maxBytes / 1024)} KB each, ${Math.round(config.attachments.maxTotalBytes / 1024)} KB in all: ${config.attachments.types.join(' ')}` : 'refused (--max-attachments 0)'}`,
     `  resumption     replies kept ${config.resume.ttlSeconds} s after they end, up to ${Math.round(config.resume.maxBytesPerStream / 1024)} KB each (--resume-ttl, --resume-max-bytes)`,
     `  store          ${store}`,
     `  operator       ${config.operatorSecret ? 'endpoint enabled (PARLEY_OPERATOR_SECRET)' : '(no endpoint: set PARLEY_OPERATOR_SECRET to revoke sessions from outside)'}`,

@@ -27,6 +27,7 @@ export { addressKey, clientAddress, parseIp } from './proxy/client-address.js';
 export type { AuthorizeDecision, AuthorizeHook, RealtimeLimits, SessionRequestContext, SessionRequestKind } from './runtime.js';
 export { ALL_SCOPES, ANY, DEFAULT_POLICY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './sessions/policy.js';
 export { DEFAULT_BODY_LIMITS, defaultRoutes, isCleanPath, type BodyKind, type BodyLimits, type ConversationRole, type RelayRoute } from './proxy/route-table.js';
+export { ATTACHMENT_TYPES, DEFAULT_ATTACHMENT_LIMITS, type AttachmentLimits } from './uploads/attachments.js';
 export { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './proxy/limits.js';
 export { DEFAULT_BODY_RATE_LIMITS, type BodyRateLimits } from './proxy/body-rate.js';
 export {

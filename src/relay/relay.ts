@@ -27,12 +27,13 @@ import { createMemoryStreamBuffers, resumeLimitsOf, type ResumeLimits } from './
 import { handleStreamRequest } from './streams/resume-route.js';
 import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf } from './realtime.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
-import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './proxy/route-table.js';
+import { CONVERSATION_TEXT_BYTES, DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './proxy/route-table.js';
 import type { AuthorizeHook, RealtimeLimits, RelayRuntime, RequestState } from './runtime.js';
 import { createOpenStreams } from './sessions/revocation.js';
 import { handleSessionRequest } from './sessions/sessions.js';
 import { createSessionTokens, type RelaySigningKey } from './sessions/session-tokens.js';
 import { createMemoryStateStore, type RelayStateStore } from './state/state-store.js';
+import { attachmentLimitsOf, base64Length, type AttachmentLimits } from './uploads/attachments.js';
 
 /** Options of {@link createRelay}. Only `upstream` is required. */
 export interface RelayOptions {
@@ -89,7 +90,10 @@ export interface RelayOptions {
   trustProxy?: boolean | number;
   /** Per-address limits (defaults: 120 requests/min, burst 40; 20 sessions/min, burst 10). */
   limits?: Partial<AddressLimits>;
-  /** Body caps of the default routes in bytes (conversations 1 MB, speech 64 KB, transcription 25 MB, OCR 50 MB). */
+  /**
+   * Body caps of the default routes in bytes: conversations 1 MB plus the base64 size of `attachments.maxTotalBytes`
+   * (27.7 MB by default; a larger body is refused with 413 as it streams), speech 64 KB, transcription 25 MB, OCR 50 MB.
+   */
   bodyLimits?: Partial<BodyLimits>;
   /** The route table (default `defaultRoutes(bodyLimits)`); extend with `[...defaultRoutes(), row]`. */
   routes?: RelayRoute[];
@@ -115,6 +119,15 @@ export interface RelayOptions {
    * `data:` URLs or file parts). Stored files (`file_id`, OCR `file`) are always refused.
    */
   allowRemoteFiles?: boolean;
+  /**
+   * Attachments of conversation bodies (the `image_url` and `document_url` chunks of `inputs`, and of `messages`
+   * on a chat-completion route a host adds with `upload: 'attachments'`): `maxCount` per body (4; 0 refuses any),
+   * `maxBytes` decoded per attachment (10 MB), `maxTotalBytes` per body (20 MB; the conversation body cap grows by
+   * its base64 size), `types` allowed (PNG, JPEG, GIF, WebP, PDF; among `ATTACHMENT_TYPES`). Each `data:` URL's
+   * bytes must be its declared type. Refusals: 413 (count, size), 415 (type), 400 (malformed), 403 (remote URL
+   * without `allowRemoteFiles`).
+   */
+  attachments?: Partial<AttachmentLimits>;
   /**
    * Resumable streams: every relayed SSE answer gets a `Parley-Stream-Id` and ids on its events, and its
    * events are kept so a page whose connection dropped resumes it at `GET {base}/streams/{id}` (in the
@@ -287,6 +300,7 @@ function resolve(options: RelayOptions): RelayRuntime {
   const keys = options.keys?.length ? options.keys
     : [{ kid: options.secret ? 'main' : `ephemeral-${randomId(4)}`, secret: options.secret ?? randomId(32) }];
   const resumeTtlSeconds = options.resumeTtlSeconds ?? 30 * 24 * 3600;
+  const attachments = attachmentLimitsOf(options.attachments);
   const report = options.onError ?? ((e: unknown) => console.error('[parley relay]', e));
   const upstreamFetch = options.upstream.fetch ?? ((request: Request) => fetch(request));
   const wsBase = options.upstream.webSocketBaseUrl ?? webSocketBaseOf(options.upstream.baseUrl);
@@ -321,7 +335,12 @@ function resolve(options: RelayOptions): RelayRuntime {
     }),
     store,
     openStreams: createOpenStreams(store, options.revocationCheckMs ?? options.realtime?.revocationCheckMs ?? DEFAULT_REALTIME_LIMITS.revocationCheckMs, report),
-    routes: createRouteTable(options.routes ?? defaultRoutes({ ...DEFAULT_BODY_LIMITS, ...options.bodyLimits })),
+    routes: createRouteTable(options.routes ?? defaultRoutes({
+      ...DEFAULT_BODY_LIMITS,
+      // Room for the attachments the policy allows, unless the host set the cap itself.
+      conversations: CONVERSATION_TEXT_BYTES + base64Length(attachments.maxTotalBytes),
+      ...options.bodyLimits,
+    })),
     isAllowedOrigin: createOriginCheck({
       allowedOrigins: options.allowedOrigins ?? [], allowSameOrigin: options.allowSameOrigin ?? true, publicOrigin: options.publicOrigin,
     }),
@@ -335,6 +354,8 @@ function resolve(options: RelayOptions): RelayRuntime {
     retryDelayMs: options.retryDelayMs ?? 100,
     bodyRate: { ...DEFAULT_BODY_RATE_LIMITS, ...options.bodyRate },
     allowRemoteFiles: options.allowRemoteFiles ?? false,
+    attachments,
+    conversationTextBytes: options.bodyLimits?.conversations ?? CONVERSATION_TEXT_BYTES,
     ownershipTtlSeconds: resumeTtlSeconds,
     resume,
     now,

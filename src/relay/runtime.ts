@@ -11,6 +11,7 @@ import type { OpenStreams } from './sessions/revocation.js';
 import type { RouteTable } from './proxy/route-table.js';
 import type { SessionTokens } from './sessions/session-tokens.js';
 import type { RelayStateStore } from './state/state-store.js';
+import type { AttachmentLimits } from './uploads/attachments.js';
 
 /** What `POST {base}/session` is doing. */
 export type SessionRequestKind = 'new' | 'resume' | 'refresh';
@@ -83,6 +84,10 @@ export interface RelayRuntime {
   bodyRate: BodyRateLimits;
   /** Whether uploads may name remote files the platform would fetch (transcription `file_url`, OCR http(s) URLs). */
   allowRemoteFiles: boolean;
+  /** How many attachments a conversation body may carry, how big and of which types (uploads/attachments.ts). */
+  attachments: AttachmentLimits;
+  /** Bytes a conversation body may take besides its attachments' `data:` URLs (1 MB, or the host's `bodyLimits.conversations`). */
+  conversationTextBytes: number;
   /** How long conversation ownership is remembered (the resume token's lifetime). */
   ownershipTtlSeconds: number;
   /** Resumable streams (null when turned off with `resume: false`). */

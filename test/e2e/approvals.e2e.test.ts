@@ -3,16 +3,16 @@
 // Item 6 too: the shop agent's own starters (its metadata.starters) on an empty chat.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startParley, type StartedParley } from './harness/parley-start.js';
+import { startParley, type ParleyStart } from './harness/parley-start.js';
 
-let parley: StartedParley;
+let parley: ParleyStart;
 
 beforeAll(async () => {
-  parley = await startParley(['--token-delay', '2']);
+  parley = await startParley();
 }, 90_000);
 
 afterAll(async () => {
-  await parley?.stop();
+  await parley?.close();
 });
 
 async function send(page: Page, text: string) {

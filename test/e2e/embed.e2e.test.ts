@@ -7,11 +7,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, launchChromium } from './harness/chromium.js';
+import { parleyStartUrl } from './harness/parley-start.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
-const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
 const CLI = join(ROOT, 'platform/bin/parley.js');
 let child: ChildProcess;
 let url: string;
@@ -54,21 +55,8 @@ beforeAll(async () => {
   child = spawn(process.execPath, [CLI, 'start', '--port', '0', '--data', dataDir, '--token-delay', '2', '--allow-origin', allowedPage.origin], {
     cwd: ROOT, env: { ...process.env, PLATFORM_API_KEY: '', PORT: '', PARLEY_ALLOWED_ORIGINS: '' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`parley start did not come up: ${out}`)), 60_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = out.match(/Parley is running: (http:\/\/\S+?)\/?\s/);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
-    });
-    child.stderr!.on('data', (d) => { out += d; });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`parley start exited ${code}: ${out}`)); });
-  });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=en-US', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
+  ({ url } = await parleyStartUrl(child));
+  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {

@@ -5,12 +5,13 @@ import { mkdtempSync, rmSync, existsSync, readdirSync, readFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, launchChromium } from './harness/chromium.js';
+import { parleyStartUrl } from './harness/parley-start.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFakeMicWav } from '../browser/server/fake-mic.mjs';
 
 const ROOT = join(import.meta.dirname, '../..');
-const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
 let child: ChildProcess;
 let url: string;
 let dataDir: string;
@@ -25,23 +26,9 @@ beforeAll(async () => {
   child = spawn(process.execPath, [join(ROOT, 'platform/bin/parley.js'), 'start', '--port', '0', '--data', dataDir, '--token-delay', '2'], {
     cwd: ROOT, env: { ...process.env, PLATFORM_API_KEY: '', PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`parley start did not come up: ${out}`)), 60_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = out.match(/Parley is running: (http:\/\/\S+?)\/?\s/);
-      if (m) { clearTimeout(timer); banner = out; resolve(m[1]); }
-    });
-    child.stderr!.on('data', (d) => { out += d; });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`parley start exited ${code}: ${out}`)); });
-  });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=en-US', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic',
-      // The microphone is a WAV file: a Flite sentence then silence, looped.
-      '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${writeFakeMicWav(ROOT)}`],
-  });
+  ({ url, banner } = await parleyStartUrl(child));
+  // The microphone is a WAV file: a Flite sentence then silence, looped.
+  browser = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${writeFakeMicWav(ROOT)}`]);
 }, 90_000);
 
 afterAll(async () => {

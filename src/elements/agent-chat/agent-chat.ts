@@ -2,7 +2,7 @@ import { html, nothing } from 'lit';
 import type { PropertyValues, TemplateResult } from 'lit';
 import { property } from 'lit/decorators.js';
 import type { ChatSessionApi, ClientTool, PlatformErrorShape, VoiceInputOptions } from '../../client/contracts.js';
-import type { Tool } from '../../client/types.js';
+import type { InputContentChunk, Tool } from '../../client/types.js';
 import type { AgentChatStrings } from './strings.js';
 import type { TranscriptItem } from './transcript.js';
 // The bundle puts these modules in this order: it was chosen for the gzipped size (scripts/bundle-sizes.mjs),
@@ -111,6 +111,12 @@ const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handof
  * @csspart composer - The form with the message box.
  * @csspart input - The message box.
  * @csspart send-button - The send button.
+ * @csspart attach-button - Opens the file picker to attach images and PDFs (files can also be dropped on the composer or pasted into the message box).
+ * @csspart attachments - The list of files attached to the message being written, above the message box.
+ * @csspart attachment - One attached file: thumbnail or type, name, size.
+ * @csspart remove-attachment-button - Removes an attached file.
+ * @csspart attachment-notice - Why a file was not attached (too big, a type not accepted, one too many).
+ * @csspart sent-attachments - The files sent with a user message, in the transcript (image thumbnails, document names).
  * @csspart stop-button - Stops the reply being streamed.
  * @csspart mic-button - The microphone button (`voice-input`): starts listening, and while listening (`aria-pressed="true"`) stops and uses what was heard. A ring around it follows the input level.
  * @csspart voice-bar - The row with the hands-free toggle and the voice state line (`voice-input`).
@@ -142,7 +148,7 @@ const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handof
  * @cssproperty [--parley-launcher-inset=1.25rem] - Distance of the launcher from the viewport's corner.
  * @cssproperty [--parley-z-index=2147483000] - Stacking of the launcher and its panel.
  *
- * @fires {CustomEvent<ParleyMessageSentDetail>} parley-message-sent - The user sent a message (`detail.text`, `detail.kind`: `send` or `edit`).
+ * @fires {CustomEvent<ParleyMessageSentDetail>} parley-message-sent - The user sent a message (`detail.text`, `detail.kind`: `send` or `edit`, `detail.attachments`: how many files went with it).
  * @fires {CustomEvent<ParleyReplyFinishedDetail>} parley-reply-finished - A reply finished streaming (`detail.entryId`, `detail.text`).
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - A turn or request failed (`detail.error`: status, type, code, message, retryAfter).
  * @fires {CustomEvent<ParleyConversationChangedDetail>} parley-conversation-changed - The conversation shown changed (`detail.conversationId`).
@@ -213,6 +219,22 @@ export class AgentChat extends ParleyElement {
 
   /** A chat session to use instead of creating one from the attributes (tests, advanced hosts). The host disposes it. */
   @property({ attribute: false }) session: ChatSessionApi | null = null;
+
+  /**
+   * Files per message the visitor may attach (pick, drop or paste; images and PDFs by default); `0` turns
+   * attachments off (no attach button). A file past the count is refused with a sentence saying the limit.
+   */
+  @property({ type: Number, attribute: 'max-attachments' }) maxAttachments = 4;
+
+  /** Bytes per attached file (default 10 MB, 10 485 760); a bigger file is refused, before anything is sent, with a sentence naming its size and the limit. */
+  @property({ type: Number, attribute: 'max-attachment-bytes' }) maxAttachmentBytes = 10 * 1024 * 1024;
+
+  /**
+   * Media types the visitor may attach, separated by commas or spaces (`image/*` takes every image). Images are
+   * sent as `image_url` chunks and anything else as `document_url` (the platform reads PDFs); the relay checks
+   * the bytes against the type. Default: PNG, JPEG, GIF, WebP and PDF.
+   */
+  @property({ attribute: 'attachment-types' }) attachmentTypes = 'image/png,image/jpeg,image/gif,image/webp,application/pdf';
 
   /** Overrides of the element's words (see `AgentChatStrings`), for translation. */
   @property({ attribute: false }) strings: Partial<AgentChatStrings> | null = null;
@@ -307,7 +329,9 @@ export class AgentChat extends ParleyElement {
     bargeIn: () => this.stop(), // silences the voice, and stops the reply if it still streams
   });
 
-  readonly #composer: ComposerController = new ComposerController(this, { chat: this.#chat, voiceIn: this.#voiceIn, voiceOut: this.#voiceOut });
+  readonly #composer: ComposerController = new ComposerController(this, {
+    chat: this.#chat, voiceIn: this.#voiceIn, voiceOut: this.#voiceOut, announce: (text) => this.#live.announce(text), words: () => this.#text,
+  });
 
   readonly #launcher = new LauncherController(this);
 
@@ -420,15 +444,26 @@ export class AgentChat extends ParleyElement {
   // ---------------------------------------------------------------- actions
 
   /**
-   * Sends `text` as the user (what the send button does). Ignored while a reply is streaming.
-   * @param text - The message, sent trimmed; blank text sends nothing.
+   * Sends `text` as the user (what the send button does), with `attachments` (what the composer holds when
+   * the send button is pressed). Ignored while a reply is streaming.
+   * @param text - The message, sent trimmed; blank text with no attachment sends nothing.
+   * @param attachments - Files sent with it (images as `image_url`, others as `document_url`, as `data:` URLs),
+   *   checked against `max-attachments`, `max-attachment-bytes` and `attachment-types`: if one is refused,
+   *   nothing is sent and the chat says why.
    */
-  async send(text: string): Promise<void> {
+  async send(text: string, attachments: readonly File[] = []): Promise<void> {
     const message = text.trim();
-    if (!this.#chat.session || !message || this.#busy) return;
+    if (!this.#chat.session || (!message && !attachments.length) || this.#busy) return;
+    let content: string | InputContentChunk[] = message;
+    if (attachments.length) {
+      const chunks = await this.#composer.content(message, attachments);
+      if (!chunks || this.#busy) return;
+      this.#composer.clearAttachments();
+      content = chunks;
+    }
     this.#transcriptScroll.stickToBottom = true;
-    this.emit('parley-message-sent', { text: message, conversationId: this.#chat.state.conversationId, kind: 'send' });
-    await this.#chat.send(message);
+    this.emit('parley-message-sent', { text: message, conversationId: this.#chat.state.conversationId, kind: 'send', attachments: attachments.length });
+    await this.#chat.send(content);
   }
 
   /** Stops the reply being streamed (and any reply being read aloud); what arrived stays, marked as interrupted. */
@@ -478,6 +513,7 @@ export class AgentChat extends ParleyElement {
     if (this.#busy) this.stop();
     this.#voiceOut.silence();
     this.#chat.reset();
+    this.#composer.clearAttachments();
     this.#list.hide();
     this.#edit.end();
     this.#composer.focus();

@@ -10,7 +10,7 @@ import { chatErrorKind } from '../internal/error-kinds.js';
 import type { ChatErrorKind } from '../internal/error-kinds.js';
 import { localize } from '../internal/locale-registry.js';
 import type { LocaleHost } from '../internal/locale-registry.js';
-import { counter } from '../internal/locale-format.js';
+import { counter, fileSizeIn } from '../internal/locale-format.js';
 
 /** The user-visible strings of `<agent-chat>` (and the markdown renderer it uses). */
 export interface AgentChatStrings {
@@ -110,9 +110,28 @@ export interface AgentChatStrings {
   toolRunning: (name: string) => string;
   /** The same line while the platform searches the agent's document libraries (`document_library`). */
   searchingDocuments: string;
+  /** Accessible name of the button that attaches images and PDFs (it opens the file picker). */
+  attach: string;
+  /** Accessible name of the list of files attached to the message being written. */
+  attachmentsLabel: string;
+  /** Text in place of an image sent with a message (its alternative text: the API keeps no image names). */
+  attachedImage: string;
+  /** Accessible name of the button that removes an attached file. */
+  removeAttachment: (name: string) => string;
+  /** Announced when a file is attached, and when one is removed. */
+  attachmentAdded: (name: string) => string;
+  attachmentRemoved: (name: string) => string;
+  /** A file's size as shown and said ("1.2 MB"). */
+  fileSize: (bytes: number) => string;
+  /** Why a file was not attached (shown and announced): over the size limit, a type not accepted, one file too many, unreadable. */
+  attachmentTooLarge: (name: string, size: number, limit: number) => string;
+  attachmentWrongType: (name: string, types: string) => string;
+  attachmentTooMany: (name: string, limit: number) => string;
+  attachmentUnreadable: (name: string) => string;
 }
 
 const count = counter('en');
+const fileSize = fileSizeIn('en');
 
 const CHAT_ERRORS: Record<ChatErrorKind, string> = {
   unavailable: 'This assistant is not available on this page.',
@@ -205,6 +224,17 @@ export const defaultAgentChatStrings: AgentChatStrings = {
   toolDeclined: (name) => `Declined: ${name} did not run.`,
   toolRunning: (name) => `Running ${name}…`,
   searchingDocuments: 'Searching the documents…',
+  attach: 'Attach images or PDFs',
+  attachmentsLabel: 'Attached files',
+  attachedImage: 'Attached image',
+  removeAttachment: (name) => `Remove ${name}`,
+  attachmentAdded: (name) => `${name} attached`,
+  attachmentRemoved: (name) => `${name} removed`,
+  fileSize,
+  attachmentTooLarge: (name, size, limit) => `${name} is ${fileSize(size)}; the limit is ${fileSize(limit)}.`,
+  attachmentWrongType: (name, types) => `${name} can’t be attached: accepted types are ${types}.`,
+  attachmentTooMany: (name, limit) => `${name} wasn’t attached: ${count(limit, { one: 'one file', other: '# files' })} per message at most.`,
+  attachmentUnreadable: (name) => `${name} could not be read.`,
 };
 
 /**

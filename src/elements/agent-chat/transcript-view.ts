@@ -7,7 +7,6 @@
 import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
-import type { CachedEntry } from '../../client/contracts.js';
 import { markdown } from '../internal/markdown-directive.js';
 import type { ChatSessionController } from './controllers/chat-session-controller.js';
 import type { MessageEditController } from './controllers/message-edit-controller.js';
@@ -17,7 +16,8 @@ import type { TranscriptPlaceholdersController } from './controllers/transcript-
 import type { VoiceOutController } from './controllers/voice-out-controller.js';
 import type { AgentChatStrings } from './strings.js';
 import { lastReply } from './transcript.js';
-import type { TranscriptItem } from './transcript.js';
+import { safeFileName } from './file-names.js';
+import type { MessageAttachment, TranscriptItem } from './transcript.js';
 
 /** What the transcript shows and does, from `<agent-chat>`. */
 export interface TranscriptView {
@@ -71,7 +71,7 @@ export function renderTranscript(view: TranscriptView, t: AgentChatStrings): Tem
 function renderItem(view: TranscriptView, item: TranscriptItem, t: AgentChatStrings, lastReplyId: string | null, old: boolean): TemplateResult {
   switch (item.kind) {
     case 'user':
-      return renderUserMessage(view, item.key, item.entry, item.text, t);
+      return renderUserMessage(view, item, t);
     case 'assistant':
       return renderReply(view, item, t, item.entry.id === lastReplyId, view.placeholders.placeholder(item.key, old));
     case 'call':
@@ -86,11 +86,12 @@ function renderItem(view: TranscriptView, item: TranscriptItem, t: AgentChatStri
   }
 }
 
-function renderUserMessage(view: TranscriptView, key: string, entry: CachedEntry, text: string, t: AgentChatStrings): TemplateResult {
+function renderUserMessage(view: TranscriptView, { key, entry, text, attachments }: TranscriptItem & { kind: 'user' }, t: AgentChatStrings): TemplateResult {
   if (view.edit.editing(key)) return view.edit.renderForm(t);
   return html`<div part="message message-user" class="message user" data-entry-id=${entry.id}>
     <span class="visually-hidden">${t.you}:</span>
-    <div part="bubble" class="bubble" dir="auto">${text}</div>
+    ${attachments.length ? renderSentAttachments(attachments, t) : nothing}
+    ${text ? html`<div part="bubble" class="bubble" dir="auto">${text}</div>` : nothing}
     ${view.chat.state.waiting?.includes(entry.id) ? html`<p part="waiting" class="interrupted">${t.waitingToSend}</p>` : nothing}
     ${view.busy
       ? nothing
@@ -100,6 +101,22 @@ function renderUserMessage(view: TranscriptView, key: string, entry: CachedEntry
           </button>
         </div>`}
   </div>`;
+}
+
+/** A `data:` URL of an image kind a browser shows without running anything (no SVG). */
+const SHOWN_IMAGE = /^data:image\/(?:png|jpeg|gif|webp|avif|bmp);base64,/i;
+
+/**
+ * The files sent with a user message: images as thumbnails (only the page's own `data:` URLs are loaded;
+ * a remote image shows its alternative text), documents by name. Names are text (`<bdi>`: a right-to-left
+ * name does not reorder the line).
+ */
+function renderSentAttachments(attachments: readonly MessageAttachment[], t: AgentChatStrings): TemplateResult {
+  return html`<ul part="sent-attachments" class="sent-attachments" aria-label=${t.attachmentsLabel}>${attachments.map((a) => html`<li>${
+    a.kind === 'image'
+      ? SHOWN_IMAGE.test(a.url) ? html`<img src=${a.url} alt=${t.attachedImage} />` : html`<span class="file">${t.attachedImage}</span>`
+      : html`<span class="file"><bdi>${safeFileName(a.name || 'PDF')}</bdi></span>`
+  }</li>`)}</ul>`;
 }
 
 function renderReply(view: TranscriptView, { key, entry, text }: TranscriptItem & { kind: 'assistant' }, t: AgentChatStrings, isLast: boolean, placeholder: boolean): TemplateResult {

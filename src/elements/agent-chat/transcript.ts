@@ -11,7 +11,7 @@ import type { FunctionResultEntry } from '../../client/types.js';
  * position, because the session renames their temporary ids once the server has stored them.
  */
 export type TranscriptItem = { key: string } & (
-  | { kind: 'user'; entry: CachedEntry & { type: 'message.input' }; text: string }
+  | { kind: 'user'; entry: CachedEntry & { type: 'message.input' }; text: string; attachments: MessageAttachment[] }
   | { kind: 'assistant'; entry: CachedEntry & { type: 'message.output' | 'message.input' }; text: string }
   /** A function call (with its result once it came, else null) or a tool execution (no result); JSON pretty-printed. */
   | { kind: 'call'; entry: CachedEntry & { type: 'function.call' | 'tool.execution' }; arguments: string; result: string | null }
@@ -34,7 +34,7 @@ export function transcriptItems(entries: readonly CachedEntry[]): TranscriptItem
     switch (entry.type) {
       case 'message.input':
         items.push(entry.role === 'user'
-          ? { key: `user-${users++}`, kind: 'user', entry, text: contentText(entry.content) }
+          ? { key: `user-${users++}`, kind: 'user', entry, text: contentText(entry.content), attachments: attachmentsOf(entry.content) }
           : { key, kind: 'assistant', entry, text: contentText(entry.content) });
         break;
       case 'message.output':
@@ -57,6 +57,24 @@ export function transcriptItems(entries: readonly CachedEntry[]): TranscriptItem
     }
   }
   return items;
+}
+
+/** A file sent with a user message: an `image_url` or `document_url` chunk (`url` is a `data:` or remote URL). */
+export interface MessageAttachment { kind: 'image' | 'document'; url: string; name: string }
+
+/** The attachments of message content, in order. */
+export function attachmentsOf(content: string | readonly { type: string }[]): MessageAttachment[] {
+  const out: MessageAttachment[] = [];
+  if (typeof content === 'string') return out;
+  for (const chunk of content as Array<{ type: string; image_url?: unknown; document_url?: unknown; document_name?: unknown }>) {
+    if (chunk.type === 'image_url') {
+      const url = typeof chunk.image_url === 'string' ? chunk.image_url : (chunk.image_url as { url?: unknown } | null)?.url;
+      if (typeof url === 'string') out.push({ kind: 'image', url, name: '' });
+    } else if (chunk.type === 'document_url' && typeof chunk.document_url === 'string') {
+      out.push({ kind: 'document', url: chunk.document_url, name: typeof chunk.document_name === 'string' ? chunk.document_name : '' });
+    }
+  }
+  return out;
 }
 
 /** The latest reply of the current turn (after the last user message), or null when the turn has none yet. */

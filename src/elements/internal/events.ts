@@ -11,6 +11,8 @@ export interface ParleyMessageSentDetail {
   conversationId: string | null;
   /** `send` for a new message, `edit` for edit-and-resend. */
   kind: 'send' | 'edit';
+  /** How many files were sent with it (`send` only; 0 or absent: none). */
+  attachments?: number;
 }
 
 /** Detail of `parley-reply-finished`: a reply finished streaming (not fired when it was stopped or failed). */

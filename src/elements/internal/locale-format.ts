@@ -32,3 +32,14 @@ export function clock(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
+
+/**
+ * A number of bytes as `lang` writes a file size: `512 byte`, `34 kB`, `31.5 MB` (binary units, one decimal
+ * at most, through `Intl.NumberFormat`'s units: `31,5 Mo` in French).
+ */
+export function fileSizeIn(lang: string): (bytes: number) => string {
+  return (bytes) => {
+    const [value, unit] = bytes < 1024 ? [bytes, 'byte'] : bytes < 1024 * 1024 ? [bytes / 1024, 'kilobyte'] : [bytes / (1024 * 1024), 'megabyte'];
+    return new Intl.NumberFormat(lang, { style: 'unit', unit, unitDisplay: 'short', maximumFractionDigits: 1 }).format(value);
+  };
+}

@@ -33,7 +33,7 @@ export { languageOf, loadLocale, localeChain, localize, shippedLocales } from '.
 // What a catalogue module needs, in one import (see locales/fr.ts).
 export { chatErrorKind, speechErrorKind, speakerNumber } from './error-kinds.js';
 export type { ChatErrorKind, SpeechErrorKind } from './error-kinds.js';
-export { counter, numberIn, clock } from './locale-format.js';
+export { counter, numberIn, clock, fileSizeIn } from './locale-format.js';
 export type { Counter, PluralForms } from './locale-format.js';
 
 /**

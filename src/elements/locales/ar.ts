@@ -4,13 +4,14 @@
  * other text from outside (often left to right) are wrapped in Unicode isolates (FSI … PDI), so they
  * do not reorder the Arabic around them. To add a language, copy this file (see README, "Languages").
  */
-import { chatErrorKind, clock, counter, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
+import { chatErrorKind, clock, counter, fileSizeIn, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
 import type { ChatErrorKind, CompleteLocaleCatalogue, SpeechErrorKind } from '../internal/locale.js';
 import type { VoiceInputErrorKind } from '../../client/contracts.js';
 import type { OcrErrorKind } from '../doc-ocr-viewer/events.js';
 
 const count = counter('ar');
 const num = numberIn('ar');
+const fileSize = fileSizeIn('ar');
 /** First-strong isolate: the inserted text keeps its own direction without moving its neighbours. */
 const iso = (text: string): string => `\u2068${text}\u2069`;
 
@@ -133,6 +134,17 @@ const ar: CompleteLocaleCatalogue = {
     toolDeclined: (name) => `تم الرفض: لم يُشغَّل ${iso(name)}.`,
     toolRunning: (name) => `جارٍ تشغيل ${iso(name)}…`,
     searchingDocuments: 'جارٍ البحث في المستندات…',
+    attach: 'إرفاق صور أو ملفات PDF',
+    attachmentsLabel: 'الملفات المرفقة',
+    attachedImage: 'صورة مرفقة',
+    removeAttachment: (name) => `إزالة ${iso(name)}`,
+    attachmentAdded: (name) => `أُرفق ${iso(name)}`,
+    attachmentRemoved: (name) => `أُزيل ${iso(name)}`,
+    fileSize,
+    attachmentTooLarge: (name, size, limit) => `حجم ${iso(name)} هو ${iso(fileSize(size))}، والحد الأقصى ${iso(fileSize(limit))}.`,
+    attachmentWrongType: (name, types) => `لا يمكن إرفاق ${iso(name)}: الأنواع المقبولة هي ${iso(types)}.`,
+    attachmentTooMany: (name, limit) => `لم يُرفق ${iso(name)}: الحد الأقصى ${count(limit, { one: 'ملف واحد', two: 'ملفان', few: '# ملفات', other: '# ملفًا' })} لكل رسالة.`,
+    attachmentUnreadable: (name) => `تعذّرت قراءة ${iso(name)}.`,
   },
 
   speechPlayer: {

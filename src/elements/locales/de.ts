@@ -2,13 +2,14 @@
  * German: every string of the four elements. Loaded by itself when an element's language is `de` (or
  * `de-AT`, `de-CH`, …). To add a language, copy this file (see README, "Languages").
  */
-import { chatErrorKind, clock, counter, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
+import { chatErrorKind, clock, counter, fileSizeIn, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
 import type { ChatErrorKind, CompleteLocaleCatalogue, SpeechErrorKind } from '../internal/locale.js';
 import type { VoiceInputErrorKind } from '../../client/contracts.js';
 import type { OcrErrorKind } from '../doc-ocr-viewer/events.js';
 
 const count = counter('de');
 const num = numberIn('de');
+const fileSize = fileSizeIn('de');
 
 const CHAT_ERRORS: Record<ChatErrorKind, string> = {
   unavailable: 'Dieser Assistent ist auf dieser Seite nicht verfügbar.',
@@ -121,6 +122,17 @@ const de: CompleteLocaleCatalogue = {
     toolDeclined: (name) => `Abgelehnt: ${name} wurde nicht ausgeführt.`,
     toolRunning: (name) => `${name} wird ausgeführt…`,
     searchingDocuments: 'Die Dokumente werden durchsucht…',
+    attach: 'Bilder oder PDFs anhängen',
+    attachmentsLabel: 'Angehängte Dateien',
+    attachedImage: 'Angehängtes Bild',
+    removeAttachment: (name) => `${name} entfernen`,
+    attachmentAdded: (name) => `${name} angehängt`,
+    attachmentRemoved: (name) => `${name} entfernt`,
+    fileSize,
+    attachmentTooLarge: (name, size, limit) => `${name} ist ${fileSize(size)} groß; die Grenze liegt bei ${fileSize(limit)}.`,
+    attachmentWrongType: (name, types) => `${name} kann nicht angehängt werden: erlaubt sind ${types}.`,
+    attachmentTooMany: (name, limit) => `${name} wurde nicht angehängt: höchstens ${count(limit, { one: 'eine Datei', other: '# Dateien' })} pro Nachricht.`,
+    attachmentUnreadable: (name) => `${name} konnte nicht gelesen werden.`,
   },
 
   speechPlayer: {

@@ -2,13 +2,14 @@
  * Spanish: every string of the four elements. Loaded by itself when an element's language is `es` (or
  * `es-MX`, `es-419`, …). To add a language, copy this file (see README, "Languages").
  */
-import { chatErrorKind, clock, counter, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
+import { chatErrorKind, clock, counter, fileSizeIn, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
 import type { ChatErrorKind, CompleteLocaleCatalogue, SpeechErrorKind } from '../internal/locale.js';
 import type { VoiceInputErrorKind } from '../../client/contracts.js';
 import type { OcrErrorKind } from '../doc-ocr-viewer/events.js';
 
 const count = counter('es');
 const num = numberIn('es');
+const fileSize = fileSizeIn('es');
 
 const CHAT_ERRORS: Record<ChatErrorKind, string> = {
   unavailable: 'Este asistente no está disponible en esta página.',
@@ -121,6 +122,17 @@ const es: CompleteLocaleCatalogue = {
     toolDeclined: (name) => `Denegado: ${name} no se ejecutó.`,
     toolRunning: (name) => `Ejecutando ${name}…`,
     searchingDocuments: 'Buscando en los documentos…',
+    attach: 'Adjuntar imágenes o PDF',
+    attachmentsLabel: 'Archivos adjuntos',
+    attachedImage: 'Imagen adjunta',
+    removeAttachment: (name) => `Quitar ${name}`,
+    attachmentAdded: (name) => `${name} adjuntado`,
+    attachmentRemoved: (name) => `${name} quitado`,
+    fileSize,
+    attachmentTooLarge: (name, size, limit) => `${name} ocupa ${fileSize(size)}; el límite es ${fileSize(limit)}.`,
+    attachmentWrongType: (name, types) => `No se puede adjuntar ${name}: los tipos aceptados son ${types}.`,
+    attachmentTooMany: (name, limit) => `${name} no se adjuntó: como máximo ${count(limit, { one: 'un archivo', other: '# archivos' })} por mensaje.`,
+    attachmentUnreadable: (name) => `No se pudo leer ${name}.`,
   },
 
   speechPlayer: {

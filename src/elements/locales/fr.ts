@@ -2,13 +2,14 @@
  * French: every string of the four elements. Loaded by itself when an element's language is `fr` (or
  * `fr-CA`, `fr-BE`, …). To add a language, copy this file (see README, "Languages").
  */
-import { chatErrorKind, clock, counter, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
+import { chatErrorKind, clock, counter, fileSizeIn, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
 import type { ChatErrorKind, CompleteLocaleCatalogue, SpeechErrorKind } from '../internal/locale.js';
 import type { VoiceInputErrorKind } from '../../client/contracts.js';
 import type { OcrErrorKind } from '../doc-ocr-viewer/events.js';
 
 const count = counter('fr');
 const num = numberIn('fr');
+const fileSize = fileSizeIn('fr');
 /** French puts a no-break space before `:` and inside « ». */
 const NBSP = '\u00a0';
 
@@ -123,6 +124,17 @@ const fr: CompleteLocaleCatalogue = {
     toolDeclined: (name) => `Refusé${NBSP}: ${name} ne s’est pas exécuté.`,
     toolRunning: (name) => `Exécution de ${name}…`,
     searchingDocuments: 'Recherche dans les documents…',
+    attach: 'Joindre des images ou des PDF',
+    attachmentsLabel: 'Fichiers joints',
+    attachedImage: 'Image jointe',
+    removeAttachment: (name) => `Retirer ${name}`,
+    attachmentAdded: (name) => `${name} joint`,
+    attachmentRemoved: (name) => `${name} retiré`,
+    fileSize,
+    attachmentTooLarge: (name, size, limit) => `${name} fait ${fileSize(size)}${NBSP}; la limite est de ${fileSize(limit)}.`,
+    attachmentWrongType: (name, types) => `${name} ne peut pas être joint${NBSP}: types acceptés${NBSP}: ${types}.`,
+    attachmentTooMany: (name, limit) => `${name} n’a pas été joint${NBSP}: ${count(limit, { one: 'un fichier', other: '# fichiers' })} par message au plus.`,
+    attachmentUnreadable: (name) => `${name} n’a pas pu être lu.`,
   },
 
   speechPlayer: {

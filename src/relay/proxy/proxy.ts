@@ -2,7 +2,7 @@
  * The platform routes under `{base}/v1/…`, in the order the checks run:
  *   route table (404/405, preflight) → origin (403) → token (401) → scope (403) → rate limits (429)
  *   → body framing (415/413/400) → path parameters and ownership (403/404) → body read and body
- *   scope (413/408/400/403; OCR documents 415/403) → stream cap (429) → upload read ahead and checked
+ *   scope (413/408/400/403; OCR documents 415/403; attachments 413/415/403/400) → stream cap (429) → upload read ahead and checked
  *   (413/408/415/403/400, upload.ts) → upstream call → answer (headers rebuilt, SSE passed through,
  *   ownership learned, the upstream key scrubbed from headers and bodies).
  * The checks are here, in that order; the upstream call is exchange.ts and the answer answer.ts.
@@ -19,6 +19,7 @@ import { isAgentAllowed, isAgentVersionAllowed, isAllowed } from '../sessions/po
 import { rateGuardedBody } from './body-rate.js';
 import { checkContentType, checkDeclaredLength, parseJsonObject, readCapped } from './request-body.js';
 import { checkOcrDocument } from '../uploads/upload.js';
+import { checkAttachments } from '../uploads/attachments.js';
 import type { RelayRoute } from './route-table.js';
 import type { RelayEnv } from './client-address.js';
 import type { RelayRuntime, RequestState } from '../runtime.js';
@@ -62,6 +63,10 @@ export async function handlePlatformRequest(runtime: RelayRuntime, state: Reques
     checkBody(route, json, claims);
     if (route.scope === 'conversations') checkTools(json);
     if (route.upload === 'ocr-document') checkOcrDocument(json, runtime);
+    else if (route.upload === 'attachments' && bytes.length - checkAttachments(json, runtime.attachments, runtime) > runtime.conversationTextBytes) {
+      // The cap leaves room for attachments; the rest of the body (text, history, tools) keeps its own.
+      throw payloadTooLarge(runtime.conversationTextBytes);
+    }
   }
   // An upload holds a slot whatever it asks for: the platform streams a transcription when the form's
   // `stream` field says so (not by Accept), and an upload is a long request either way.

@@ -5,6 +5,7 @@
  * the path unknown (404), so encoded tricks never reach a template. Matching is case-sensitive.
  */
 import type { RelayScope } from '../sessions/policy.js';
+import { DEFAULT_ATTACHMENT_LIMITS, base64Length } from '../uploads/attachments.js';
 
 /** Which body a route takes. `json` bodies are read whole (capped) and inspected; `multipart` bodies stream through, counted. */
 export type BodyKind = 'json' | 'multipart';
@@ -44,9 +45,10 @@ export interface RelayRoute {
   /**
    * How the relay checks the uploaded content (upload.ts): `audio-form` — a multipart form whose `file`
    * must be audio and whose `model` must be allowed; `ocr-document` — a JSON `document` that must be a
-   * PDF or an image.
+   * PDF or an image; `attachments` — the `image_url`/`document_url` chunks of `inputs` or `messages` must fit the
+   * relay's attachment policy (uploads/attachments.ts).
    */
-  upload?: 'audio-form' | 'ocr-document';
+  upload?: 'audio-form' | 'ocr-document' | 'attachments';
   /** Built-in behaviour instead of plain forwarding. */
   special?: 'list-conversations' | 'list-models' | 'client-session';
   /** Event written when the upstream breaks mid-stream at an event boundary; omitted → plain `event: error`. */
@@ -65,9 +67,15 @@ export interface BodyLimits {
   ocr: number;
 }
 
-/** Default body caps: conversations 1 MB, speech 64 KB, transcription 25 MB, OCR 50 MB. */
+/** Bytes a conversation body may take besides its attachments (its text, history and tools). */
+export const CONVERSATION_TEXT_BYTES = 1 * MB;
+
+/**
+ * Default body caps: conversations 1 MB plus the base64 size of the attachments they may carry (the attachment
+ * policy's `maxTotalBytes`, 20 MB by default: 27.7 MB in all), speech 64 KB, transcription 25 MB, OCR 50 MB.
+ */
 export const DEFAULT_BODY_LIMITS: BodyLimits = {
-  conversations: 1 * MB,
+  conversations: CONVERSATION_TEXT_BYTES + base64Length(DEFAULT_ATTACHMENT_LIMITS.maxTotalBytes),
   speech: 64 * KB,
   transcription: 25 * MB,
   ocr: 50 * MB,
@@ -83,15 +91,15 @@ export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS): RelayRo
   const conversationChecks = { agent: 'agent_id', model: 'model', entries: 'inputs', agentVersion: 'agent_version' };
   return [
     { name: 'conversations.start', method: 'POST', path: '/v1/conversations', scope: 'conversations', body: conversationBody,
-      conversation: 'creates', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation' },
+      conversation: 'creates', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation', upload: 'attachments' },
     { name: 'conversations.list', method: 'GET', path: '/v1/conversations', scope: 'conversations',
       query: ['page', 'page_size', 'metadata'], special: 'list-conversations' },
     { name: 'conversations.get', method: 'GET', path: '/v1/conversations/{conversation_id}', scope: 'conversations', conversation: 'owned' },
     { name: 'conversations.delete', method: 'DELETE', path: '/v1/conversations/{conversation_id}', scope: 'conversations', conversation: 'owned' },
     { name: 'conversations.append', method: 'POST', path: '/v1/conversations/{conversation_id}', scope: 'conversations', body: conversationBody,
-      conversation: 'owned', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation' },
+      conversation: 'owned', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation', upload: 'attachments' },
     { name: 'conversations.restart', method: 'POST', path: '/v1/conversations/{conversation_id}/restart', scope: 'conversations', body: conversationBody,
-      conversation: 'owned+creates', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation' },
+      conversation: 'owned+creates', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation', upload: 'attachments' },
     { name: 'conversations.history', method: 'GET', path: '/v1/conversations/{conversation_id}/history', scope: 'conversations', conversation: 'owned' },
     { name: 'conversations.messages', method: 'GET', path: '/v1/conversations/{conversation_id}/messages', scope: 'conversations', conversation: 'owned' },
     { name: 'agents.get', method: 'GET', path: '/v1/agents/{agent_id}', scope: 'agents:read', query: ['agent_version'], checkParam: { agent: 'agent_id' } },

@@ -208,14 +208,14 @@ function checkDataUrl(url: string, field: 'document_url' | 'image_url'): void {
   if (declared.startsWith('image/') && kind === 'pdf') throw unsupportedFileType(`The ${field} data is declared ${declared} but is a PDF`);
 }
 
-/** The first `bytes` bytes a base64 text decodes to (only that much of it is decoded). */
-function decodeBase64Head(base64: string, bytes: number, field: string): Uint8Array {
+/** The first `bytes` bytes a base64 text decodes to (only that much of it is decoded); 400 `code` when it is not base64. */
+export function decodeBase64Head(base64: string, bytes: number, field: string, code = 'invalid_document'): Uint8Array {
   const length = Math.min(base64.length, Math.ceil(bytes / 3) * 4);
   let text: string;
   try {
     text = atob(base64.slice(0, length));
   } catch {
-    throw badRequest(`${field} is not valid base64`, 'invalid_document');
+    throw badRequest(`${field} is not valid base64`, code);
   }
   const out = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);

@@ -1,29 +1,47 @@
-// `parley start` (the compiled CLI that `npm start` runs after building) on a free port with a fresh data
-// directory, and Debian's Chromium: what a visitor of the demo pages uses.
+// `parley start` (the compiled CLI `npm start` runs) on a free port with a fresh data directory, and Debian's
+// Chromium driven by playwright-core: what an end-to-end test of a visitor of the demo pages needs. Stop both with
+// the returned `close`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, launchChromium } from './chromium.js';
 
 export const ROOT = join(import.meta.dirname, '../../..');
-const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
 
-export interface StartedParley {
-  /** The page origin `parley start` printed. */
+export interface ParleyStart {
+  /** The server's URL, without a trailing slash. */
   url: string;
   browser: Browser;
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
-export async function startParley(extraArgs: string[] = []): Promise<StartedParley> {
+/** The URL `parley start` prints once it is up (and what it printed up to it: the banner is one write). */
+export function parleyStartUrl(child: ChildProcess): Promise<{ url: string; banner: string }> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`parley start did not come up: ${out}`)), 60_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = out.match(/Parley is running: (http:\/\/\S+?)\/?\s/);
+      if (m) { clearTimeout(timer); resolve({ url: m[1]!, banner: out }); }
+    });
+    child.stderr!.on('data', (d) => { out += d; });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`parley start exited ${code}: ${out}`)); });
+  });
+}
+
+/** Starts `parley start --port 0 --token-delay 2` (with `extraArgs`) and Chromium (`--lang=en-US`). */
+export async function startParley(extraArgs: string[] = []): Promise<ParleyStart> {
   if (!existsSync(join(ROOT, 'dist/browser/agent-chat.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium`);
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-e2e-'));
-  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'platform/bin/parley.js'), 'start', '--port', '0', '--data', dataDir, ...extraArgs], {
+  const child = spawn(process.execPath, [join(ROOT, 'platform/bin/parley.js'), 'start', '--port', '0', '--data', dataDir, '--token-delay', '2', ...extraArgs], {
     cwd: ROOT, env: { ...process.env, PLATFORM_API_KEY: '', PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const stop = async () => {
+  let browser: Browser | undefined;
+  const close = async () => {
     await browser?.close();
     if (child.exitCode === null) {
       child.kill('SIGTERM');
@@ -31,26 +49,12 @@ export async function startParley(extraArgs: string[] = []): Promise<StartedParl
     }
     rmSync(dataDir, { recursive: true, force: true });
   };
-  let browser: Browser | undefined;
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`parley start did not come up: ${out}`)), 60_000);
-      child.stdout!.on('data', (d) => {
-        out += d;
-        const m = out.match(/Parley is running: (http:\/\/\S+?)\/?\s/);
-        if (m) { clearTimeout(timer); resolve(m[1]); }
-      });
-      child.stderr!.on('data', (d) => { out += d; });
-      child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`parley start exited ${code}: ${out}`)); });
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM, headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=en-US', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-    });
-    return { url, browser, stop };
+    const { url } = await parleyStartUrl(child);
+    browser = await launchChromium();
+    return { url, browser, close };
   } catch (error) {
-    await stop();
+    await close();
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, fakeUpstream, json, makeRelay, openSession, within } from './helpers.js';
+import { DEFAULT_BODY_LIMITS } from '../../../src/relay/proxy/route-table.js';
 
 const KB = 1024;
 
@@ -79,7 +80,8 @@ describe('body caps (413), counted while the body streams', () => {
     const res = await api(relay, '/v1/conversations', { token, rawBody: body.stream, headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(413);
     await within(body.wasCancelled, 5_000, 'request body cancel');
-    expect(body.sent()).toBeLessThanOrEqual(1024 * KB + 128 * KB);
+    // The cap leaves room for attachments (1 MB of text + the base64 of 20 MB): reading stops there.
+    expect(body.sent()).toBeLessThanOrEqual(DEFAULT_BODY_LIMITS.conversations + 128 * KB);
     expect(upstream.calls).toHaveLength(0);
   });
 
@@ -158,7 +160,7 @@ describe('malformed JSON (400), and the relay keeps answering', () => {
     expect((await api(relay, '/v1/models', { token })).status).toBe(200);
   });
 
-  it('a 10 MB JSON string → 413', async () => {
+  it('a 10 MB JSON string → 413 (text is held to 1 MB; only attachments use the rest of the cap)', async () => {
     const { relay, token } = await setup();
     const res = await api(relay, '/v1/conversations', { token, rawBody: JSON.stringify({ model: 'm', inputs: 'x'.repeat(10 * 1024 * KB) }), headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(413);

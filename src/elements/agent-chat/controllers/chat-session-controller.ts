@@ -10,7 +10,7 @@ import { LatestRun } from '../../../client/latest-run.js';
 import type {
   CachedConversation, ChatSessionApi, ChatState, ClientTool, PlatformErrorShape,
 } from '../../../client/contracts.js';
-import type { Tool } from '../../../client/types.js';
+import type { InputContentChunk, Tool } from '../../../client/types.js';
 import type { ParleyElement } from '../../internal/parley-element.js';
 import { openSharedStore, sharedClient } from '../../internal/shared-client.js';
 import { lastReply, transcriptItems } from '../transcript.js';
@@ -173,7 +173,7 @@ export class ChatSessionController implements ReactiveController {
   }
 
   /** Sends a user message (the caller checked it is not blank and nothing streams). */
-  async send(message: string): Promise<void> {
+  async send(message: string | readonly InputContentChunk[]): Promise<void> {
     const session = this.#active;
     if (!session) return;
     this.#setLocalError(null);

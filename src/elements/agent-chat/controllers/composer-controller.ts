@@ -12,6 +12,9 @@ import type { AgentChatStrings } from '../strings.js';
 import type { ChatSessionController } from './chat-session-controller.js';
 import type { VoiceInController } from './voice-in-controller.js';
 import type { VoiceOutController } from './voice-out-controller.js';
+import type { InputContentChunk } from '../../../client/types.js';
+import type { AttachmentTray } from '../attachment-tray.js';
+import { safeFileName } from '../file-names.js';
 
 /** The message box in `root` (the element's shadow root), when it is rendered. */
 export function messageBox(root: ParentNode): HTMLTextAreaElement | null {
@@ -22,7 +25,10 @@ export function messageBox(root: ParentNode): HTMLTextAreaElement | null {
 export interface ComposerHost extends ParleyElement {
   handsFree: boolean;
   voiceAutosend: boolean;
-  send(text: string): Promise<void>;
+  maxAttachments: number;
+  maxAttachmentBytes: number;
+  attachmentTypes: string;
+  send(text: string, attachments?: readonly File[]): Promise<void>;
   stop(): void;
 }
 
@@ -31,7 +37,13 @@ export interface ComposerParts {
   chat: ChatSessionController;
   voiceIn: VoiceInController;
   voiceOut: VoiceOutController;
+  /** Says a sentence in the element's polite live region. */
+  announce(text: string): void;
+  words(): AgentChatStrings;
 }
+
+/** `attachment-types` as the file input's `accept` (commas between types). */
+const acceptOf = (types: string) => types.split(/[\s,]+/).filter(Boolean).join(',');
 
 /** See the module comment. It needs no lifecycle hooks, so it only asks its host to update. */
 export class ComposerController {
@@ -39,13 +51,51 @@ export class ComposerController {
   readonly #chat: ChatSessionController;
   readonly #voiceIn: VoiceInController;
   readonly #voiceOut: VoiceOutController;
+  readonly #parts: ComposerParts;
   #draft = '';
+  /** The attached files (attachment-tray.ts), loaded with the first file attached. */
+  #tray: AttachmentTray | null = null;
+  #trayLoading: Promise<AttachmentTray> | null = null;
 
-  constructor(host: ComposerHost, { chat, voiceIn, voiceOut }: ComposerParts) {
+  constructor(host: ComposerHost, parts: ComposerParts) {
     this.#host = host;
-    this.#chat = chat;
-    this.#voiceIn = voiceIn;
-    this.#voiceOut = voiceOut;
+    this.#parts = parts;
+    this.#chat = parts.chat;
+    this.#voiceIn = parts.voiceIn;
+    this.#voiceOut = parts.voiceOut;
+  }
+
+  /** The attachment tray, its code loaded on first use. */
+  #loadTray(): Promise<AttachmentTray> {
+    return (this.#trayLoading ??= import('../attachment-tray.js').then(({ AttachmentTray, parseTypes }) => {
+      const host = this.#host;
+      return (this.#tray = new AttachmentTray(host, {
+        limits: () => ({ maxCount: host.maxAttachments, maxBytes: host.maxAttachmentBytes, types: parseTypes(host.attachmentTypes) }),
+        words: () => this.#parts.words(),
+        announce: (text) => this.#parts.announce(text),
+        safeName: safeFileName,
+      }));
+    }));
+  }
+
+  /** Whether files are taken now (attachments are on, and there is a session). */
+  get #accepting(): boolean {
+    return this.#host.maxAttachments > 0 && !!this.#chat.session;
+  }
+
+  /** Attaches `files` (checked against the limits; the refused ones are said). */
+  async attach(files: readonly File[]): Promise<void> {
+    if (files.length && this.#accepting) (await this.#loadTray()).add(files);
+  }
+
+  /** The content chunks of `text` with `files`, or null when a file is refused or unreadable (then said). */
+  async content(text: string, files: readonly File[]): Promise<InputContentChunk[] | null> {
+    return (await this.#loadTray()).content(text, files);
+  }
+
+  /** Drops the attached files (sent, or a new conversation). */
+  clearAttachments(): void {
+    this.#tray?.clear();
   }
 
   /** What the message box holds. */
@@ -78,7 +128,7 @@ export class ComposerController {
     }
     this.draft = '';
     if (chat.busy) host.stop(); // the user talked over a reply that was still streaming
-    void host.send(text);
+    void host.send(text, this.#tray?.files ?? []); // with what is attached, as the send button would
     return true;
   }
 
@@ -87,7 +137,10 @@ export class ComposerController {
     const voiceIn = this.#voiceIn;
     const voiceOut = this.#voiceOut;
     const host = this.#host;
-    return html`<form part="composer" class="composer" @submit=${this.#submit}>
+    const files = this.#tray?.files.length ?? 0;
+    return html`${this.#tray?.render(t) ?? nothing}<form part="composer" class="composer" @submit=${this.#submit}
+            @dragover=${this.#dragOver} @dragleave=${this.#dragLeave} @drop=${this.#drop}>
+            ${host.maxAttachments > 0 ? this.#renderAttachButton(t) : nothing}
             <textarea
               part="input"
               dir="auto"
@@ -97,16 +150,66 @@ export class ComposerController {
               .value=${live(this.#draft)}
               @input=${(e: Event) => { this.draft = (e.target as HTMLTextAreaElement).value; voiceOut.silence(); voiceIn.stop(); }}
               @keydown=${this.#keydown}
+              @paste=${this.#paste}
             ></textarea>
             ${voiceIn.enabled ? this.#renderMicButton(t) : nothing}
             ${chat.busy
               ? html`<button part="stop-button" class="stop" type="button" @click=${() => { voiceIn.stop(); host.stop(); }}>${t.stop}</button>`
-              : html`<button part="send-button" class="send primary" type="submit" ?disabled=${!this.#draft.trim() || !chat.session}>
+              : html`<button part="send-button" class="send primary" type="submit" ?disabled=${(!this.#draft.trim() && !files) || !chat.session}>
                   ${t.send}
                 </button>`}
           </form>
           ${voiceIn.enabled ? this.#renderVoiceBar(t) : nothing}`;
   }
+
+  /**
+   * The attach button and its file input. No `capture`: it would open the camera only; without it a phone's
+   * picker offers the camera, the photos and the files (PDFs) for these types.
+   */
+  #renderAttachButton(t: AgentChatStrings): TemplateResult {
+    return html`<button part="attach-button" class="attach" type="button" aria-label=${t.attach} ?disabled=${!this.#chat.session}
+        @click=${this.#openPicker}>
+        <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="m21 11-8.6 8.6a5 5 0 0 1-7-7L14 4a3.3 3.3 0 0 1 4.7 4.7l-8.6 8.6a1.7 1.7 0 0 1-2.4-2.4l8-8" /></svg>
+      </button><input type="file" multiple hidden tabindex="-1" aria-hidden="true" accept=${acceptOf(this.#host.attachmentTypes)} @change=${this.#picked} />`;
+  }
+
+  readonly #openPicker = (): void => {
+    this.#host.renderRoot.querySelector<HTMLInputElement>('.composer input[type="file"]')?.click();
+  };
+
+  readonly #picked = (event: Event): void => {
+    const input = event.target as HTMLInputElement;
+    const files = [...(input.files ?? [])];
+    input.value = ''; // the same file can be picked again
+    void this.attach(files);
+  };
+
+  // A drop or paste of files: the files are taken from the event at once (its data is gone after it).
+  readonly #dragOver = (event: DragEvent): void => {
+    if (!this.#accepting || !event.dataTransfer?.types.includes('Files')) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
+    (event.currentTarget as HTMLElement).classList.add('dragging');
+  };
+
+  readonly #dragLeave = (event: DragEvent): void => {
+    (event.currentTarget as HTMLElement).classList.remove('dragging');
+  };
+
+  readonly #drop = (event: DragEvent): void => {
+    this.#dragLeave(event);
+    const files = [...(event.dataTransfer?.files ?? [])];
+    if (!files.length || !this.#accepting) return;
+    event.preventDefault();
+    void this.attach(files);
+  };
+
+  readonly #paste = (event: ClipboardEvent): void => {
+    const files = [...(event.clipboardData?.files ?? [])];
+    if (!files.length || !this.#accepting) return;
+    event.preventDefault();
+    void this.attach(files);
+  };
 
   #renderMicButton(t: AgentChatStrings): TemplateResult {
     const on = this.#voiceIn.phase === 'listening';
@@ -127,11 +230,12 @@ export class ComposerController {
   readonly #submit = (event: Event): void => {
     event.preventDefault();
     const text = this.#draft;
-    if (!text.trim() || this.#chat.busy || !this.#chat.session) return;
+    const files = this.#tray?.files ?? [];
+    if ((!text.trim() && !files.length) || this.#chat.busy || !this.#chat.session) return;
     this.draft = '';
     this.#voiceOut.silence();
     this.#voiceOut.unlock(); // inside the gesture, so the reply can be spoken on iOS
-    void this.#host.send(text);
+    void this.#host.send(text, files);
   };
 
   readonly #keydown = (event: KeyboardEvent): void => {
