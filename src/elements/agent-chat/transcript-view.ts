@@ -11,6 +11,7 @@ import type { CachedEntry } from '../../client/contracts.js';
 import { markdown } from '../internal/markdown-directive.js';
 import type { ChatSessionController } from './controllers/chat-session-controller.js';
 import type { MessageEditController } from './controllers/message-edit-controller.js';
+import type { ReplyExtrasController } from './controllers/reply-extras-controller.js';
 import type { TranscriptPlaceholdersController } from './controllers/transcript-placeholders-controller.js';
 import type { VoiceOutController } from './controllers/voice-out-controller.js';
 import type { AgentChatStrings } from './strings.js';
@@ -23,6 +24,8 @@ export interface TranscriptView {
   placeholders: TranscriptPlaceholdersController;
   edit: MessageEditController;
   voiceOut: VoiceOutController;
+  /** Copy, feedback and sources of replies. */
+  extras: ReplyExtrasController;
   /** A reply is awaited or streaming (the edit and regenerate buttons wait). */
   busy: boolean;
   /** Finished replies can be read aloud (there is a relay to speak through). */
@@ -95,23 +98,27 @@ function renderUserMessage(view: TranscriptView, key: string, entry: CachedEntry
   </div>`;
 }
 
-function renderReply(view: TranscriptView, { key, entry, text }: TranscriptItem & { kind: 'assistant' }, t: AgentChatStrings, isLast: boolean, placeholder: boolean): TemplateResult {
-  const { chat, busy, voiceOut } = view;
+function renderReply(view: TranscriptView, reply: TranscriptItem & { kind: 'assistant' }, t: AgentChatStrings, isLast: boolean, placeholder: boolean): TemplateResult {
+  const { chat, busy, voiceOut, extras } = view;
+  const { key, entry, text } = reply;
   const streaming = entry.id === chat.state.streamingEntryId && busy;
   const interrupted = !streaming && (entry.interrupted === true || chat.stoppedIds.has(entry.id));
   return html`<div part="message message-assistant" class="message assistant" data-entry-id=${entry.id} data-key=${key}>
     <span class="visually-hidden">${chat.state.agentName || t.assistant}:</span>
     ${placeholder
       ? html`<div part="bubble" class="bubble markdown placeholder" dir="auto">${text}</div>`
-      : html`<div part="bubble" class="bubble markdown" dir="auto" ${markdown(text, {
+      : html`<div part="bubble" class="bubble markdown" dir="auto" ${markdown(extras.text(reply), {
           streaming,
           cacheKey: entry.id,
           allowImageHosts: view.imageHosts,
           imageBlocked: t.imageBlocked,
+          copyCode: t.copyCode,
         })}></div>`}
+    ${extras.sources(reply, t)}
     ${interrupted ? html`<p part="interrupted" class="interrupted">${t.interrupted}</p>` : nothing}
-    ${!streaming && entry.type === 'message.output' && (view.readAloud || (isLast && !busy))
+    ${!streaming && entry.type === 'message.output'
       ? html`<div part="message-actions" class="message-actions">
+          ${extras.actions(reply, t)}
           ${view.readAloud && text
             ? html`<button part="read-aloud-button" class="quiet" type="button" @click=${() => voiceOut.toggleReadAloud(entry.id, text)}>${voiceOut.speakingId === entry.id ? t.stopReading : t.readAloud}</button>`
             : nothing}

@@ -12,7 +12,16 @@ export interface MarkdownOptions {
   allowImageHosts?: readonly string[];
   /** Text of the placeholder for an image that was not loaded. */
   imageBlocked?: (host: string, alt: string) => string;
+  /** Accessible name of a copy button put in each code block (none without it); the page's click listener copies the block. */
+  copyCode?: string;
 }
+
+/**
+ * Where a reply's source N stands in its text: `SOURCE_MARK_START` N `SOURCE_MARK_END` (private-use characters, which
+ * markdown leaves alone); the renderer shows it as a numbered marker (`<sup class="parley-source-marker">`).
+ */
+export const SOURCE_MARK_START = '\uE000';
+export const SOURCE_MARK_END = '\uE001';
 
 /** Parses `allow-image-hosts="a.com b.com"` (spaces or commas) into hostnames. */
 export function parseHostList(value: string | null | undefined): string[] {
