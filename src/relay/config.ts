@@ -41,6 +41,8 @@ export interface RelayConfig {
   redisUrl?: string;
   /** Let pages name remote https files for OCR and transcription (the platform fetches them); default false. */
   allowRemoteFiles: boolean;
+  /** The observability dataset visitors' ratings of replies are written to (absent: feedback is off). */
+  feedbackDataset?: string;
   /** How long a streamed reply's events are kept for resumption after it ends, and how many bytes per reply (resumable.ts). */
   resume: { ttlSeconds: number; maxBytesPerStream: number };
 }
@@ -99,6 +101,7 @@ export const RELAY_SETTINGS: readonly Setting[] = [
   { key: 'addressLimits.sessionBurst', env: 'PARLEY_ADDRESS_SESSION_BURST', flag: 'address-session-burst', kind: 'int', expect: 'a whole number from 1 to 1000000', schema: int(1, 1_000_000), help: `sessions opened at once per client address (default ${DEFAULT_ADDRESS_LIMITS.sessionBurst})` },
   { key: 'trustProxy', env: 'PARLEY_TRUST_PROXY', flag: 'trust-proxy', kind: 'int', expect: 'a whole number of proxy hops from 0 to 10', schema: int(0, 10), help: 'reverse proxies in front of the relay whose X-Forwarded-For is believed (default 0)' },
   { key: 'allowRemoteFiles', env: 'PARLEY_ALLOW_REMOTE_FILES', flag: 'allow-remote-files', kind: 'bool', expect: 'true or false', schema: v.boolean(), help: 'let pages name remote https files for OCR and transcription, which the platform then fetches (default: refused, 403)' },
+  { key: 'feedbackDataset', env: 'PARLEY_FEEDBACK_DATASET', flag: 'feedback-dataset', kind: 'string', expect: 'a dataset id (letters, digits, _ and -)', schema: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/)), help: "write each visitor's rating of a reply (<agent-chat>'s thumbs) as a record of this observability dataset on the platform (default: off)" },
   { key: 'resume.ttlSeconds', env: 'PARLEY_RESUME_TTL', flag: 'resume-ttl', kind: 'int', expect: 'a whole number of seconds from 1 to 86400', schema: int(1, 86_400), help: `seconds a streamed reply is kept after it ends, for pages that lost the connection to resume it (default ${DEFAULT_RESUME_LIMITS.ttlSeconds})` },
   { key: 'resume.maxBytesPerStream', env: 'PARLEY_RESUME_MAX_BYTES', flag: 'resume-max-bytes', kind: 'int', expect: 'a whole number of bytes from 1024 to 1073741824', schema: int(1024, 1024 ** 3), help: `bytes kept per streamed reply for resumption; a longer reply cannot be resumed (default ${DEFAULT_RESUME_LIMITS.maxBytesPerStream})` },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis', kind: 'string', expect: 'a redis:// or rediss:// URL', schema: redisUrl, help: 'shared state in Redis for several instances (default: in memory; a URL with a password belongs in REDIS_URL)', secret: true },
@@ -220,6 +223,7 @@ export function relayOptionsOf(config: RelayConfig): RelayOptions {
     trustProxy: config.trustProxy,
     operatorSecret: config.operatorSecret,
     allowRemoteFiles: config.allowRemoteFiles,
+    ...(config.feedbackDataset ? { feedback: { datasetId: config.feedbackDataset } } : {}),
     resume: { ...config.resume },
   };
 }
@@ -244,6 +248,7 @@ export function describeRelayConfig(config: RelayConfig, store: string): string[
     `  address limits ${config.addressLimits.requestsPerMinute}/min, burst ${config.addressLimits.burst}; sessions ${config.addressLimits.sessionsPerMinute}/min, burst ${config.addressLimits.sessionBurst}`,
     `  trusted hops   ${config.trustProxy ? `${config.trustProxy} proxy hop${config.trustProxy > 1 ? 's' : ''} (X-Forwarded-For believed from them)` : '0 (X-Forwarded-For ignored; behind a reverse proxy set --trust-proxy)'}`,
     `  remote files   ${config.allowRemoteFiles ? 'allowed (pages may name https files; the platform fetches them)' : 'refused (pages upload files; set --allow-remote-files to let them name URLs)'}`,
+    `  feedback       ${config.feedbackDataset ? `ratings written to dataset ${config.feedbackDataset}` : '(off: set --feedback-dataset to keep visitors\' ratings in a dataset)'}`,
     `  resumption     replies kept ${config.resume.ttlSeconds} s after they end, up to ${Math.round(config.resume.maxBytesPerStream / 1024)} KB each (--resume-ttl, --resume-max-bytes)`,
     `  store          ${store}`,
     `  operator       ${config.operatorSecret ? 'endpoint enabled (PARLEY_OPERATOR_SECRET)' : '(no endpoint: set PARLEY_OPERATOR_SECRET to revoke sessions from outside)'}`,

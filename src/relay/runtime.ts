@@ -5,6 +5,7 @@
 import type { RelayEnv } from './proxy/client-address.js';
 import type { BodyRateLimits } from './proxy/body-rate.js';
 import type { AddressLimits } from './proxy/limits.js';
+import type { FeedbackOptions } from './proxy/feedback.js';
 import type { RelayPolicy } from './sessions/policy.js';
 import type { ResumeLimits, StreamBuffers } from './streams/resumable.js';
 import type { OpenStreams } from './sessions/revocation.js';
@@ -83,6 +84,8 @@ export interface RelayRuntime {
   bodyRate: BodyRateLimits;
   /** Whether uploads may name remote files the platform would fetch (transcription `file_url`, OCR http(s) URLs). */
   allowRemoteFiles: boolean;
+  /** Where visitors' ratings of replies go (the feedback route answers 404 without it). */
+  feedback: FeedbackOptions | null;
   /** How long conversation ownership is remembered (the resume token's lifetime). */
   ownershipTtlSeconds: number;
   /** Resumable streams (null when turned off with `resume: false`). */
