@@ -105,7 +105,9 @@ export function replySources(content: string | readonly OutputContentChunk[]): R
       }
       if (number !== undefined) {
         const end = /\s*$/.exec(text)!.index;
-        text = `${text.slice(0, end)}${SOURCE_MARK_START}${number}${SOURCE_MARK_END}${text.slice(end)}`;
+        // After a code fence the marker goes on the next line (on the fence's own line it would break it).
+        const afterFence = /^ {0,3}(?:`{3,}|~{3,})[^\n]*$/.test(text.slice(text.lastIndexOf('\n', end - 1) + 1, end));
+        text = `${text.slice(0, end)}${afterFence ? '\n' : ''}${SOURCE_MARK_START}${number}${SOURCE_MARK_END}${text.slice(end)}`;
       }
     }
   }
