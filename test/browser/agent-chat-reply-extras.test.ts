@@ -56,7 +56,7 @@ describe('<agent-chat> sources', () => {
     ])]);
     const markers = [...root.querySelectorAll('.bubble .parley-source-marker')].map((m) => m.textContent);
     expect(markers).to.deep.equal(['[1]', '[2]', '[1]']);
-    const bubble = root.querySelector('.bubble')!.textContent!;
+    const bubble = root.querySelector('.assistant .bubble')!.textContent!;
     expect(bubble).to.include('30 days.[1]');
     const sources = root.querySelector<HTMLDetailsElement>('[part="sources"]')!;
     expect(sources.open).to.equal(false);
