@@ -14,7 +14,6 @@
 import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
 import type { ReplyFeedback } from '../../client/contracts.js';
-import { contentText } from '../../client/message-content.js';
 import type { ParleyElement } from '../internal/parley-element.js';
 import { openSharedStore, sharedClient } from '../internal/shared-client.js';
 import type { AgentChatStrings } from './strings.js';
@@ -28,8 +27,6 @@ type Reply = TranscriptItem & { kind: 'assistant' };
 /** What the actions read of `<agent-chat>`. */
 export interface ReplyActionsHost {
   element: ParleyElement & { relayUrl: string; documentViewer: string };
-  /** Copies text and announces the outcome; resolves whether it worked. */
-  copy(text: string): Promise<boolean>;
   /** Says a sentence in the chat's live region. */
   announce(message: string): void;
   words(): AgentChatStrings;
@@ -44,6 +41,32 @@ export const MAX_COMMENT = 2000;
 /** A `<doc-ocr-viewer>` (or anything with its `showPassage`). */
 interface PassageViewer extends Element {
   showPassage(page: number, passage?: string): Promise<boolean>;
+}
+
+/**
+ * Writes `text` to the clipboard: `navigator.clipboard` where the page may use it (a secure context), else
+ * the browser's copy command on a hidden text box. Resolves false when neither worked.
+ */
+async function copyText(root: ParentNode, text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // No clipboard API here (insecure context, old browser) or it was refused: the copy command, if it still works.
+  }
+  const box = document.createElement('textarea');
+  box.value = text;
+  box.setAttribute('readonly', '');
+  box.style.cssText = 'position:fixed;opacity:0;inset:0 auto auto 0';
+  root.append(box);
+  try {
+    box.select();
+    return document.execCommand('copy');
+  } catch {
+    return false;
+  } finally {
+    box.remove();
+  }
 }
 
 /** See the module comment. */
@@ -88,6 +111,21 @@ export class ReplyActions {
     // Ratings given while the store was read win over the kept ones.
     this.#ratings = new Map([...Object.entries(kept), ...this.#ratings]);
     this.#host.element.requestUpdate();
+  }
+
+  /** The transcript's clicks: a code block's copy button (the markdown renderer's) copies its code. */
+  onClick(event: MouseEvent): void {
+    const button = event.composedPath().find((node): node is HTMLButtonElement => node instanceof HTMLButtonElement);
+    if (!button?.classList.contains('parley-copy-code') || !button.closest('.markdown')) return;
+    const code = button.closest('pre')?.querySelector('code')?.textContent ?? '';
+    void this.#copyText(code.replace(/\n$/, ''));
+  }
+
+  /** Copies `text` and says whether it worked. */
+  async #copyText(text: string): Promise<boolean> {
+    const done = await copyText(this.#host.element.renderRoot, text);
+    this.#host.announce(done ? this.#host.words().copied : this.#host.words().copyFailed);
+    return done;
   }
 
   /** The reply's text with its sources' markers in place. */
@@ -144,8 +182,8 @@ export class ReplyActions {
 
   async #copy(reply: Reply): Promise<void> {
     const t = this.#host.words();
-    const text = contentText(reply.entry.content) + sourcesMarkdown(replySources(reply.entry.content).sources, t);
-    const done = await this.#host.copy(text);
+    const text = reply.text + sourcesMarkdown(replySources(reply.entry.content).sources, t);
+    const done = await this.#copyText(text);
     this.#copied = done ? reply.entry.id : null;
     this.#host.element.requestUpdate();
   }

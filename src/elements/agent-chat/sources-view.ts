@@ -13,8 +13,7 @@
 import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
 import type { OutputContentChunk, ToolReferenceChunk } from '../../client/types.js';
-import { SOURCE_MARK_END, SOURCE_MARK_START } from '../internal/links.js';
-import { allowedImageUrl, safeUrl } from '../internal/markdown.js';
+import { SOURCE_MARK_END, SOURCE_MARK_START, allowedImageUrl, safeUrl } from '../internal/markdown.js';
 import type { AgentChatStrings } from './strings.js';
 
 /** One source of a reply, cleaned for display. */
@@ -81,7 +80,7 @@ function sourceOf(chunk: ToolReferenceChunk, number: number): Source {
 const cache = new WeakMap<readonly OutputContentChunk[], ReplySources>();
 
 /**
- * The sources of a reply's content and its text with a marker (links.ts) after the words each follows (before
+ * The sources of a reply's content and its text with a marker (markdown.ts) after the words each follows (before
  * the whitespace that ends them). The same source twice (same address, or same title and page) has one number.
  * Cached per content array (a reply's content is a new array whenever it grows).
  */

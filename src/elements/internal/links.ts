@@ -16,12 +16,6 @@ export interface MarkdownOptions {
   copyCode?: string;
 }
 
-/**
- * Where a reply's source N stands in its text: `SOURCE_MARK_START` N `SOURCE_MARK_END` (private-use characters, which
- * markdown leaves alone); the renderer shows it as a numbered marker (`<sup class="parley-source-marker">`).
- */
-export const SOURCE_MARK_START = '\uE000';
-export const SOURCE_MARK_END = '\uE001';
 
 /** Parses `allow-image-hosts="a.com b.com"` (spaces or commas) into hostnames. */
 export function parseHostList(value: string | null | undefined): string[] {

@@ -15,7 +15,6 @@
  */
 import { Lexer, getDefaults } from 'marked';
 import type { Links, MarkedToken, Token, Tokens } from 'marked';
-import { SOURCE_MARK_END, SOURCE_MARK_START } from './links.js';
 import type { MarkdownOptions } from './links.js';
 
 const defaultImageBlocked = (host: string, alt: string) => (alt ? `Image "${alt}" from ${host} not loaded` : `Image from ${host} not loaded`);
@@ -87,7 +86,13 @@ function isImageHostAllowed(url: URL, allowImageHosts: readonly string[] | undef
 // The options of the render in progress (renders are synchronous).
 let active: Required<MarkdownOptions> = { allowImageHosts: [], imageBlocked: defaultImageBlocked, copyCode: '' };
 
-// A source marker (links.ts), and any stray marker character.
+/**
+ * Where a reply's source N stands in its text: `SOURCE_MARK_START` N `SOURCE_MARK_END` (private-use characters, which
+ * markdown leaves alone); rendered as a numbered marker, `<sup class="parley-source-marker">[N]</sup>`.
+ */
+export const SOURCE_MARK_START = '\uE000';
+export const SOURCE_MARK_END = '\uE001';
+// A source marker, and any stray marker character.
 const SOURCE_MARK = new RegExp(`${SOURCE_MARK_START}(\\d{1,3})${SOURCE_MARK_END}`, 'g');
 const MARK_CHARS = new RegExp(`[${SOURCE_MARK_START}${SOURCE_MARK_END}]`, 'g');
 
