@@ -19,7 +19,7 @@ import { addressKey, clientAddress, type RelayEnv } from './proxy/client-address
 import { applyCorsHeaders, createOriginCheck, preflightResponse } from './proxy/cors.js';
 import { RelayError, internalError, methodNotAllowed, noRoute } from './errors.js';
 import type { UpstreamOptions } from './proxy/forward.js';
-import { isDatasetId, type FeedbackOptions } from './proxy/feedback.js';
+import { isDatasetId } from './proxy/feedback.js';
 import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './proxy/limits.js';
 import { completePolicy, type RelayPolicy } from './sessions/policy.js';
 import { OPERATOR_REVOKE_PATH, checkOperatorSecret, handleOperatorRevoke } from './sessions/operator.js';
@@ -29,7 +29,7 @@ import { handleStreamRequest } from './streams/resume-route.js';
 import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf } from './realtime.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
 import { DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './proxy/route-table.js';
-import type { AuthorizeHook, RealtimeLimits, RelayRuntime, RequestState } from './runtime.js';
+import type { AuthorizeHook, FeedbackOptions, RealtimeLimits, RelayRuntime, RequestState } from './runtime.js';
 import { createOpenStreams } from './sessions/revocation.js';
 import { handleSessionRequest } from './sessions/sessions.js';
 import { createSessionTokens, type RelaySigningKey } from './sessions/session-tokens.js';

@@ -5,7 +5,6 @@
 import type { RelayEnv } from './proxy/client-address.js';
 import type { BodyRateLimits } from './proxy/body-rate.js';
 import type { AddressLimits } from './proxy/limits.js';
-import type { FeedbackOptions } from './proxy/feedback.js';
 import type { RelayPolicy } from './sessions/policy.js';
 import type { ResumeLimits, StreamBuffers } from './streams/resumable.js';
 import type { OpenStreams } from './sessions/revocation.js';
@@ -56,6 +55,12 @@ export interface RealtimeLimits {
    * the store at once; this catches an announcement that was missed.
    */
   revocationCheckMs: number;
+}
+
+/** The relay's `feedback` option: where visitors' ratings of replies go (proxy/feedback.ts). */
+export interface FeedbackOptions {
+  /** The observability dataset each rating becomes a record of (create it once: `POST /v1/observability/datasets`). */
+  datasetId: string;
 }
 
 /** The resolved configuration every handler reads. */

@@ -11,16 +11,9 @@
  * comment, the conversation and message ids, and `source: 'parley-relay'`. Answers 204.
  */
 import * as v from 'valibot';
-import { badRequest, notFound, upstreamError } from '../errors.js';
+import { badRequest, conversationNotFound, notFound, upstreamError } from '../errors.js';
 import { callUpstream, readUpstreamText, withKey } from './forward.js';
-import { conversationNotFound } from '../errors.js';
 import type { RelayRuntime, RequestState } from '../runtime.js';
-
-/** The relay's `feedback` option: where ratings go. */
-export interface FeedbackOptions {
-  /** The observability dataset each rating becomes a record of (create it once: `POST /v1/observability/datasets`). */
-  datasetId: string;
-}
 
 /** Longest comment taken, in characters. */
 export const MAX_FEEDBACK_COMMENT = 2000;
