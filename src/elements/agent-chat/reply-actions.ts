@@ -204,7 +204,7 @@ export class ReplyActions {
     } else {
       this.#keep(conversationId, id, { rating: 'down' });
       this.#commenting = id;
-      this.#focus = `.feedback-form[data-for="${id}"] textarea`;
+      this.#focus = `.feedback-form[data-for="${CSS.escape(id)}"] textarea`;
     }
     this.#host.element.requestUpdate();
   }
@@ -213,7 +213,7 @@ export class ReplyActions {
   #finishDown(id: string, comment: string): void {
     const conversationId = this.#host.conversationId();
     this.#commenting = null;
-    this.#focus = `[data-rate="down"][data-for="${id}"]`;
+    this.#focus = `[data-rate="down"][data-for="${CSS.escape(id)}"]`;
     this.#host.element.requestUpdate();
     if (!conversationId || this.#ratings.get(id)?.rating !== 'down') return;
     const text = comment.trim().slice(0, MAX_COMMENT);
