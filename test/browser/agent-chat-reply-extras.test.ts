@@ -9,6 +9,7 @@ import type { DocOcrViewer } from '../../src/elements/doc-ocr-viewer/doc-ocr-vie
 import type { CachedEntry } from '../../src/client/contracts.js';
 import type { OcrResponse, OutputContentChunk } from '../../src/client/types.js';
 import { openSharedStore } from '../../src/elements/internal/shared-client.js';
+import { enforceAllowlist, renderMarkdownFragment } from '../../src/elements/internal/markdown.js';
 import { FakeSession, reply, userMessage } from './helpers/fake-session.js';
 import { axeViolations } from './helpers/axe.js';
 
@@ -141,6 +142,47 @@ describe('<agent-chat> sources', () => {
     expect(viewer.shadowRoot!.querySelector('[part~="current"]')!.textContent!.toLowerCase()).to.include('total: 42.00 eur');
     expect(await viewer.showPassage(1, 'not in the document at all')).to.equal(false);
     expect(viewer.page).to.equal(0);
+  });
+});
+
+describe('the markdown renderer\'s markers and copy buttons', () => {
+  it('renders source markers in text only, and a code block\'s copy button only when asked for, with no text of its own', () => {
+    const text = 'Lamp\uE0001\uE001 and `co\uE0002\uE001de`\n\n```\nx\uE0003\uE001 = 1\n```\n\nstray \uE000 mark';
+    const div = document.createElement('div');
+    div.append(renderMarkdownFragment(text, { copyCode: 'Copy code' }));
+    expect([...div.querySelectorAll('sup.parley-source-marker')].map((s) => s.textContent)).to.deep.equal(['[1]']);
+    expect(div.querySelector('p code')!.textContent).to.equal('code');
+    expect(div.querySelector('pre code')!.textContent).to.equal('x = 1\n');
+    expect(div.textContent).not.to.match(/[\uE000\uE001]/);
+    const button = div.querySelector('pre > button.parley-copy-code')!;
+    expect(button.getAttribute('aria-label')).to.equal('Copy code');
+    expect(button.textContent).to.equal('');
+    const plain = document.createElement('div');
+    plain.append(renderMarkdownFragment('```\nx\n```'));
+    expect(plain.querySelector('button')).to.equal(null);
+  });
+
+  it('the allowlist check keeps only the renderer\'s own empty copy button, and only when copy buttons are asked for', () => {
+    const make = (inner: string) => {
+      const pre = document.createElement('pre');
+      const button = document.createElement('button');
+      button.className = 'parley-copy-code';
+      button.setAttribute('onclick', 'window.pwned=1');
+      button.textContent = inner;
+      pre.append(button);
+      const root = document.createElement('div');
+      root.append(pre);
+      return root;
+    };
+    const kept = make('');
+    enforceAllowlist(kept, { copyCode: 'Copy code' });
+    expect(kept.querySelector('button')!.getAttribute('onclick')).to.equal(null);
+    const withText = make('Click me');
+    enforceAllowlist(withText, { copyCode: 'Copy code' });
+    expect(withText.querySelector('button')).to.equal(null);
+    const notAsked = make('');
+    enforceAllowlist(notAsked, {});
+    expect(notAsked.querySelector('button')).to.equal(null);
   });
 });
 

@@ -96,6 +96,11 @@ export const SOURCE_MARK_END = '\uE001';
 const SOURCE_MARK = new RegExp(`${SOURCE_MARK_START}(\\d{1,3})${SOURCE_MARK_END}`, 'g');
 const MARK_CHARS = new RegExp(`[${SOURCE_MARK_START}${SOURCE_MARK_END}]`, 'g');
 
+/** Code's text: source markers and stray marker characters dropped (a marker has no place in code). */
+function unmarked(text: string): string {
+  return text.replace(SOURCE_MARK, '').replace(MARK_CHARS, '');
+}
+
 /** Appends text, its source markers as `<sup class="parley-source-marker">[N]</sup>`. */
 function appendText(parent: ParentNode, text: string): void {
   if (!text.includes(SOURCE_MARK_START)) {
@@ -170,7 +175,7 @@ function blocks(parent: ParentNode, tokens: readonly Token[]): void {
         const code = add(pre, 'code');
         const language = (token.lang ?? '').match(/^[\w+#.-]+/)?.[0];
         if (language) code.className = `language-${language}`;
-        code.textContent = token.text.replace(/\n$/, '').replace(MARK_CHARS, '') + '\n';
+        code.textContent = unmarked(token.text.replace(/\n$/, '')) + '\n';
         break;
       }
       case 'blockquote':
@@ -234,7 +239,7 @@ function inline(parent: ParentNode, tokens: readonly Token[] | undefined): void 
         break;
       case 'escape':
       case 'codespan':
-        if (token.type === 'codespan') add(parent, 'code').textContent = token.text.replace(MARK_CHARS, '');
+        if (token.type === 'codespan') add(parent, 'code').textContent = unmarked(token.text);
         else appendText(parent, token.text);
         break;
       case 'html':
