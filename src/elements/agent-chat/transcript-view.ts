@@ -114,11 +114,11 @@ function renderReply(view: TranscriptView, reply: TranscriptItem & { kind: 'assi
           imageBlocked: t.imageBlocked,
           copyCode: t.copyCode,
         })}></div>`}
-    ${extras.sources(reply, t)}
+    ${placeholder ? nothing : extras.sources(reply, t)}
     ${interrupted ? html`<p part="interrupted" class="interrupted">${t.interrupted}</p>` : nothing}
-    ${!streaming && entry.type === 'message.output'
+    ${!streaming && entry.type === 'message.output' && (!placeholder || view.readAloud || (isLast && !busy))
       ? html`<div part="message-actions" class="message-actions">
-          ${extras.actions(reply, t)}
+          ${placeholder ? nothing : extras.actions(reply, t)}
           ${view.readAloud && text
             ? html`<button part="read-aloud-button" class="quiet" type="button" @click=${() => voiceOut.toggleReadAloud(entry.id, text)}>${voiceOut.speakingId === entry.id ? t.stopReading : t.readAloud}</button>`
             : nothing}
