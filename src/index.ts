@@ -23,5 +23,6 @@ export type { DocOcrViewerStrings } from './elements/doc-ocr-viewer/strings.js';
 // The details of the elements' events (also in GlobalEventHandlersEventMap), for named handlers.
 export type * from './elements/internal/events.js';
 export type * from './elements/agent-chat/voice-events.js';
+export type * from './elements/agent-chat/feedback-events.js';
 export type * from './elements/audio-transcriber/events.js';
 export type * from './elements/doc-ocr-viewer/events.js';

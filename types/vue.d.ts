@@ -13,7 +13,7 @@ import type { HTMLAttributes, ReservedProps } from 'vue';
 import type { ChatSessionApi, ClientTool, SpeechFormat, VoiceInputOptions } from '../dist/client/contracts.js';
 import type { OcrResponse } from '../dist/client/index.js';
 import type { Tool } from '../dist/client/types.js';
-import type { AgentChat, ParleyHandsFreeChangedDetail, ParleyVoiceFinalDetail, ParleyVoiceStartDetail } from '../dist/elements/agent-chat/agent-chat.js';
+import type { AgentChat, ParleyFeedbackDetail, ParleyHandsFreeChangedDetail, ParleyVoiceFinalDetail, ParleyVoiceStartDetail } from '../dist/elements/agent-chat/agent-chat.js';
 import type { AgentChatStrings } from '../dist/elements/agent-chat/strings.js';
 import type { AudioTranscriber, AudioTranscriberMode } from '../dist/elements/audio-transcriber/audio-transcriber.js';
 import type { ParleyTranscriptionErrorDetail, ParleyTranscriptionFinalDetail, ParleyTranscriptionPartialDetail, ParleyTranscriptionStartDetail } from '../dist/elements/audio-transcriber/events.js';
@@ -57,6 +57,13 @@ export interface AgentChatVueProps {
    * Attribute `allow-image-hosts`.
    */
   allowImageHosts?: string;
+  /**
+   * The id of a `<doc-ocr-viewer>` on the page showing the document the chat answers from: a source of a reply
+   * that names a page of it gets a button that shows that page there, with the quoted passage highlighted.
+   *
+   * Attribute `document-viewer`.
+   */
+  documentViewer?: string;
   /**
    * Who runs handoffs between agents: `server` (default) or `client`.
    *
@@ -160,6 +167,12 @@ export interface AgentChatVueProps {
    * Event `parley-message-sent`.
    */
   onParleyMessageSent?: (event: CustomEvent<ParleyMessageSentDetail>) => void;
+  /**
+   * The visitor rated a reply (`detail.conversationId`, `messageId`, `rating`: `up`, `down`, or null when taken back; `comment`).
+   *
+   * Event `parley-feedback`.
+   */
+  onParleyFeedback?: (event: CustomEvent<ParleyFeedbackDetail>) => void;
   /**
    * A reply finished streaming (`detail.entryId`, `detail.text`).
    *

@@ -19,6 +19,7 @@ import { serveFetch, type NodeIncoming } from 'parley-kit/server';
 import { createRelay, nodeRelayEnv, type Relay, type RelayPolicy } from 'parley-kit/relay';
 import { ensureAgentLibrary, ensureDemoAgents, ensureDemoConnector } from './demo/agents.js';
 import { DEMO_LIBRARY_NAME, ensureDemoLibrary, readShopPages, shopPage } from './demo/library.js';
+import { ensureFeedbackDataset } from './demo/feedback-dataset.js';
 import { startDemoMcpServer, type DemoMcpServer } from './demo-mcp/server.js';
 
 const DEV_API_KEY = 'parley-dev-key';
@@ -165,6 +166,8 @@ async function runStart(values: Values): Promise<void> {
       policy: demoPolicy(demo.agentId ? [demo.agentId] : [], [...(demo.model ? [demo.model] : []), REALTIME_MODEL, OCR_MODEL]),
       // The demo's document viewer reads pasted https URLs: the platform fetches them (its own allowlist decides).
       allowRemoteFiles: true,
+      // Visitors' ratings go to this dataset of the real platform when it is named.
+      ...(process.env.PARLEY_FEEDBACK_DATASET ? { feedback: { datasetId: process.env.PARLEY_FEEDBACK_DATASET } } : {}),
     });
     lines.push(`  upstream       ${baseUrl} (PLATFORM_API_KEY is set; the key stays in this process)`);
   } else {
@@ -176,14 +179,17 @@ async function runStart(values: Values): Promise<void> {
     // The order-status MCP server behind the demo connector: loopback, a free port each start.
     demoMcp = await startDemoMcpServer({ port: 0, hostname: '127.0.0.1' });
     const orders = await ensureDemoConnector(platform.fetch, local.apiKey, demoMcp.url);
+    const feedbackDataset = await ensureFeedbackDataset(platform.fetch, local.apiKey);
     demo = { agentId: agents.shopAgentId, ordersAgentId: orders.ordersAgentId };
     relay = createRelay({
       upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch, webSocketBaseUrl: () => ownUrl.replace(/^http/, 'ws') },
       basePath: '/api', secret: relaySecret(local.dataDir), allowedOrigins, publicOrigin,
       policy: demoPolicy([agents.shopAgentId, agents.billingAgentId, orders.ordersAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx', REALTIME_MODEL, 'parley-ocr', OCR_MODEL]),
       allowRemoteFiles: true,
+      feedback: { datasetId: feedbackDataset },
     });
     lines.push('  upstream       the local platform (in this process)', ...local.notes,
+      `  feedback       ratings of replies become records of dataset "Chat feedback" ${feedbackDataset}`,
       `  platform API   http://${values.host}:<port>/v1 (for the SDK, with the API key above)`,
       `  demo agents    "Lumen assistant" ${agents.shopAgentId}   "Billing" ${agents.billingAgentId}   "Order tracker" ${orders.ordersAgentId}`,
       `                 (<agent-chat agent-id="…"> on these pages; the relay's policy allows these three)`,

@@ -4,7 +4,7 @@
  * and a bearer token from a relay session or the site's own function.
  */
 import type {
-  ConversationStream, OcrOptions, ParleyClientApi, RealtimeTranscriptionOptions, RequestOptions, SpeechAudioStream, SpeechRequest, SpeechVoiceList,
+  ConversationStream, FeedbackRequest, OcrOptions, ParleyClientApi, RealtimeTranscriptionOptions, RequestOptions, SpeechAudioStream, SpeechRequest, SpeechVoiceList,
   TranscribeOptions, TranscriptionEventStream,
 } from './contracts.js';
 import type {
@@ -146,6 +146,17 @@ export class ParleyClient implements ParleyClientApi {
     process: async (document: Blob | string, options: OcrOptions = {}) => {
       const { processOcr } = await import('./ocr.js');
       return processOcr((body, signal) => this.#json<unknown>('POST', '/v1/ocr', { body, signal }), document, options);
+    },
+  };
+
+  readonly feedback: NonNullable<ParleyClientApi['feedback']> = {
+    available: async () => {
+      if (!this.#tokens?.features) return false;
+      await this.#tokens.getToken();
+      return this.#tokens.features.includes('feedback');
+    },
+    send: async (conversationId: string, feedback: FeedbackRequest, options?: RequestOptions) => {
+      await this.#json<unknown>('POST', `/v1/conversations/${enc(conversationId)}/feedback`, { body: feedback, signal: options?.signal });
     },
   };
 

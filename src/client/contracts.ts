@@ -20,6 +20,8 @@ export interface SessionResponse {
   session_id: string;
   /** Long-lived, only accepted by `POST {relay}/session` (body `{resume_token}`) from an allowed origin. */
   resume_token: string;
+  /** Optional routes the relay serves for this session, e.g. `feedback` (`POST {relay}/v1/conversations/{id}/feedback`). */
+  features?: string[];
 }
 
 // ---------------------------------------------------------------- client
@@ -104,6 +106,21 @@ export interface ParleyClientApi {
   readonly transcription: TranscriptionApi;
   /** Document text recognition (`POST /v1/ocr`). */
   readonly ocr: OcrApi;
+  /**
+   * Ratings of replies through the relay (`POST {relay}/v1/conversations/{id}/feedback`), which writes them to the
+   * site owner's dataset. `available()` says whether the relay serves it for this session (its session answer lists `feedback`).
+   */
+  readonly feedback?: {
+    available(options?: RequestOptions): Promise<boolean>;
+    send(conversationId: string, feedback: FeedbackRequest, options?: RequestOptions): Promise<void>;
+  };
+}
+
+/** The body of `POST {relay}/v1/conversations/{id}/feedback`. */
+export interface FeedbackRequest {
+  message_id: string;
+  rating: 'up' | 'down';
+  comment?: string;
 }
 
 // ---------------------------------------------------------------- speech (client side; wire types in types.ts)
@@ -350,6 +367,16 @@ export interface HistoryStoreApi {
   readonly name?: string;
   /** Called when old conversations were evicted to make room (quota). */
   onEvicted?: (ids: string[]) => void;
+  /** The visitor's ratings of a conversation's replies, by message id. */
+  getFeedback?(conversationId: string): Promise<Record<string, ReplyFeedback>>;
+  /** Keeps (or, with null, forgets) the visitor's rating of reply `messageId`. */
+  setFeedback?(conversationId: string, messageId: string, feedback: ReplyFeedback | null): Promise<void>;
+}
+
+/** The visitor's rating of one reply, and the comment that came with it. */
+export interface ReplyFeedback {
+  rating: 'up' | 'down';
+  comment?: string;
 }
 
 // ---------------------------------------------------------------- chat session (what <agent-chat> renders)

@@ -12,6 +12,8 @@ export interface TokenSource {
   getToken(): Promise<string>;
   /** Forgets the current token (it was refused), so the next `getToken()` gets a new one. */
   invalidate?(): void;
+  /** The optional routes the relay serves for this session, as its last session answer listed them (`SessionResponse.features`). */
+  readonly features?: readonly string[];
 }
 
 /** Where resume tokens are kept across reloads (the history store has these two methods). */
@@ -48,6 +50,7 @@ export class RelaySession implements TokenSource {
   #held: HeldToken | null = null;
   #inflight: Promise<string> | null = null;
   #sessionId: string | null = null;
+  #features: readonly string[] = [];
   readonly #fetch: typeof fetch;
   readonly #store?: ResumeTokenStore;
   readonly #margin?: number;
@@ -66,6 +69,11 @@ export class RelaySession implements TokenSource {
   /** The relay's id of this session (known after the first token). */
   get sessionId(): string | null {
     return this.#sessionId;
+  }
+
+  /** The optional routes the relay serves for this session (`SessionResponse.features`; known after the first token). */
+  get features(): readonly string[] {
+    return this.#features;
   }
 
   /** A token valid for at least the refresh margin; fetches or refreshes it when needed. */
@@ -128,6 +136,7 @@ export class RelaySession implements TokenSource {
     }
     this.#held = { token: session.token, expiresAt, issuedAt: this.#now() };
     this.#sessionId = session.session_id ?? null;
+    this.#features = Array.isArray(session.features) ? session.features.filter((f) => typeof f === 'string') : [];
     if (session.resume_token) {
       // Losing the resume token only costs a fresh session after a reload; it must not fail the request.
       await this.#store?.setResumeToken(this.relayUrl, session.resume_token).catch(() => {});

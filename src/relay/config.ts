@@ -44,6 +44,8 @@ export interface RelayConfig {
   allowRemoteFiles: boolean;
   /** Attachments of conversation bodies: count, bytes each and in all, types (uploads/attachments.ts). */
   attachments: AttachmentLimits;
+  /** The observability dataset visitors' ratings of replies are written to (absent: feedback is off). */
+  feedbackDataset?: string;
   /** How long a streamed reply's events are kept for resumption after it ends, and how many bytes per reply (resumable.ts). */
   resume: { ttlSeconds: number; maxBytesPerStream: number };
 }
@@ -106,6 +108,7 @@ export const RELAY_SETTINGS: readonly Setting[] = [
   { key: 'attachments.maxBytes', env: 'PARLEY_MAX_ATTACHMENT_BYTES', flag: 'max-attachment-bytes', kind: 'int', expect: 'a whole number of bytes from 1 to 104857600', schema: int(1, 100 * 1024 * 1024), help: `bytes per attachment, decoded; larger → 413 (default ${DEFAULT_ATTACHMENT_LIMITS.maxBytes})` },
   { key: 'attachments.maxTotalBytes', env: 'PARLEY_MAX_ATTACHMENTS_TOTAL_BYTES', flag: 'max-attachments-total-bytes', kind: 'int', expect: 'a whole number of bytes from 1 to 209715200', schema: int(1, 200 * 1024 * 1024), help: `bytes of all the attachments of a message; the conversation body cap grows by their base64 size (default ${DEFAULT_ATTACHMENT_LIMITS.maxTotalBytes})` },
   { key: 'attachments.types', env: 'PARLEY_ATTACHMENT_TYPES', flag: 'attachment-type', kind: 'list', expect: `media types among ${ATTACHMENT_TYPES.join(', ')}`, schema: list(v.picklist(ATTACHMENT_TYPES as string[])), help: `a media type attachments may have, checked against their bytes (repeatable; default ${DEFAULT_ATTACHMENT_LIMITS.types.join(' ')})` },
+  { key: 'feedbackDataset', env: 'PARLEY_FEEDBACK_DATASET', flag: 'feedback-dataset', kind: 'string', expect: 'a dataset id (letters, digits, _ and -)', schema: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/)), help: "write each visitor's rating of a reply (<agent-chat>'s thumbs) as a record of this observability dataset on the platform (default: off)" },
   { key: 'resume.ttlSeconds', env: 'PARLEY_RESUME_TTL', flag: 'resume-ttl', kind: 'int', expect: 'a whole number of seconds from 1 to 86400', schema: int(1, 86_400), help: `seconds a streamed reply is kept after it ends, for pages that lost the connection to resume it (default ${DEFAULT_RESUME_LIMITS.ttlSeconds})` },
   { key: 'resume.maxBytesPerStream', env: 'PARLEY_RESUME_MAX_BYTES', flag: 'resume-max-bytes', kind: 'int', expect: 'a whole number of bytes from 1024 to 1073741824', schema: int(1024, 1024 ** 3), help: `bytes kept per streamed reply for resumption; a longer reply cannot be resumed (default ${DEFAULT_RESUME_LIMITS.maxBytesPerStream})` },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis', kind: 'string', expect: 'a redis:// or rediss:// URL', schema: redisUrl, help: 'shared state in Redis for several instances (default: in memory; a URL with a password belongs in REDIS_URL)', secret: true },
@@ -229,6 +232,7 @@ export function relayOptionsOf(config: RelayConfig): RelayOptions {
     operatorSecret: config.operatorSecret,
     allowRemoteFiles: config.allowRemoteFiles,
     attachments: { ...config.attachments, types: [...config.attachments.types] },
+    ...(config.feedbackDataset ? { feedback: { datasetId: config.feedbackDataset } } : {}),
     resume: { ...config.resume },
   };
 }
@@ -254,6 +258,7 @@ export function describeRelayConfig(config: RelayConfig, store: string): string[
     `  trusted hops   ${config.trustProxy ? `${config.trustProxy} proxy hop${config.trustProxy > 1 ? 's' : ''} (X-Forwarded-For believed from them)` : '0 (X-Forwarded-For ignored; behind a reverse proxy set --trust-proxy)'}`,
     `  remote files   ${config.allowRemoteFiles ? 'allowed (pages may name https files; the platform fetches them)' : 'refused (pages upload files; set --allow-remote-files to let them name URLs)'}`,
     `  attachments    ${config.attachments.maxCount ? `${config.attachments.maxCount} per message, ${Math.round(config.attachments.maxBytes / 1024)} KB each, ${Math.round(config.attachments.maxTotalBytes / 1024)} KB in all: ${config.attachments.types.join(' ')}` : 'refused (--max-attachments 0)'}`,
+    `  feedback       ${config.feedbackDataset ? `ratings written to dataset ${config.feedbackDataset}` : '(off: set --feedback-dataset to keep visitors\' ratings in a dataset)'}`,
     `  resumption     replies kept ${config.resume.ttlSeconds} s after they end, up to ${Math.round(config.resume.maxBytesPerStream / 1024)} KB each (--resume-ttl, --resume-max-bytes)`,
     `  store          ${store}`,
     `  operator       ${config.operatorSecret ? 'endpoint enabled (PARLEY_OPERATOR_SECRET)' : '(no endpoint: set PARLEY_OPERATOR_SECRET to revoke sessions from outside)'}`,

@@ -24,7 +24,7 @@
 export { createRelay, type Relay, type RelayOptions } from './relay.js';
 export type { RelayEnv, ClientAddressOptions } from './proxy/client-address.js';
 export { addressKey, clientAddress, parseIp } from './proxy/client-address.js';
-export type { AuthorizeDecision, AuthorizeHook, RealtimeLimits, SessionRequestContext, SessionRequestKind } from './runtime.js';
+export type { AuthorizeDecision, AuthorizeHook, FeedbackOptions, RealtimeLimits, SessionRequestContext, SessionRequestKind } from './runtime.js';
 export { ALL_SCOPES, ANY, DEFAULT_POLICY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './sessions/policy.js';
 export { DEFAULT_BODY_LIMITS, defaultRoutes, isCleanPath, type BodyKind, type BodyLimits, type ConversationRole, type RelayRoute } from './proxy/route-table.js';
 export { ATTACHMENT_TYPES, DEFAULT_ATTACHMENT_LIMITS, type AttachmentLimits } from './uploads/attachments.js';

@@ -19,6 +19,7 @@ import { addressKey, clientAddress, type RelayEnv } from './proxy/client-address
 import { applyCorsHeaders, createOriginCheck, preflightResponse } from './proxy/cors.js';
 import { RelayError, internalError, methodNotAllowed, noRoute } from './errors.js';
 import type { UpstreamOptions } from './proxy/forward.js';
+import { isDatasetId } from './proxy/feedback.js';
 import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './proxy/limits.js';
 import { completePolicy, type RelayPolicy } from './sessions/policy.js';
 import { OPERATOR_REVOKE_PATH, checkOperatorSecret, handleOperatorRevoke } from './sessions/operator.js';
@@ -28,7 +29,7 @@ import { handleStreamRequest } from './streams/resume-route.js';
 import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf } from './realtime.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
 import { CONVERSATION_TEXT_BYTES, DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './proxy/route-table.js';
-import type { AuthorizeHook, RealtimeLimits, RelayRuntime, RequestState } from './runtime.js';
+import type { AuthorizeHook, FeedbackOptions, RealtimeLimits, RelayRuntime, RequestState } from './runtime.js';
 import { createOpenStreams } from './sessions/revocation.js';
 import { handleSessionRequest } from './sessions/sessions.js';
 import { createSessionTokens, type RelaySigningKey } from './sessions/session-tokens.js';
@@ -128,6 +129,13 @@ export interface RelayOptions {
    * without `allowRemoteFiles`).
    */
   attachments?: Partial<AttachmentLimits>;
+  /**
+   * Visitors' ratings of replies (`<agent-chat>`'s thumbs): with `{ datasetId }`, `POST {base}/v1/conversations/{id}/feedback`
+   * writes each rating as a record of that observability dataset on the platform (the conversation's messages up to the
+   * rated reply, the rating and the comment; feedback.ts), and session answers list `feedback` in `features`. A session
+   * rates only its own conversations. Off (the route is 404) without it.
+   */
+  feedback?: FeedbackOptions;
   /**
    * Resumable streams: every relayed SSE answer gets a `Parley-Stream-Id` and ids on its events, and its
    * events are kept so a page whose connection dropped resumes it at `GET {base}/streams/{id}` (in the
@@ -356,9 +364,15 @@ function resolve(options: RelayOptions): RelayRuntime {
     allowRemoteFiles: options.allowRemoteFiles ?? false,
     attachments,
     conversationTextBytes: options.bodyLimits?.conversations ?? CONVERSATION_TEXT_BYTES,
+    feedback: options.feedback ? checkedFeedback(options.feedback) : null,
     ownershipTtlSeconds: resumeTtlSeconds,
     resume,
     now,
     report,
   };
+}
+
+function checkedFeedback(feedback: FeedbackOptions): FeedbackOptions {
+  if (!isDatasetId(feedback.datasetId ?? '')) throw new Error(`relay: feedback.datasetId '${feedback.datasetId}' must be a dataset id (letters, digits, _ and -)`);
+  return { datasetId: feedback.datasetId };
 }

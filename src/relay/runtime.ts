@@ -58,6 +58,12 @@ export interface RealtimeLimits {
   revocationCheckMs: number;
 }
 
+/** The relay's `feedback` option: where visitors' ratings of replies go (proxy/feedback.ts). */
+export interface FeedbackOptions {
+  /** The observability dataset each rating becomes a record of (create it once: `POST /v1/observability/datasets`). */
+  datasetId: string;
+}
+
 /** The resolved configuration every handler reads. */
 export interface RelayRuntime {
   basePath: string;
@@ -88,6 +94,8 @@ export interface RelayRuntime {
   attachments: AttachmentLimits;
   /** Bytes a conversation body may take besides its attachments' `data:` URLs (1 MB, or the host's `bodyLimits.conversations`). */
   conversationTextBytes: number;
+  /** Where visitors' ratings of replies go (the feedback route answers 404 without it). */
+  feedback: FeedbackOptions | null;
   /** How long conversation ownership is remembered (the resume token's lifetime). */
   ownershipTtlSeconds: number;
   /** Resumable streams (null when turned off with `resume: false`). */

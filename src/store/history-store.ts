@@ -5,7 +5,7 @@
  * written offline that wait for the connection (so a reload while offline does not lose them).
  */
 import { openDB, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
-import type { CachedConversation, CachedEntry, HistoryStoreApi, InflightReply, WaitingTurn } from '../client/contracts.js';
+import type { CachedConversation, CachedEntry, HistoryStoreApi, InflightReply, ReplyFeedback, WaitingTurn } from '../client/contracts.js';
 import type { ConversationEntry } from '../client/types.js';
 import { SCHEMA_VERSION, upgrade, type EntryRecord, type HistorySchema } from './schema.js';
 
@@ -136,7 +136,35 @@ export class HistoryStore implements HistoryStoreApi {
     return this.#db.get('waiting', key);
   }
 
+  /** The visitor's ratings of `conversationId`'s replies, by message id (kept in the `meta` store). */
+  async getFeedback(conversationId: string): Promise<Record<string, ReplyFeedback>> {
+    await this.#settled();
+    const out: Record<string, ReplyFeedback> = {};
+    const prefix = feedbackKey(conversationId, '');
+    for (const record of await this.#db.getAll('meta', IDBKeyRange.bound(prefix, `${prefix}\uffff`))) {
+      try {
+        const value = JSON.parse(record.value) as ReplyFeedback;
+        if (value.rating === 'up' || value.rating === 'down') out[record.key.slice(prefix.length)] = value;
+      } catch {
+        // a damaged record is no rating
+      }
+    }
+    return out;
+  }
+
   // ------------------------------------------------------------ writes
+
+  /** Keeps (or, with null, forgets) the visitor's rating of reply `messageId`; deleting the conversation forgets them all. */
+  setFeedback(conversationId: string, messageId: string, feedback: ReplyFeedback | null): Promise<void> {
+    return this.#serial(() => this.#withRoom([], async () => {
+      const tx = this.#db.transaction('meta', 'readwrite');
+      await settle(tx, async () => {
+        const key = feedbackKey(conversationId, messageId);
+        if (feedback) await tx.store.put({ key, value: JSON.stringify(feedback) });
+        else await tx.store.delete(key);
+      });
+    }));
+  }
 
   /**
    * Keeps the messages waiting for the connection under `record.key`, merged by entry id with those already
@@ -393,12 +421,14 @@ export class HistoryStore implements HistoryStoreApi {
 
   async #deleteNow(ids: string[]): Promise<void> {
     if (!ids.length) return;
-    const tx = this.#db.transaction(['conversations', 'entries', 'inflight'], 'readwrite');
+    const tx = this.#db.transaction(['conversations', 'entries', 'inflight', 'meta'], 'readwrite');
     await settle(tx as unknown as WriteTx, async () => {
       for (const id of ids) {
         await tx.objectStore('conversations').delete(id);
         await tx.objectStore('entries').delete(entriesOf(id));
         await tx.objectStore('inflight').delete(id);
+        const ratings = feedbackKey(id, '');
+        await tx.objectStore('meta').delete(IDBKeyRange.bound(ratings, `${ratings}\uffff`));
       }
     });
   }
@@ -407,6 +437,11 @@ export class HistoryStore implements HistoryStoreApi {
 /** Every entry key `[conversationId, id]` of one conversation (arrays sort after strings, so `[id, []]` bounds them). */
 function entriesOf(conversationId: string): IDBKeyRange {
   return IDBKeyRange.bound([conversationId], [conversationId, []]);
+}
+
+/** The meta key of a reply's rating: `feedback:<conversation id>:<message id>` (ids have no `:`). */
+function feedbackKey(conversationId: string, messageId: string): string {
+  return `feedback:${conversationId}:${messageId}`;
 }
 
 function resumeKey(relayUrl: string): string {

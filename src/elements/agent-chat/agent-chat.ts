@@ -27,11 +27,13 @@ import { LauncherController } from './controllers/launcher-controller.js';
 import { LinkWarningController } from './controllers/link-warning-controller.js';
 import { StartersController, parseStarters } from './controllers/starters-controller.js';
 import { ToolApprovalController } from './controllers/tool-approval-controller.js';
+import { ReplyExtrasController } from './controllers/reply-extras-controller.js';
 import { LiveRegionController } from '../internal/live-region.js';
 import { ParleyElement } from '../internal/parley-element.js';
 import { agentChatStyles } from './agent-chat.styles.js';
 
 export type { ParleyHandsFreeChangedDetail, ParleyVoiceFinalDetail, ParleyVoiceStartDetail } from './voice-events.js';
+export type { ParleyFeedbackDetail } from './feedback-events.js';
 
 /** Longest text read out by the live region for one reply. */
 const ANNOUNCE_LIMIT = 600;
@@ -98,6 +100,18 @@ const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handof
  * @csspart edit-button - Edits a user message and sends it again.
  * @csspart regenerate-button - Asks again for the last reply.
  * @csspart read-aloud-button - Reads a finished reply aloud (and stops reading it).
+ * @csspart copy-button - Copies a finished reply as markdown (its sources listed under it); says "Copied". Each code
+ *   block of a reply has its own copy button (class `parley-copy-code`, inside the `pre`).
+ * @csspart feedback-button - The thumbs under a finished reply (toggle buttons, `aria-pressed`); also `feedback-up-button` / `feedback-down-button`.
+ * @csspart feedback-up-button - Rates the reply good (pressed again: takes the rating back).
+ * @csspart feedback-down-button - Rates the reply bad and opens the comment form.
+ * @csspart feedback-form - The optional comment after a thumbs-down (sent or skipped; Escape skips).
+ * @csspart feedback-comment - The comment box.
+ * @csspart feedback-send-button - Sends the rating with the comment.
+ * @csspart feedback-skip-button - Sends the rating without a comment.
+ * @csspart sources - The collapsed list of a reply's sources (`<details>`), numbered as the markers (`[1]`) in its text.
+ * @csspart source - One source: title (a link for a web page), host, page of a document, description.
+ * @csspart source-page-button - Shows a document source's page in the `document-viewer`, its passage highlighted.
  * @csspart interrupted - The note under a reply that was cut off.
  * @csspart tool-call - A function call or tool execution (collapsible).
  * @csspart handoff - The divider shown when another agent takes over.
@@ -149,6 +163,7 @@ const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handof
  * @cssproperty [--parley-z-index=2147483000] - Stacking of the launcher and its panel.
  *
  * @fires {CustomEvent<ParleyMessageSentDetail>} parley-message-sent - The user sent a message (`detail.text`, `detail.kind`: `send` or `edit`, `detail.attachments`: how many files went with it).
+ * @fires {CustomEvent<ParleyFeedbackDetail>} parley-feedback - The visitor rated a reply (`detail.conversationId`, `messageId`, `rating`: `up`, `down`, or null when taken back; `comment`).
  * @fires {CustomEvent<ParleyReplyFinishedDetail>} parley-reply-finished - A reply finished streaming (`detail.entryId`, `detail.text`).
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - A turn or request failed (`detail.error`: status, type, code, message, retryAfter).
  * @fires {CustomEvent<ParleyConversationChangedDetail>} parley-conversation-changed - The conversation shown changed (`detail.conversationId`).
@@ -184,6 +199,12 @@ export class AgentChat extends ParleyElement {
 
   /** Hosts whose images replies may show, separated by spaces (`"cdn.example.com img.example.com"`). Other images are not loaded. */
   @property({ attribute: 'allow-image-hosts' }) allowImageHosts = '';
+
+  /**
+   * The id of a `<doc-ocr-viewer>` on the page showing the document the chat answers from: a source of a reply
+   * that names a page of it gets a button that shows that page there, with the quoted passage highlighted.
+   */
+  @property({ attribute: 'document-viewer' }) documentViewer = '';
 
   /** Who runs handoffs between agents: `server` (default) or `client`. */
   @property({ attribute: 'handoff-execution' }) handoffExecution: 'server' | 'client' | '' = '';
@@ -360,6 +381,18 @@ export class AgentChat extends ParleyElement {
   });
 
   readonly #links = new LinkWarningController(this);
+
+  readonly #extras = new ReplyExtrasController(this, {
+    announce: (message) => this.#live.announce(message),
+    words: () => this.#text,
+    conversationId: () => this.#chat.state.conversationId,
+    imageHosts: () => parseHostList(this.allowImageHosts),
+  });
+
+  readonly #onTranscriptClick = (event: MouseEvent): void => {
+    this.#links.onClick(event);
+    this.#extras.onClick(event);
+  };
 
   get #text(): AgentChatStrings {
     return (this.#words ??= resolveAgentChatStrings(this.strings, this));
@@ -552,11 +585,12 @@ export class AgentChat extends ParleyElement {
                 voiceOut: this.#voiceOut,
                 starters: this.#starters,
                 tools: this.#tools,
+                extras: this.#extras,
                 busy: this.#busy,
                 readAloud: !!this.relayUrl,
                 imageHosts: parseHostList(this.allowImageHosts),
                 regenerate: (entryId) => void this.#regenerate(entryId),
-                click: this.#links.onClick,
+                click: this.#onTranscriptClick,
                 scroll: this.#onTranscriptScroll,
               }, t)}
           ${chat.state.notice ? html`<p part="notice" class="notice">${chat.state.notice}</p>` : nothing}

@@ -128,6 +128,23 @@ export interface AgentChatStrings {
   attachmentWrongType: (name: string, types: string) => string;
   attachmentTooMany: (name: string, limit: number) => string;
   attachmentUnreadable: (name: string) => string;
+  /** Button under a finished reply that copies it (as markdown), and the one on each code block. */
+  copyReply: string;
+  copyCode: string;
+  /** Announced (and shown on the button) once something was copied, or when the browser refused. */
+  copied: string;
+  copyFailed: string;
+  /** The thumbs under a finished reply (toggle buttons), the comment form after a thumbs-down, and its thanks. */
+  goodReply: string;
+  badReply: string;
+  feedbackComment: string;
+  sendFeedback: string;
+  skipFeedback: string;
+  feedbackThanks: string;
+  /** The collapsed list of a reply's sources (`count` of them), a document's page, and the button that shows it in the tied viewer. */
+  sources: (count: number) => string;
+  sourcePage: (page: number) => string;
+  showInDocument: (page: number) => string;
 }
 
 const count = counter('en');
@@ -235,6 +252,19 @@ export const defaultAgentChatStrings: AgentChatStrings = {
   attachmentWrongType: (name, types) => `${name} can’t be attached: accepted types are ${types}.`,
   attachmentTooMany: (name, limit) => `${name} wasn’t attached: ${count(limit, { one: 'one file', other: '# files' })} per message at most.`,
   attachmentUnreadable: (name) => `${name} could not be read.`,
+  copyReply: 'Copy',
+  copyCode: 'Copy code',
+  copied: 'Copied',
+  copyFailed: 'Could not copy: select the text and copy it yourself.',
+  goodReply: 'Good reply',
+  badReply: 'Bad reply',
+  feedbackComment: 'What was wrong? (optional)',
+  sendFeedback: 'Send feedback',
+  skipFeedback: 'Skip',
+  feedbackThanks: 'Thanks for your feedback.',
+  sources: (n) => `Sources (${count(n, { other: '#' })})`,
+  sourcePage: (n) => `page ${n}`,
+  showInDocument: (n) => `Show page ${n} in the document`,
 };
 
 /**

@@ -12,6 +12,7 @@ import type { ChatSessionController } from './controllers/chat-session-controlle
 import type { MessageEditController } from './controllers/message-edit-controller.js';
 import type { StartersController } from './controllers/starters-controller.js';
 import type { ToolApprovalController } from './controllers/tool-approval-controller.js';
+import type { ReplyExtrasController } from './controllers/reply-extras-controller.js';
 import type { TranscriptPlaceholdersController } from './controllers/transcript-placeholders-controller.js';
 import type { VoiceOutController } from './controllers/voice-out-controller.js';
 import type { AgentChatStrings } from './strings.js';
@@ -29,6 +30,8 @@ export interface TranscriptView {
   starters: StartersController;
   /** Client-tool calls asking for consent, and server tools at work. */
   tools: ToolApprovalController;
+  /** Copy, feedback and sources of replies. */
+  extras: ReplyExtrasController;
   /** A reply is awaited or streaming (the edit and regenerate buttons wait). */
   busy: boolean;
   /** Finished replies can be read aloud (there is a relay to speak through). */
@@ -119,23 +122,27 @@ function renderSentAttachments(attachments: readonly MessageAttachment[], t: Age
   }</li>`)}</ul>`;
 }
 
-function renderReply(view: TranscriptView, { key, entry, text }: TranscriptItem & { kind: 'assistant' }, t: AgentChatStrings, isLast: boolean, placeholder: boolean): TemplateResult {
-  const { chat, busy, voiceOut } = view;
+function renderReply(view: TranscriptView, reply: TranscriptItem & { kind: 'assistant' }, t: AgentChatStrings, isLast: boolean, placeholder: boolean): TemplateResult {
+  const { chat, busy, voiceOut, extras } = view;
+  const { key, entry, text } = reply;
   const streaming = entry.id === chat.state.streamingEntryId && busy;
   const interrupted = !streaming && (entry.interrupted === true || chat.stoppedIds.has(entry.id));
   return html`<div part="message message-assistant" class="message assistant" data-entry-id=${entry.id} data-key=${key}>
     <span class="visually-hidden">${chat.state.agentName || t.assistant}:</span>
     ${placeholder
       ? html`<div part="bubble" class="bubble markdown placeholder" dir="auto">${text}</div>`
-      : html`<div part="bubble" class="bubble markdown" dir="auto" ${markdown(text, {
+      : html`<div part="bubble" class="bubble markdown" dir="auto" ${markdown(extras.text(reply), {
           streaming,
           cacheKey: entry.id,
           allowImageHosts: view.imageHosts,
           imageBlocked: t.imageBlocked,
+          copyCode: t.copyCode,
         })}></div>`}
+    ${placeholder ? nothing : extras.sources(reply, t)}
     ${interrupted ? html`<p part="interrupted" class="interrupted">${t.interrupted}</p>` : nothing}
-    ${!streaming && entry.type === 'message.output' && (view.readAloud || (isLast && !busy))
+    ${!streaming && entry.type === 'message.output' && (!placeholder || view.readAloud || (isLast && !busy))
       ? html`<div part="message-actions" class="message-actions">
+          ${placeholder ? nothing : extras.actions(reply, t)}
           ${view.readAloud && text
             ? html`<button part="read-aloud-button" class="quiet" type="button" @click=${() => voiceOut.toggleReadAloud(entry.id, text)}>${voiceOut.speakingId === entry.id ? t.stopReading : t.readAloud}</button>`
             : nothing}

@@ -240,6 +240,33 @@ export class DocOcrViewer extends ParleyElement {
   }
 
   /**
+   * Shows page `page` of the document (numbered from 1, as the document numbers it) with `passage` highlighted
+   * and in view, through the search: the search field then holds what was found (the whole passage, or its
+   * first sentence or first words when the page's text breaks it up). This is what a source of an
+   * `<agent-chat document-viewer="…">` reply calls. Resolves true when the passage was found on that page.
+   * @param page - The page's number in the document, from 1 (its position in `result.pages` when no page has that number).
+   * @param passage - The text to highlight; empty: the page only.
+   */
+  async showPassage(page: number, passage = ''): Promise<boolean> {
+    const pages = this.result?.pages ?? [];
+    if (!pages.length) return false;
+    const found = pages.findIndex((p) => p.index + 1 === page);
+    const position = found >= 0 ? found : Math.max(0, Math.min(pages.length - 1, page - 1));
+    const text = passage.replace(/\s+/g, ' ').trim();
+    const words = text.split(' ');
+    const tries = [text.slice(0, 200), text.split(/(?<=[.!?])\s/)[0]!, words.slice(0, 6).join(' '), words.slice(0, 3).join(' ')];
+    const query = tries.find((q) => q.length >= 3 && countMatches(this.#renderedPage(position), q) > 0) ?? '';
+    this.search = query;
+    this.pageIndex = position;
+    await this.updateComplete;
+    if (!query) return false;
+    // The first match on that page: the matches of the pages before it come first.
+    this.matchIndex = this.#matchCounts.slice(0, position).reduce((a, b) => a + b, 0);
+    await this.updateComplete;
+    return true;
+  }
+
+  /**
    * Copies the page shown (`page`) or every page (`all`) as markdown. Resolves false when the browser refused.
    * @param scope - `page` for the page shown, `all` (default) for every page, separated by blank lines.
    */

@@ -12,7 +12,10 @@ export interface MarkdownOptions {
   allowImageHosts?: readonly string[];
   /** Text of the placeholder for an image that was not loaded. */
   imageBlocked?: (host: string, alt: string) => string;
+  /** Accessible name of a copy button put in each code block (none without it); the page's click listener copies the block. */
+  copyCode?: string;
 }
+
 
 /** Parses `allow-image-hosts="a.com b.com"` (spaces or commas) into hostnames. */
 export function parseHostList(value: string | null | undefined): string[] {

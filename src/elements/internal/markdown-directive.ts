@@ -117,7 +117,8 @@ class MarkdownDirective extends Directive {
       loadMarkdown().catch(() => {}); // failed: the text stays as it is until the next update
       return noChange;
     }
-    const hosts = (options.allowImageHosts ?? []).join(' ');
+    // Everything but the text that changes the nodes: a change renders again (and keys the cache).
+    const hosts = `${(options.allowImageHosts ?? []).join(' ')}\n${options.copyCode ?? ''}`;
     if (hosts !== this.#hosts) {
       this.#hosts = hosts;
       this.#text = null;

@@ -68,6 +68,12 @@ export function safeUrl(raw: string, protocols: readonly string[] = LINK_PROTOCO
   return protocols.includes(url.protocol) ? url : null;
 }
 
+/** An image URL (e.g. a source's favicon) if it is http(s) and from an allowed host, else null. */
+export function allowedImageUrl(raw: string, allowImageHosts: readonly string[] | undefined): string | null {
+  const url = safeUrl(raw, IMAGE_PROTOCOLS);
+  return url && isImageHostAllowed(url, allowImageHosts) ? url.href : null;
+}
+
 /** Whether an image URL's host is in the allowlist (exact hostname match, case-insensitive). */
 function isImageHostAllowed(url: URL, allowImageHosts: readonly string[] | undefined): boolean {
   if (!allowImageHosts?.length || !IMAGE_PROTOCOLS.includes(url.protocol) || url.username || url.password) return false;
@@ -78,7 +84,39 @@ function isImageHostAllowed(url: URL, allowImageHosts: readonly string[] | undef
 // ---------------------------------------------------------------- tokens → DOM (first layer)
 
 // The options of the render in progress (renders are synchronous).
-let active: Required<MarkdownOptions> = { allowImageHosts: [], imageBlocked: defaultImageBlocked };
+let active: Required<MarkdownOptions> = { allowImageHosts: [], imageBlocked: defaultImageBlocked, copyCode: '' };
+
+/**
+ * Where a reply's source N stands in its text: `SOURCE_MARK_START` N `SOURCE_MARK_END` (private-use characters, which
+ * markdown leaves alone); rendered as a numbered marker, `<sup class="parley-source-marker">[N]</sup>`.
+ */
+export const SOURCE_MARK_START = '\uE000';
+export const SOURCE_MARK_END = '\uE001';
+// A source marker, and any stray marker character.
+const SOURCE_MARK = new RegExp(`${SOURCE_MARK_START}(\\d{1,3})${SOURCE_MARK_END}`, 'g');
+const MARK_CHARS = new RegExp(`[${SOURCE_MARK_START}${SOURCE_MARK_END}]`, 'g');
+
+/** Code's text: source markers and stray marker characters dropped (a marker has no place in code). */
+function unmarked(text: string): string {
+  return text.replace(SOURCE_MARK, '').replace(MARK_CHARS, '');
+}
+
+/** Appends text, its source markers as `<sup class="parley-source-marker">[N]</sup>`. */
+function appendText(parent: ParentNode, text: string): void {
+  if (!text.includes(SOURCE_MARK_START)) {
+    parent.append(text.replace(MARK_CHARS, ''));
+    return;
+  }
+  let at = 0;
+  for (const match of text.matchAll(SOURCE_MARK)) {
+    parent.append(text.slice(at, match.index).replace(MARK_CHARS, ''));
+    const sup = add(parent, 'sup');
+    sup.className = 'parley-source-marker';
+    sup.textContent = `[${match[1]}]`;
+    at = match.index + match[0].length;
+  }
+  parent.append(text.slice(at).replace(MARK_CHARS, ''));
+}
 
 function hostOf(raw: string): string {
   try {
@@ -126,10 +164,18 @@ function blocks(parent: ParentNode, tokens: readonly Token[]): void {
         const pre = add(parent, 'pre');
         // Code blocks and tables scroll sideways in a narrow panel: focusable, so a keyboard can scroll them.
         pre.tabIndex = 0;
+        if (active.copyCode) {
+          // No text of its own (its name is an attribute): the block's text stays the code's.
+          const copy = add(pre, 'button');
+          copy.type = 'button';
+          copy.className = 'parley-copy-code';
+          copy.setAttribute('aria-label', active.copyCode);
+          copy.title = active.copyCode;
+        }
         const code = add(pre, 'code');
         const language = (token.lang ?? '').match(/^[\w+#.-]+/)?.[0];
         if (language) code.className = `language-${language}`;
-        code.textContent = token.text.replace(/\n$/, '') + '\n';
+        code.textContent = unmarked(token.text.replace(/\n$/, '')) + '\n';
         break;
       }
       case 'blockquote':
@@ -189,12 +235,12 @@ function inline(parent: ParentNode, tokens: readonly Token[] | undefined): void 
         if ('tokens' in token && token.tokens) inline(parent, token.tokens);
         // Named references (`&amp;`, `&copy;`) are left in text tokens for the browser to decode; text inside raw
         // `<pre>` is left alone.
-        else parent.append('escaped' in token && token.escaped ? token.text : decodeEntities(token.text));
+        else appendText(parent, 'escaped' in token && token.escaped ? token.text : decodeEntities(token.text));
         break;
       case 'escape':
       case 'codespan':
-        if (token.type === 'codespan') add(parent, 'code').textContent = token.text;
-        else parent.append(token.text);
+        if (token.type === 'codespan') add(parent, 'code').textContent = unmarked(token.text);
+        else appendText(parent, token.text);
         break;
       case 'html':
         // Raw HTML from the model is shown as text, never parsed.
@@ -254,7 +300,7 @@ const ALLOWED_TAGS = new Set([
   'A', 'BLOCKQUOTE', 'BR', 'CODE', 'DEL', 'EM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HR', 'IMG', 'LI', 'OL', 'P', 'PRE',
   'S', 'SPAN', 'STRONG', 'SUB', 'SUP', 'TABLE', 'TBODY', 'TD', 'TH', 'THEAD', 'TR', 'UL',
 ]);
-const ALLOWED_CLASS = /^(?:language-[\w+#.-]+|parley-image-blocked|parley-task)$/;
+const ALLOWED_CLASS = /^(?:language-[\w+#.-]+|parley-image-blocked|parley-task|parley-source-marker|parley-copy-code)$/;
 const ALLOWED_ATTR = new Set(['href', 'title', 'alt', 'src', 'class', 'start', 'align', 'target', 'rel', 'loading', 'referrerpolicy', 'tabindex']);
 
 /**
@@ -265,6 +311,14 @@ const ALLOWED_ATTR = new Set(['href', 'title', 'alt', 'src', 'class', 'start', '
  */
 export function enforceAllowlist(root: ParentNode, options: MarkdownOptions = {}): void {
   for (const node of [...root.querySelectorAll('*')]) {
+    // The renderer's own copy button (empty, in a code block, only when asked for), as it builds it.
+    if (node.nodeName === 'BUTTON' && options.copyCode && node.className === 'parley-copy-code' && node.parentNode?.nodeName === 'PRE' && !node.childNodes.length) {
+      for (const name of node.getAttributeNames()) if (!['type', 'class', 'aria-label', 'title'].includes(name)) node.removeAttribute(name);
+      node.setAttribute('type', 'button');
+      node.setAttribute('aria-label', options.copyCode);
+      node.setAttribute('title', options.copyCode);
+      continue;
+    }
     if (!ALLOWED_TAGS.has(node.nodeName) || node.namespaceURI !== 'http://www.w3.org/1999/xhtml') {
       // Its text is kept (as text); anything inside it is dropped with it.
       node.replaceWith(node.textContent ?? '');
@@ -295,7 +349,7 @@ export function enforceAllowlist(root: ParentNode, options: MarkdownOptions = {}
 
 function withOptions<T>(options: MarkdownOptions, run: () => T): T {
   const previous = active;
-  active = { allowImageHosts: options.allowImageHosts ?? [], imageBlocked: options.imageBlocked ?? defaultImageBlocked };
+  active = { allowImageHosts: options.allowImageHosts ?? [], imageBlocked: options.imageBlocked ?? defaultImageBlocked, copyCode: options.copyCode ?? '' };
   try {
     return run();
   } finally {

@@ -14,6 +14,7 @@ import { badRequest, clientClosed, forbidden, methodNotAllowed, noRoute, payload
 import { answer } from './answer.js';
 import { forward, type ForwardJob } from './exchange.js';
 import { listOwnConversations, requireOwner } from './conversations.js';
+import { recordFeedback } from './feedback.js';
 import { limitRequest, openStreamSlot } from './limits.js';
 import { isAgentAllowed, isAgentVersionAllowed, isAllowed } from '../sessions/policy.js';
 import { rateGuardedBody } from './body-rate.js';
@@ -37,6 +38,8 @@ export async function handlePlatformRequest(runtime: RelayRuntime, state: Reques
   if (match.kind === 'none') throw noRoute();
   if (match.kind === 'wrong-method') throw methodNotAllowed(match.allow);
   const { route, params } = match;
+  // Only with the `feedback` option; without it the route is as unknown as any other path.
+  if (route.special === 'feedback' && !runtime.feedback) throw noRoute();
 
   if (state.origin && !state.originAllowed) throw forbidden('This origin may not call the relay', 'origin_not_allowed');
   const claims = await authenticate(runtime, state);
@@ -60,6 +63,7 @@ export async function handlePlatformRequest(runtime: RelayRuntime, state: Reques
       : await readCapped(request.body && rateGuardedBody(request.body, runtime.bodyRate), route.body.maxBytes);
     json = parseJsonObject(bytes);
     if (route.special === 'client-session') return createClientSession(runtime, state, json, claims);
+    if (route.special === 'feedback') return recordFeedback(runtime, state, conversationId!, json);
     checkBody(route, json, claims);
     if (route.scope === 'conversations') checkTools(json);
     if (route.upload === 'ocr-document') checkOcrDocument(json, runtime);

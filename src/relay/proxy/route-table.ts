@@ -50,7 +50,7 @@ export interface RelayRoute {
    */
   upload?: 'audio-form' | 'ocr-document' | 'attachments';
   /** Built-in behaviour instead of plain forwarding. */
-  special?: 'list-conversations' | 'list-models' | 'client-session';
+  special?: 'list-conversations' | 'list-models' | 'client-session' | 'feedback';
   /** Event written when the upstream breaks mid-stream at an event boundary; omitted → plain `event: error`. */
   streamErrorEvent?: 'conversation';
 }
@@ -100,6 +100,9 @@ export function defaultRoutes(limits: BodyLimits = DEFAULT_BODY_LIMITS): RelayRo
       conversation: 'owned', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation', upload: 'attachments' },
     { name: 'conversations.restart', method: 'POST', path: '/v1/conversations/{conversation_id}/restart', scope: 'conversations', body: conversationBody,
       conversation: 'owned+creates', checkBody: conversationChecks, streamFromBody: true, streamErrorEvent: 'conversation', upload: 'attachments' },
+    // Answered by the relay with the `feedback` option (a record of the owner's dataset, feedback.ts); 404 without it.
+    { name: 'conversations.feedback', method: 'POST', path: '/v1/conversations/{conversation_id}/feedback', scope: 'conversations',
+      body: { kind: 'json', maxBytes: 16 * KB }, conversation: 'owned', special: 'feedback' },
     { name: 'conversations.history', method: 'GET', path: '/v1/conversations/{conversation_id}/history', scope: 'conversations', conversation: 'owned' },
     { name: 'conversations.messages', method: 'GET', path: '/v1/conversations/{conversation_id}/messages', scope: 'conversations', conversation: 'owned' },
     { name: 'agents.get', method: 'GET', path: '/v1/agents/{agent_id}', scope: 'agents:read', query: ['agent_version'], checkParam: { agent: 'agent_id' } },

@@ -74,6 +74,7 @@ export async function handleSessionRequest(runtime: RelayRuntime, state: Request
     expires_at: new Date(access.claims.exp * 1000).toISOString(),
     session_id: sessionId,
     resume_token: resume.token,
+    ...(runtime.feedback && policy.scopes.includes('conversations') ? { features: ['feedback'] } : {}),
   };
   return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
 }

@@ -13,6 +13,8 @@ export const ROOT = join(import.meta.dirname, '../../..');
 export interface ParleyStart {
   /** The server's URL, without a trailing slash. */
   url: string;
+  /** What it printed up to the URL (the banner: the API key, the feedback dataset, …). */
+  banner: string;
   browser: Browser;
   close(): Promise<void>;
 }
@@ -50,9 +52,9 @@ export async function startParley(extraArgs: string[] = []): Promise<ParleyStart
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const { url } = await parleyStartUrl(child);
+    const { url, banner } = await parleyStartUrl(child);
     browser = await launchChromium();
-    return { url, browser, close };
+    return { url, banner, browser, close };
   } catch (error) {
     await close();
     throw error;

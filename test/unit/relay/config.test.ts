@@ -171,6 +171,20 @@ describe('relay config: remote files', () => {
   });
 });
 
+describe('relay config: feedback', () => {
+  it('is off by default; the flag, the environment or the file name the dataset; a bad id is refused', () => {
+    expect(resolve().feedbackDataset).toBeUndefined();
+    expect(relayOptionsOf({ ...resolve(), platformApiKey: KEY }).feedback).toBeUndefined();
+    expect(relayOptionsOf({ ...resolve({ 'feedback-dataset': 'ds_1' }), platformApiKey: KEY }).feedback).toEqual({ datasetId: 'ds_1' });
+    expect(resolve({}, { PARLEY_FEEDBACK_DATASET: 'ds-2' }).feedbackDataset).toBe('ds-2');
+    expect(resolve({ config: 'r.json' }, {}, { 'r.json': '{"feedbackDataset": "ds_3"}' }).feedbackDataset).toBe('ds_3');
+    expect(refusal(() => resolve({ 'feedback-dataset': '../datasets' }))).toMatch(/--feedback-dataset must be a dataset id/);
+    expect(describeRelayConfig(resolve(), 'memory').join('\n')).toMatch(/feedback +\(off/);
+    expect(describeRelayConfig(resolve({ 'feedback-dataset': 'ds_1' }), 'memory').join('\n')).toMatch(/feedback +ratings written to dataset ds_1/);
+    expect(relayHelp()).toMatch(/--feedback-dataset <value> +write each visitor's rating/);
+  });
+});
+
 describe('relay config: resumable replies', () => {
   it('keep replies 300 s and 4 MiB by default; the flag, the environment and the file set them; nonsense is refused', () => {
     expect(resolve().resume).toEqual({ ttlSeconds: 300, maxBytesPerStream: 4 * 1024 * 1024 });

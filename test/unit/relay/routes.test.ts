@@ -155,6 +155,7 @@ describe('the route table maps to fixed upstream URLs', () => {
       'DELETE /v1/conversations/{conversation_id} [conversations]',
       'POST /v1/conversations/{conversation_id} [conversations]',
       'POST /v1/conversations/{conversation_id}/restart [conversations]',
+      'POST /v1/conversations/{conversation_id}/feedback [conversations]',
       'GET /v1/conversations/{conversation_id}/history [conversations]',
       'GET /v1/conversations/{conversation_id}/messages [conversations]',
       'GET /v1/agents/{agent_id} [agents:read]',

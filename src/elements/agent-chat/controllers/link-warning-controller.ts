@@ -39,7 +39,7 @@ export class LinkWarningController implements ReactiveController {
   /** The transcript's click listener: a link in a reply whose text shows another host waits for the dialog. */
   readonly onClick = (event: MouseEvent): void => {
     const anchor = event.composedPath().find((node): node is HTMLAnchorElement => node instanceof HTMLAnchorElement);
-    if (!anchor || !anchor.closest('.markdown')) return;
+    if (!anchor || !anchor.closest('.markdown, .sources')) return;
     const spoof = spoofedLinkHost(anchor.textContent ?? '', anchor.href);
     if (!spoof) return;
     event.preventDefault();
