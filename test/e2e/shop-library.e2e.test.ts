@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser } from 'playwright-core';
 import { CHROMIUM, launchChromium } from './harness/chromium.js';
+import { parleyStartUrl } from './harness/parley-start.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -26,17 +27,7 @@ function start(): Promise<Started> {
   const child = spawn(process.execPath, [join(ROOT, 'platform/bin/parley.js'), 'start', '--port', '0', '--data', dataDir, '--token-delay', '2'], {
     cwd: ROOT, env: { ...process.env, PLATFORM_API_KEY: '', PORT: '', PARLEY_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
-  return new Promise<Started>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`parley start did not come up: ${out}`)), 90_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = out.match(/Parley is running: (http:\/\/\S+?)\/?\s/);
-      if (m) { clearTimeout(timer); resolve({ child, url: m[1], banner: out }); }
-    });
-    child.stderr!.on('data', (d) => { out += d; });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`parley start exited ${code}: ${out}`)); });
-  });
+  return parleyStartUrl(child).then(({ url, banner }) => ({ child, url, banner }));
 }
 
 async function stop(s: Started | undefined) {
@@ -82,6 +73,19 @@ describe('the shop agent answers from the shop pages', () => {
     const reply = page.locator('agent-chat [part~="message-assistant"]', { hasText: 'You have 30 days from the day your lamp is delivered to return it' });
     await reply.waitFor({ timeout: 60_000 });
     await page.locator('agent-chat [part="send-button"]').waitFor({ timeout: 30_000 });
+    // The reply shows its source: a numbered marker in the text and the collapsed Sources list naming the
+    // returns page, its host and the passage; opened, the title links to the page.
+    await expect.poll(() => reply.locator('sup.parley-source-marker').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    const sources = reply.locator('[part="sources"]');
+    await sources.waitFor({ timeout: 30_000 });
+    expect(await sources.getAttribute('open')).toBeNull();
+    await sources.locator('summary').click();
+    const source = sources.locator('[part="source"]').first();
+    await expect.poll(() => source.isVisible()).toBe(true);
+    expect(await source.locator('.source-title').textContent()).toBe('Returns');
+    expect(await source.locator('.source-host').textContent()).toBe(new URL(server!.url).hostname);
+    expect(await source.locator('.source-description').textContent()).toContain('30 days');
+    expect(await source.locator('a.source-title').getAttribute('href')).toBe(`${server!.url}/shop/returns`);
     expect(errors).toEqual([]);
     await page.close();
 
