@@ -69,6 +69,13 @@ const samples: Record<LocalePart, Record<string, unknown[][]>> = {
     attachmentWrongType: [['page.html', 'PNG, JPEG, PDF']],
     attachmentTooMany: [['5.png', 1], ['5.png', 2], ['5.png', 4], ['5.png', 11]],
     attachmentUnreadable: [['scan.pdf']],
+    approvalQuestion: [['cancel_order']],
+    approvalAnnouncement: [['cancel_order']],
+    toolDeclined: [['cancel_order']],
+    toolRunning: [['track_order']],
+    sources: [[1], [2], [5], [11]],
+    sourcePage: [[1], [12]],
+    showInDocument: [[1], [12]],
   },
   speechPlayer: {
     progressText: [[3.4, 67]],
