@@ -7,7 +7,7 @@ export type { Platform, PlatformOptions } from './app.js';
 export { servePlatform } from './node.js';
 export type { UpgradeHandler } from 'parley-kit/server';
 export { REALTIME_TRANSCRIPTION_PATH } from './realtime/endpoint.js';
-export type { ChatEngine, ChatEngineEvent, ChatTurnRequest, HandoffTarget } from './engines/chat/types.js';
+export type { ChatEngine, ChatEngineEvent, ChatTurnRequest, HandoffTarget, SourceReference } from './engines/chat/types.js';
 export { createLocalChatEngine } from './engines/chat/local.js';
 export { tokenize } from './engines/text/tokenizer.js';
 export { createOpenAICompatibleChatEngine } from './engines/chat/openai-compatible.js';

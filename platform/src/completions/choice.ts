@@ -3,6 +3,7 @@
  * then the tool calls, the finish reason and the token counts. `max_tokens` is enforced here rather than
  * trusted to the engine: the engine is asked for one token more, so a reply that really had more to say
  * ends with `length` and a reply that happens to be exactly `max_tokens` long ends with `stop`.
+ * The engine is not asked to cite (`cites` unset): a completion's message content is text, without sources.
  */
 import type { CompletionArgs, Tool } from 'parley-kit/types';
 import { countPromptTokens, countTokens } from '../engines/text/tokenizer.js';

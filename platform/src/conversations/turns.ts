@@ -7,7 +7,9 @@
  * / `.done` events) instead of a `function.call`, and the engine runs again with the result, so the turn
  * ends with the engine's answer. The engine sees each execution as a function call and its result.
  * `usage.connectors` counts executions per connector name; `usage.connector_tokens` counts the tokens
- * of the tool results fed back to the engine.
+ * of the tool results fed back to the engine. The sources the engine itself quotes (`reference` events:
+ * parley-local's answers about attachments, each with its `page`) end its message the same way as the library's,
+ * one `tool_reference` chunk and one `message.output.delta` each.
  */
 import type {
   Agent, AgentHandoffEntry, CompletionArgs, ConversationEntry, ConversationEvent, ConversationUsage,
@@ -117,7 +119,7 @@ async function turn(ctx: PlatformContext, req: TurnRequest, toolboxes: Connector
       if (outputs.length === 0) throw err;
       return finish({ message: err instanceof Error ? err.message : String(err), aborted: req.signal.aborted });
     }
-    /** Sources of this speaker's library searches, cited by the message that follows them. */
+    /** Sources of this speaker's library searches and of the engine's quotes, cited by the message that follows them. */
     const references: ToolReferenceChunk[] = [];
 
     let message: MessageOutputEntry | null = null;
@@ -136,6 +138,7 @@ async function turn(ctx: PlatformContext, req: TurnRequest, toolboxes: Connector
           handoffs: targets,
           agent: agent ? { id: agent.id, name: agent.name } : null,
           documents: req.documents,
+          cites: true,
           signal: req.signal,
         });
         for await (const event of events) {
@@ -176,6 +179,10 @@ async function turn(ctx: PlatformContext, req: TurnRequest, toolboxes: Connector
               });
               break;
             }
+            case 'reference':
+              // a source the engine's text quotes (parley-local's attachments): cited like the library's
+              references.push(event.reference);
+              break;
             case 'handoff':
               nextAgentId = event.agentId;
               break;

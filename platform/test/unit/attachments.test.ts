@@ -2,11 +2,13 @@
  * Attachments read by the local platform, end to end through the official SDK and raw HTTP: a photographed
  * receipt (the committed fixture the browser e2e uses too) gets its total quoted, an image of a sentence gets the
  * sentence quoted, a PDF gets the passage quoted with its page (conversations, streamed and not, and chat
- * completions), a signed file URL is read, and bad attachments get 4xx answers in the platform's shapes.
+ * completions), a signed file URL is read, and bad attachments get 4xx answers in the platform's shapes. A
+ * conversation's reply cites what it quotes: `[1]` after the quote and a `tool_reference` chunk naming the page
+ * (`page`, Parley's extra field, which the SDK drops and raw HTTP keeps); chat completions answer text only.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { call } from './helpers.js';
+import { call, stream } from './helpers.js';
 import { drain, withSdkPlatform } from './sdk.js';
 import { dataUrl, scannedPdf, textPng } from './ocr-fixtures.mjs';
 import PDFDocument from 'pdfkit';
@@ -14,7 +16,11 @@ import PDFDocument from 'pdfkit';
 /** The receipt photo of test/fixtures/receipt (see its README): "TOTAL 42.50" among other lines. */
 const RECEIPT = new Uint8Array(readFileSync(new URL('../../../test/fixtures/receipt/receipt.jpg', import.meta.url)));
 /** The reply to "What is the total on this receipt?" with the receipt attached (the README and the e2e quote it). */
-const RECEIPT_REPLY = 'Page 1 of your image says:\n\n> TOTAL 42.50\n\nI quoted the passages closest to your question: `parley-local` reads attachments and ranks their passages by the words they share with it, without interpreting them.';
+const RECEIPT_REPLY = 'Page 1 of your image says:\n\n> TOTAL 42.50 [1]\n\nI quoted the passages closest to your question: `parley-local` reads attachments and ranks their passages by the words they share with it, without interpreting them.';
+/** The source it cites, as the platform sends it (`page` is Parley's field beyond the API's). */
+const RECEIPT_SOURCE = { type: 'tool_reference', tool: 'attachment', title: 'Your image', url: null, description: 'TOTAL 42.50', page: 1 };
+/** The same source as the official SDK parses it: the unknown `page` dropped. */
+const { page: _page, ...RECEIPT_SOURCE_SDK } = RECEIPT_SOURCE;
 
 /** The bytes of a letter-size PDF drawn by `draw` with pdfkit (text layers). */
 function pdfOf(draw: (doc: InstanceType<typeof PDFDocument>) => void): Promise<Uint8Array> {
@@ -56,12 +62,15 @@ const imageChunk = (bytes: Uint8Array, type = 'image/jpeg') => ({ type: 'image_u
 describe('the local engine reads attachments', () => {
   it('quotes the total of a photographed receipt (conversations, SDK), and a follow-up question from the same receipt', async () => {
     const res = await t.sdk.beta.conversations.start({ model: 'mistral-small-latest', inputs: question('What is the total on this receipt?', imageChunk(RECEIPT)) });
-    const reply = res.outputs[0] as { type: string; content: string };
+    const reply = res.outputs[0] as { type: string; content: any[] };
     expect(reply.type).toBe('message.output');
-    expect(reply.content).toBe(RECEIPT_REPLY);
+    // the SDK parses the reply with its source and drops the field it does not know (`page`)
+    expect(reply.content).toEqual([{ type: 'text', text: RECEIPT_REPLY }, RECEIPT_SOURCE_SDK]);
 
     const again = await t.sdk.beta.conversations.append({ conversationId: res.conversationId, conversationAppendRequest: { inputs: 'And the VAT?' } });
-    expect((again.outputs[0] as { content: string }).content).toMatch(/^Page 1 of your image says:\n\n> VAT 4\.00\n\n/);
+    const vat = (again.outputs[0] as { content: any[] }).content;
+    expect(vat[0].text).toMatch(/^Page 1 of your image says:\n\n> VAT 4\.00 \[1\]\n\n/);
+    expect(vat.slice(1)).toEqual([{ ...RECEIPT_SOURCE_SDK, description: 'VAT 4.00' }]);
     // the history keeps the attachment as it was sent
     const history = await t.sdk.beta.conversations.getHistory({ conversationId: res.conversationId });
     expect((history.entries[0] as any).content[1]).toMatchObject({ type: 'image_url', imageUrl: dataUrl(RECEIPT, 'image/jpeg') });
@@ -72,10 +81,13 @@ describe('the local engine reads attachments', () => {
     const ask = async () => {
       const events = await drain(await t.sdk.beta.conversations.startStream({ model: 'parley-local', inputs: question('What does this image say about returns?', imageChunk(png, 'image/png')) }));
       expect(events.at(-1)!.data.type).toBe('conversation.response.done');
-      return events.filter((e) => e.data.type === 'message.output.delta').map((e) => (e.data as any).content).join('');
+      const deltas = events.filter((e) => e.data.type === 'message.output.delta').map((e) => e.data as any);
+      // the text, then the source as one more delta (content_index 1), parsed by the SDK
+      expect(deltas.at(-1)).toMatchObject({ contentIndex: 1, content: { type: 'tool_reference', tool: 'attachment', title: 'Your image', description: 'Returns are accepted within 30 days.' } });
+      return deltas.slice(0, -1).map((d) => d.content).join('');
     };
     const text = await ask();
-    expect(text).toMatch(/^Page 1 of your image says:\n\n> Returns are accepted within 30 days\.\n\n/);
+    expect(text).toMatch(/^Page 1 of your image says:\n\n> Returns are accepted within 30 days\. \[1\]\n\n/);
     expect(text).not.toContain('cannot really answer');
     expect(await ask()).toBe(text);
   });
@@ -85,7 +97,30 @@ describe('the local engine reads attachments', () => {
       model: 'mistral-small-latest',
       messages: question('How long do I have to return a lamp?', { type: 'document_url', documentUrl: dataUrl(await policyPdf()), documentName: 'policies.pdf' }),
     });
+    // chat completions answer text only: no source numbers, no chunks
     expect(res.choices[0].message.content).toMatch(/^Page 2 of \*\*policies\.pdf\*\* says:\n\n> Returns are accepted within 30 days of delivery\.\n\n/);
+  });
+
+  it('cites the page of a PDF in the reply\'s tool_reference chunk, with its page (raw HTTP, JSON and streamed, history)', async () => {
+    const inputs = [{ role: 'user', content: [
+      { type: 'text', text: 'How long do I have to return a lamp?' },
+      { type: 'document_url', document_url: dataUrl(await policyPdf()), document_name: 'policies.pdf' },
+    ] }];
+    const source = { type: 'tool_reference', tool: 'attachment', title: 'policies.pdf', url: null, description: 'Returns are accepted within 30 days of delivery.', page: 2 };
+    const res = await call(t.platform, '/v1/conversations', { body: { model: 'parley-local', inputs } });
+    expect(res.status).toBe(200);
+    const [text, ...refs] = res.json.outputs[0].content;
+    expect(text.text).toMatch(/^Page 2 of \*\*policies\.pdf\*\* says:\n\n> Returns are accepted within 30 days of delivery\. \[1\]\n\n/);
+    expect(refs).toEqual([source]);
+    const history = await call(t.platform, `/v1/conversations/${res.json.conversation_id}/history`);
+    expect(history.json.entries[1].content).toEqual(res.json.outputs[0].content);
+
+    const streamed = await stream(t.platform, '/v1/conversations', { model: 'parley-local', inputs });
+    const deltas = streamed.events.filter((e) => e.event === 'message.output.delta').map((e) => e.data);
+    const chunks = deltas.filter((d) => typeof d.content !== 'string');
+    expect(chunks.map((d) => [d.content_index, d.content])).toEqual([[1, source]]);
+    expect(deltas.filter((d) => typeof d.content === 'string').map((d) => d.content).join('')).toBe(text.text);
+    expect(deltas.at(-1)).toBe(chunks[0]);
   });
 
   it('answers "What is the total on this invoice?" with the line that holds the total', async () => {
@@ -93,7 +128,9 @@ describe('the local engine reads attachments', () => {
       model: 'parley-local',
       inputs: question('What is the total on this invoice?', { type: 'document_url', documentUrl: dataUrl(await invoicePdf()), documentName: 'invoice-2026-114.pdf' }),
     });
-    expect((res.outputs[0] as { content: string }).content).toMatch(/^Page 1 of \*\*invoice-2026-114\.pdf\*\* says:\n\n> Total 42\.50\n\n/);
+    const [text, source] = (res.outputs[0] as { content: any[] }).content;
+    expect(text.text).toMatch(/^Page 1 of \*\*invoice-2026-114\.pdf\*\* says:\n\n> Total 42\.50 \[1\]\n\n/);
+    expect(source).toEqual({ type: 'tool_reference', tool: 'attachment', title: 'invoice-2026-114.pdf', url: null, description: 'Total 42.50' });
   });
 
   it('recognises a scanned PDF page (no text layer)', async () => {
@@ -108,7 +145,7 @@ describe('the local engine reads attachments', () => {
     const file = await t.sdk.files.upload({ file: new File([RECEIPT], 'receipt.jpg', { type: 'image/jpeg' }), purpose: 'ocr' });
     const { url } = await t.sdk.files.getSignedUrl({ fileId: file.id, expiry: 1 });
     const res = await t.sdk.chat.complete({ model: 'parley-local', messages: question('What is the total?', { type: 'image_url', imageUrl: url }) });
-    expect(res.choices[0].message.content).toContain('> TOTAL 42.50');
+    expect(res.choices[0].message.content).toContain('> TOTAL 42.50\n');
     const forged = url.replace(/signature=[0-9a-f]{4}/, 'signature=0000');
     const refused = await call(t.platform, '/v1/chat/completions', { body: { model: 'parley-local', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: forged }] }] } });
     expect(refused.status).toBe(422);

@@ -10,9 +10,9 @@
  * | The history ends with `function.result` entries | Results of `document_library` calls: the passages quoted (see below). Others: a markdown message quoting each result (`The \`get_weather\` tool returned: …`): flat JSON objects as a list, other JSON in a ```json block, plain text as a quote. Always text, even when `tool_choice` is `any`, so tool loops end. |
  * | The last user message is exactly `/fail` (trimmed) | A few text tokens, then the turn throws an `Error` ("parley-local failed on purpose …"). A test hook for mid-stream failures. |
  * | `handoffs` is non-empty and the last user message asks to be transferred / handed (over/off/to) / to speak, talk or chat with / connected, switched, routed, escalated to an agent named in `handoffs` (its name or id, case-insensitive; or words of its description) | One `handoff` event and nothing else. Never to the current agent, and never twice after the same user message (no ping-pong). |
- * | `documents` (attachments the platform read: images through OCR, PDFs through their text layer) and the last user message has attachments (and names no function tool explicitly) | The passages closest to the question, quoted with their page ("Page 1 of your image says: > TOTAL 42.50"), ranked with the embedding engine (reading.ts, passages.ts). |
+ * | `documents` (attachments the platform read: images through OCR, PDFs through their text layer) and the last user message has attachments (and names no function tool explicitly) | The passages closest to the question, quoted with their page ("Page 1 of your image says: > TOTAL 42.50"), ranked with the embedding engine (reading.ts, passages.ts). When the request `cites` (conversations), each quote ends with its source's number (`> TOTAL 42.50 [1]`) and the text is followed by one `reference` per page quoted (`tool: "attachment"`, the file name or "Your image" as `title`, `url` null, the passage as `description`, `page` from 1); not in JSON replies, nor in chat completions. |
  * | `function` tools are present, `tool_choice` is not `none`, and the last user message names a tool (`get_weather`, `get weather`, `getWeather`), one of its distinctive name words (`weather`), or two distinctive words of its description; or `tool_choice` is `any`/`required` (then the best-scoring tool is called regardless) | `function_call` events with 9-char alphanumeric ids derived from a hash of the conversation, arguments streamed in a few pieces. Arguments are JSON valid for the tool's `parameters` schema, filled from the message text (see `fillJsonSchema` in json-schema-filler.ts). Several tools named explicitly in one message → several calls. |
- * | `documents` and the last user message, without attachments, shares words with a passage of the earlier ones | The same quoting reply. |
+ * | `documents` and the last user message, without attachments, shares words with a passage of the earlier ones | The same quoting reply (with its sources when the request `cites`). |
  * | `response_format` is `json_object` | One JSON object `{"reply": "...", "words": n}` (the reply of the rows above or below, as plain text). |
  * | `response_format` is `json_schema` | A JSON value valid for the schema, filled from the message text. |
  * | The message mentions `markdown` (everything), `table`, `code`/`snippet`, `list`/`bullet`/`numbered`, `heading`/`header`, `link`/`url` | A markdown demonstration with the requested elements. |
@@ -170,13 +170,18 @@ export function createLocalChatEngine(options: LocalChatEngineOptions = {}): Cha
             `(after ${completionTokens} tokens).`,
         );
       }
-      case 'text':
+      case 'text': {
+        let streamed = 0;
         for (const token of limitTokens(tokenize(applyStop(plan.text, args.stop)), args.max_tokens)) {
           await pace();
           completionTokens++;
+          streamed += token.length;
           yield { kind: 'text', delta: token };
         }
+        // the sources whose number was streamed (a stop sequence or max_tokens may cut the text before it)
+        for (const source of plan.sources ?? []) if (source.end <= streamed) yield { kind: 'reference', reference: source.reference };
         break;
+      }
     }
     if (signal.aborted) throw abortReason(signal);
     yield { kind: 'usage', promptTokens, completionTokens };

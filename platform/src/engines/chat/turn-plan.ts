@@ -8,7 +8,7 @@ import { fillJsonSchema, isSchema, type Schema } from './json-schema-filler.js';
 import { LIBRARY_TOOL_NAME, libraryReply, parseLibraryResult } from './library.js';
 import { defaultReply, jsonText, markdownReply, markdownWants, resultReply, type UserMessage } from './replies.js';
 import type { Embed } from './passages.js';
-import { readingReply } from './reading.js';
+import { readingReply, shiftSources, type CitedSource } from './reading.js';
 import { shortId } from './stable-hash.js';
 import type { ChatTurnRequest, HandoffTarget } from './types.js';
 import {
@@ -18,9 +18,12 @@ import {
 /** The message that makes `parley-local` fail on purpose mid-stream. */
 export const LOCAL_FAIL_TRIGGER = '/fail';
 
-/** What a turn does: stream text, call functions, hand off, or stream a little text and fail. */
+/**
+ * What a turn does: stream text (and the sources it quotes, each once the text up to its `end` is out), call
+ * functions, hand off, or stream a little text and fail.
+ */
 export type Plan =
-  | { kind: 'text'; text: string }
+  | { kind: 'text'; text: string; sources?: CitedSource[] }
   | { kind: 'calls'; calls: Array<{ name: string; arguments: string; toolCallId: string }> }
   | { kind: 'handoff'; agentId: string }
   | { kind: 'fail'; text: string };
@@ -142,7 +145,7 @@ export function planTurn(request: ChatTurnRequest, embed?: Embed): Plan {
   const format = request.completionArgs?.response_format ?? null;
   const json = format?.type === 'json_object' || format?.type === 'json_schema' ? format : null;
   const user = lastUserMessage(history);
-  const asText = (reply: { markdown: string; plain: string }): Plan => ({ kind: 'text', text: json ? jsonText(json, user, reply.plain) : reply.markdown });
+  const asText = (reply: { markdown: string; plain: string }): Extract<Plan, { kind: 'text' }> => ({ kind: 'text', text: json ? jsonText(json, user, reply.plain) : reply.markdown });
 
   // 1. follow up on function results
   const results: Array<{ tool_call_id: string; result: string }> = [];
@@ -167,13 +170,13 @@ export function planTurn(request: ChatTurnRequest, embed?: Embed): Plan {
   const since = user ? history.slice(user.index + 1) : [];
   const handoffEntry = [...since].reverse().find((e) => e.type === 'agent.handoff');
   const handedFrom = handoffEntry && handoffEntry.type === 'agent.handoff' ? handoffEntry.previous_agent_name : null;
-  /** The reply quoting the read attachments (reading.ts), or null. */
+  /** The reply quoting the read attachments (reading.ts) with its sources (not in JSON), or null. */
   const readAttachments = (u: UserMessage): Plan | null => {
-    const reading = embed && request.documents?.length ? readingReply(request.documents, u.text, embed, u.attachments > 0) : null;
+    const reading = embed && request.documents?.length ? readingReply(request.documents, u.text, embed, u.attachments > 0, !json && request.cites === true) : null;
     if (!reading) return null;
-    return asText(handedFrom
-      ? { markdown: `You've been handed over from **${handedFrom}**.\n\n${reading.markdown}`, plain: `You've been handed over from ${handedFrom}. ${reading.plain}` }
-      : reading);
+    const head = handedFrom ? `You've been handed over from **${handedFrom}**.\n\n` : '';
+    const plan = asText({ markdown: `${head}${reading.markdown}`, plain: handedFrom ? `You've been handed over from ${handedFrom}. ${reading.plain}` : reading.plain });
+    return reading.sources.length ? { ...plan, sources: shiftSources(reading.sources, head.length) } : plan;
   };
 
   if (user) {

@@ -1,4 +1,4 @@
-import type { CompletionArgs, ConversationEntry, ModelCard, Tool } from 'parley-kit/types';
+import type { CompletionArgs, ConversationEntry, ModelCard, Tool, ToolReferenceChunk } from 'parley-kit/types';
 
 /** An agent the current speaker may hand the conversation to. */
 export interface HandoffTarget { id: string; name: string; description: string | null }
@@ -37,19 +37,35 @@ export interface ChatTurnRequest {
    * `readsDocuments`; absent or empty when there are none.
    */
   documents?: ReadDocument[];
+  /**
+   * True when the caller ends the reply with the sources the engine yields (`reference` events become the
+   * message's `tool_reference` chunks): conversations. Chat completions leave it unset (their message content is
+   * text), and engines then cite nothing.
+   */
+  cites?: boolean;
   signal: AbortSignal;
 }
+
+/**
+ * A source the reply quotes, as a `tool_reference` content chunk. `page` (from 1) is Parley's addition beyond the
+ * API's documented fields (`tool`, `title`, `url`, `favicon`, `description`): the page of an attached document the
+ * passage is on. Clients that do not know it ignore it (the official SDK drops it).
+ */
+export type SourceReference = ToolReferenceChunk & { page?: number };
 
 /**
  * What an engine yields while it produces a turn, in order.
  * - `text`: a piece of the assistant message.
  * - `function_call`: a piece of a call's JSON arguments; pieces sharing a `toolCallId` form one call.
+ * - `reference`: a source the text just streamed quotes (only when the request `cites`); the caller ends the
+ *   message with them, in order.
  * - `handoff`: the turn passes to the agent with this id (one of `handoffs`); the engine stops after it.
  * - `usage`: token counts for the turn, yielded once at the end.
  */
 export type ChatEngineEvent =
   | { kind: 'text'; delta: string }
   | { kind: 'function_call'; toolCallId: string; name: string; argumentsDelta: string }
+  | { kind: 'reference'; reference: SourceReference }
   | { kind: 'handoff'; agentId: string }
   | { kind: 'usage'; promptTokens: number; completionTokens: number };
 

@@ -1,5 +1,5 @@
 import type { ConversationEntry, InputContentChunk, Tool } from 'parley-kit/types';
-import type { ChatEngine, ChatEngineEvent, ChatTurnRequest } from '../../../src/engines/chat/types.js';
+import type { ChatEngine, ChatEngineEvent, ChatTurnRequest, SourceReference } from '../../../src/engines/chat/types.js';
 
 const T = '2025-01-01T00:00:00Z';
 let seq = 0;
@@ -47,13 +47,15 @@ export interface Collected {
   textDeltas: string[];
   calls: Array<{ toolCallId: string; name: string; arguments: string; pieces: number }>;
   handoffs: string[];
+  /** The sources the turn cited (`reference` events), in order. */
+  references: SourceReference[];
   usage: { promptTokens: number; completionTokens: number } | null;
   error: unknown;
 }
 
 /** Run a turn to the end (or the error), gathering what it produced. */
 export async function collect(engine: ChatEngine, req: ChatTurnRequest, onEvent?: (e: ChatEngineEvent) => void): Promise<Collected> {
-  const out: Collected = { events: [], text: '', textDeltas: [], calls: [], handoffs: [], usage: null, error: undefined };
+  const out: Collected = { events: [], text: '', textDeltas: [], calls: [], handoffs: [], references: [], usage: null, error: undefined };
   try {
     for await (const e of engine.run(req)) {
       out.events.push(e);
@@ -70,6 +72,7 @@ export async function collect(engine: ChatEngine, req: ChatTurnRequest, onEvent?
         call.arguments += e.argumentsDelta;
         call.pieces++;
       } else if (e.kind === 'handoff') out.handoffs.push(e.agentId);
+      else if (e.kind === 'reference') out.references.push(e.reference);
       else out.usage = { promptTokens: e.promptTokens, completionTokens: e.completionTokens };
     }
   } catch (err) {

@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { createLocalChatEngine } from '../../../src/engines/chat/local.js';
 import { documentPassages, pagePassages, plainLine, queryOf, rankPassages, sentences } from '../../../src/engines/chat/passages.js';
-import { escapeMarkdown, readingReply } from '../../../src/engines/chat/reading.js';
+import { ATTACHMENT_REFERENCE_TOOL, DESCRIPTION_CHARS, escapeMarkdown, readingReply } from '../../../src/engines/chat/reading.js';
 import { HASHED_EMBEDDING_DIMENSION, hashedEmbedding } from '../../../src/engines/embeddings/hashed.js';
 import type { ReadDocument } from '../../../src/engines/chat/types.js';
-import { assistantEntry, collect, fnTool, request, userEntry } from './helpers.js';
+import { assistantEntry, collect, fnTool, handoffEntry, request, userEntry } from './helpers.js';
 
 const embed = (texts: readonly string[]) => texts.map((t) => hashedEmbedding(t, HASHED_EMBEDDING_DIMENSION));
 const engine = createLocalChatEngine();
@@ -126,6 +126,68 @@ describe('readingReply', () => {
   });
 });
 
+describe('readingReply citing its sources', () => {
+  /** The reference to page `page` of the attachment titled `title`, quoting `description`. */
+  const ref = (title: string, page: number, description: string) =>
+    ({ type: 'tool_reference', tool: 'attachment', title, url: null, description, page });
+
+  it('numbers the quote of the receipt [1] and cites page 1 of "Your image"', () => {
+    const reply = readingReply([image(RECEIPT)], 'What is the total on this receipt?', embed, true, true)!;
+    expect(reply.markdown).toMatch(/^Page 1 of your image says:\n\n> TOTAL 42\.50 \[1\]\n\nI quoted the passages/);
+    expect(reply.plain).toBe('Page 1 of your image says: "TOTAL 42.50"');
+    expect(reply.sources.map((s) => s.reference)).toEqual([ref('Your image', 1, 'TOTAL 42.50')]);
+    expect(ATTACHMENT_REFERENCE_TOOL).toBe('attachment');
+    // the offset just after the source's first number
+    expect(reply.markdown.slice(0, reply.sources[0].end)).toBe('Page 1 of your image says:\n\n> TOTAL 42.50 [1]');
+    // without cite: no numbers, no sources (chat completions)
+    const bare = readingReply([image(RECEIPT)], 'What is the total on this receipt?', embed, true)!;
+    expect(bare.markdown).toMatch(/^Page 1 of your image says:\n\n> TOTAL 42\.50\n\n/);
+    expect(bare.sources).toEqual([]);
+  });
+
+  it('numbers sources by page in the order they are quoted, titled by file name', () => {
+    const doc = pdf(null, ['Lamp care: dust the lamp shade weekly.', 'Lamp care: never wet the lamp shade.']);
+    const reply = readingReply([doc], 'lamp shade care', embed, true, true)!;
+    expect(reply.markdown).toMatch(/^Page 2 of your PDF says:\n\n> Lamp care: never wet the lamp shade\. \[1\]\n\nPage 1 of your PDF says:\n\n> Lamp care: dust the lamp shade weekly\. \[2\]\n\n/);
+    expect(reply.sources.map((s) => s.reference)).toEqual([
+      ref('Your PDF', 2, 'Lamp care: never wet the lamp shade.'), ref('Your PDF', 1, 'Lamp care: dust the lamp shade weekly.'),
+    ]);
+    const handbook = pdf('handbook.pdf', ['# Shop handbook\n\nWelcome to the shop.', 'Shipping takes three days.\n\nReturns are accepted within 30 days.']);
+    const named = readingReply([handbook], 'What does the handbook say about returns?', embed, true, true)!;
+    expect(named.markdown).toMatch(/^Page 2 of \*\*handbook\.pdf\*\* says:\n\n> Returns are accepted within 30 days\. \[1\]\n\n/);
+    expect(named.sources.map((s) => s.reference)).toEqual([ref('handbook.pdf', 2, 'Returns are accepted within 30 days.')]);
+  });
+
+  it('gives passages of the same page one number and one source (its best passage), as <agent-chat> numbers them', () => {
+    const doc = pdf('care.pdf', ['Lamp care: dust the lamp shade weekly. Lamp care: never wet the lamp shade.']);
+    const reply = readingReply([doc], 'lamp shade care', embed, true, true)!;
+    expect(reply.markdown).toMatch(/^Page 1 of \*\*care\.pdf\*\* says:\n\n> Lamp care: never wet the lamp shade\. \[1\]\n>\n> Lamp care: dust the lamp shade weekly\. \[1\]\n\n/);
+    expect(reply.sources.map((s) => s.reference)).toEqual([ref('care.pdf', 1, 'Lamp care: never wet the lamp shade.')]);
+  });
+
+  it('titles unnamed attachments as the reply names them, and cites the beginning it quotes', () => {
+    const two = readingReply([image('Opening hours 9 to 5'), image('Closed on Sundays')], 'When is it closed?', embed, true, true)!;
+    expect(two.markdown).toMatch(/^Page 1 of image 2 says:\n\n> Closed on Sundays \[1\]/);
+    expect(two.sources.map((s) => s.reference)).toEqual([ref('Image 2', 1, 'Closed on Sundays')]);
+    const nothing = readingReply([image(RECEIPT)], 'Is zebra xylophone quorum?', embed, true, true)!;
+    expect(nothing.markdown).toMatch(/^Nothing in your image shares words with your question\.\n\nPage 1 of your image begins:\n\n> CORNER LAMP SHOP \[1\]\n>\n> 12 Harbour Street \[1\]/);
+    expect(nothing.markdown.slice(0, nothing.sources[0].end)).toMatch(/> CORNER LAMP SHOP \[1\]$/);
+    expect(nothing.sources.map((s) => s.reference)).toEqual([ref('Your image', 1, 'CORNER LAMP SHOP')]);
+    expect(readingReply([image('  ')], 'What does it say?', embed, true, true)!.sources).toEqual([]);
+  });
+
+  it('keeps the file name and the passage as data (not escaped), the passage cut to the description limit', () => {
+    const long = `Total due ${'and more words '.repeat(30).trim()}.`;
+    const reply = readingReply([pdf('<b>*x*</b>.pdf', [long])], 'total', embed, true, true)!;
+    const [source] = reply.sources.map((s) => s.reference);
+    expect(source.title).toBe('<b>*x*</b>.pdf');
+    expect(Array.from(source.description!).length).toBeLessThanOrEqual(DESCRIPTION_CHARS);
+    expect(Array.from(source.description!).length).toBeGreaterThan(DESCRIPTION_CHARS - 5);
+    expect(source.description!.endsWith('…')).toBe(true);
+    expect(long.startsWith(source.description!.slice(0, -1))).toBe(true);
+  });
+});
+
 describe('parley-local with documents', () => {
   const receipt = [image(RECEIPT)];
 
@@ -136,6 +198,48 @@ describe('parley-local with documents', () => {
     expect(first.text).toMatch(/^Page 1 of your image says:\n\n> TOTAL 42\.50\n\n/);
     expect(first.text).not.toContain('cannot really answer');
     expect((await collect(engine, req())).text).toBe(first.text);
+  });
+
+  it('cites the page it quotes when the caller cites: [1] in the text, then one reference, the same every time', async () => {
+    const req = () => request([userEntry([{ type: 'text', text: 'What is the total on this receipt?' }, IMAGE_CHUNK])], { documents: receipt, cites: true });
+    const first = await collect(engine, req());
+    expect(first.text).toMatch(/^Page 1 of your image says:\n\n> TOTAL 42\.50 \[1\]\n\nI quoted/);
+    expect(first.references).toEqual([{ type: 'tool_reference', tool: 'attachment', title: 'Your image', url: null, description: 'TOTAL 42.50', page: 1 }]);
+    // the reference comes after the text and before the usage
+    expect(first.events.map((e) => e.kind).slice(-2)).toEqual(['reference', 'usage']);
+    expect(await collect(engine, req())).toMatchObject({ text: first.text, references: first.references });
+    // not asked to cite (chat completions): no number, no reference
+    const bare = await collect(engine, request([userEntry([{ type: 'text', text: 'What is the total on this receipt?' }, IMAGE_CHUNK])], { documents: receipt }));
+    expect(bare.text).toMatch(/^Page 1 of your image says:\n\n> TOTAL 42\.50\n\n/);
+    expect(bare.references).toEqual([]);
+  });
+
+  it('cites a follow-up answer, and nothing in JSON mode', async () => {
+    const history = [userEntry([{ type: 'text', text: 'What is the total?' }, IMAGE_CHUNK]), assistantEntry('…')];
+    const followUp = await collect(engine, request([...history, userEntry('And the VAT?')], { documents: receipt, cites: true }));
+    expect(followUp.text).toContain('> VAT 4.00 [1]');
+    expect(followUp.references).toMatchObject([{ title: 'Your image', description: 'VAT 4.00', page: 1 }]);
+    const json = await collect(engine, request([userEntry([{ type: 'text', text: 'What is the total?' }, IMAGE_CHUNK])], {
+      documents: receipt, cites: true, completionArgs: { response_format: { type: 'json_object' } },
+    }));
+    expect(JSON.parse(json.text).reply).toBe('Page 1 of your image says: "TOTAL 42.50"');
+    expect(json.references).toEqual([]);
+  });
+
+  it('cites only a source whose number was streamed (stop sequences, max_tokens), after a handoff\'s greeting too', async () => {
+    const sales = { id: 'ag_sales', name: 'Sales' };
+    const history = [userEntry([{ type: 'text', text: 'What is the total on this receipt?' }, IMAGE_CHUNK]), handoffEntry({ id: 'ag_front', name: 'Front desk' }, sales)];
+    const ask = (completionArgs: object) => collect(engine, request(history, { documents: receipt, cites: true, agent: sales, completionArgs }));
+    const whole = await ask({});
+    expect(whole.text).toMatch(/^You've been handed over from \*\*Front desk\*\*\.\n\nPage 1 of your image says:\n\n> TOTAL 42\.50 \[1\]\n\n/);
+    expect(whole.references).toHaveLength(1);
+    const upToNumber = await ask({ stop: '\n\nI quoted' });
+    expect(upToNumber.text.endsWith('> TOTAL 42.50 [1]')).toBe(true);
+    expect(upToNumber.references).toHaveLength(1);
+    const beforeNumber = await ask({ stop: ' [1]' });
+    expect(beforeNumber.text.endsWith('> TOTAL 42.50')).toBe(true);
+    expect(beforeNumber.references).toEqual([]);
+    expect((await ask({ max_tokens: 5 })).references).toEqual([]);
   });
 
   it('uses the embedding it is given', async () => {
