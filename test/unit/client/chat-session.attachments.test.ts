@@ -8,14 +8,17 @@ import { HistoryStore } from '../../../src/store/history-store.js';
 import { isBlankMessage, withText } from '../../../src/client/message-content.js';
 import type { InputContentChunk } from '../../../src/client/types.js';
 import { callPlatform, platformClient, startPlatform } from './helpers.js';
+// @ts-expect-error -- a plain ES module of the platform's tests (pdfkit), shared with the OCR bench.
+import { textLayerPdf } from '../../../platform/test/unit/ocr-fixtures.mjs';
 
 let platform: Platform;
 beforeAll(async () => { platform = await startPlatform(); });
 afterAll(async () => { await platform.close(); });
 
-// A 1×1 PNG and a tiny PDF, as the composer sends them.
+// A 1×1 PNG and a one-page PDF with a text layer, as the composer sends them (the local model reads both:
+// they must be a real image and a PDF that opens).
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-const PDF = `data:application/pdf;base64,${Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n').toString('base64')}`;
+const PDF = `data:application/pdf;base64,${Buffer.from(await textLayerPdf()).toString('base64')}`;
 const chunks: InputContentChunk[] = [
   { type: 'text', text: 'What do these say?' },
   { type: 'image_url', image_url: PNG },
