@@ -13,11 +13,15 @@
 import { css, html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
 import type { InputContentChunk } from '../../client/types.js';
-import type { AgentChatStrings } from './strings.js';
+import type { ShownStrings } from './strings.js';
+import { attachmentTrayEnglish } from './attachment-tray.strings.js';
 import { checkAttachments, typeLabel } from './attachment-rules.js';
 import type { AttachmentLimits, AttachmentRefusal } from './attachment-rules.js';
 
 export { parseTypes } from './attachment-rules.js';
+
+/** The element's words with this module's English. */
+type Words = ShownStrings & typeof attachmentTrayEnglish;
 
 /** What the tray needs of the element. */
 export interface TrayHost {
@@ -29,12 +33,15 @@ export interface TrayHost {
 /** What the tray reads and does through the element. */
 export interface TrayOptions {
   limits(): AttachmentLimits;
-  words(): AgentChatStrings;
+  words(): ShownStrings;
   /** Says a sentence in the element's polite live region. */
   announce(text: string): void;
   /** A file name made safe to show and send (file-names.ts). */
   safeName(name: string): string;
 }
+
+/** The element's words with the tray's English under them (a catalogue's or the host's still win). */
+const withEnglish = (t: ShownStrings): Words => ({ ...attachmentTrayEnglish, ...t });
 
 /** One attached file, as taken. */
 interface Held {
@@ -48,7 +55,7 @@ interface Held {
 }
 
 /** The sentence that says why a file was not attached. */
-export function refusalText(refusal: AttachmentRefusal, t: AgentChatStrings): string {
+export function refusalText(refusal: AttachmentRefusal, t: Words): string {
   switch (refusal.kind) {
     case 'too-large':
       return t.attachmentTooLarge(refusal.name, refusal.size, refusal.limit);
@@ -107,7 +114,7 @@ export class AttachmentTray {
 
   /** Takes the files that pass the limits; says (shows and announces) why the others were refused. Returns whether all were taken. */
   add(files: readonly File[]): boolean {
-    const t = this.#options.words();
+    const t = withEnglish(this.#options.words());
     const { accepted, refused } = checkAttachments(files, this.#items.length, this.#options.limits(), this.#options.safeName);
     for (const { file, name, type } of accepted) {
       this.#items.push({ id: this.#nextId++, file, name, type, preview: type.startsWith('image/') ? URL.createObjectURL(file) : null });
@@ -124,7 +131,7 @@ export class AttachmentTray {
    * (then said, as {@link add} says it). The files are checked again: a host may call `send` with any.
    */
   async content(text: string, files: readonly File[]): Promise<InputContentChunk[] | null> {
-    const t = this.#options.words();
+    const t = withEnglish(this.#options.words());
     const { accepted, refused } = checkAttachments(files, 0, this.#options.limits(), this.#options.safeName);
     let notice = refused.map((r) => refusalText(r, t)).join(' ');
     let chunks: InputContentChunk[] | null = null;
@@ -151,7 +158,7 @@ export class AttachmentTray {
     if (item.preview) URL.revokeObjectURL(item.preview);
     this.#items.splice(index, 1);
     this.#notice = '';
-    this.#options.announce(this.#options.words().attachmentRemoved(item.name));
+    this.#options.announce(withEnglish(this.#options.words()).attachmentRemoved(item.name));
     this.#host.requestUpdate();
     void this.#host.updateComplete.then(() => {
       const root = this.#host.renderRoot;
@@ -169,8 +176,9 @@ export class AttachmentTray {
   }
 
   /** The chips and the refusal notice; nothing while both are empty. */
-  render(t: AgentChatStrings): TemplateResult | typeof nothing {
+  render(shown: ShownStrings): TemplateResult | typeof nothing {
     if (!this.#items.length && !this.#notice) return nothing;
+    const t = withEnglish(shown);
     return html`${this.#items.length
         ? html`<ul part="attachments" class="attachments" aria-label=${t.attachmentsLabel}>
             ${this.#items.map((item) => html`<li part="attachment" class="attachment">

@@ -15,7 +15,7 @@ import type { ToolApprovalController } from './controllers/tool-approval-control
 import type { ReplyExtrasController } from './controllers/reply-extras-controller.js';
 import type { TranscriptPlaceholdersController } from './controllers/transcript-placeholders-controller.js';
 import type { VoiceOutController } from './controllers/voice-out-controller.js';
-import type { AgentChatStrings } from './strings.js';
+import type { ShownStrings } from './strings.js';
 import { lastReply } from './transcript.js';
 import { safeFileName } from './file-names.js';
 import type { MessageAttachment, TranscriptItem } from './transcript.js';
@@ -46,7 +46,7 @@ export interface TranscriptView {
 }
 
 /** The scrolling list of messages (`transcript` part). */
-export function renderTranscript(view: TranscriptView, t: AgentChatStrings): TemplateResult {
+export function renderTranscript(view: TranscriptView, t: ShownStrings): TemplateResult {
   const { chat } = view;
   const items = chat.items;
   const lastReplyId = lastReply(items)?.entry.id ?? null;
@@ -71,7 +71,7 @@ export function renderTranscript(view: TranscriptView, t: AgentChatStrings): Tem
 }
 
 /** `old`: the item is older than the newest HISTORY_FULL (a reply is then a placeholder until rendered in full: TranscriptPlaceholdersController). */
-function renderItem(view: TranscriptView, item: TranscriptItem, t: AgentChatStrings, lastReplyId: string | null, old: boolean): TemplateResult {
+function renderItem(view: TranscriptView, item: TranscriptItem, t: ShownStrings, lastReplyId: string | null, old: boolean): TemplateResult {
   switch (item.kind) {
     case 'user':
       return renderUserMessage(view, item, t);
@@ -89,7 +89,7 @@ function renderItem(view: TranscriptView, item: TranscriptItem, t: AgentChatStri
   }
 }
 
-function renderUserMessage(view: TranscriptView, { key, entry, text, attachments }: TranscriptItem & { kind: 'user' }, t: AgentChatStrings): TemplateResult {
+function renderUserMessage(view: TranscriptView, { key, entry, text, attachments }: TranscriptItem & { kind: 'user' }, t: ShownStrings): TemplateResult {
   if (view.edit.editing(key)) return view.edit.renderForm(t);
   return html`<div part="message message-user" class="message user" data-entry-id=${entry.id}>
     <span class="visually-hidden">${t.you}:</span>
@@ -114,7 +114,7 @@ const SHOWN_IMAGE = /^data:image\/(?:png|jpeg|gif|webp|avif|bmp);base64,/i;
  * a remote image shows its alternative text), documents by name. Names are text (`<bdi>`: a right-to-left
  * name does not reorder the line).
  */
-function renderSentAttachments(attachments: readonly MessageAttachment[], t: AgentChatStrings): TemplateResult {
+function renderSentAttachments(attachments: readonly MessageAttachment[], t: ShownStrings): TemplateResult {
   return html`<ul part="sent-attachments" class="sent-attachments" aria-label=${t.attachmentsLabel}>${attachments.map((a) => html`<li>${
     a.kind === 'image'
       ? SHOWN_IMAGE.test(a.url) ? html`<img src=${a.url} alt=${t.attachedImage} />` : html`<span class="file">${t.attachedImage}</span>`
@@ -122,7 +122,7 @@ function renderSentAttachments(attachments: readonly MessageAttachment[], t: Age
   }</li>`)}</ul>`;
 }
 
-function renderReply(view: TranscriptView, reply: TranscriptItem & { kind: 'assistant' }, t: AgentChatStrings, isLast: boolean, placeholder: boolean): TemplateResult {
+function renderReply(view: TranscriptView, reply: TranscriptItem & { kind: 'assistant' }, t: ShownStrings, isLast: boolean, placeholder: boolean): TemplateResult {
   const { chat, busy, voiceOut, extras } = view;
   const { key, entry, text } = reply;
   const streaming = entry.id === chat.state.streamingEntryId && busy;
@@ -154,7 +154,7 @@ function renderReply(view: TranscriptView, reply: TranscriptItem & { kind: 'assi
   </div>`;
 }
 
-function renderCall({ entry, arguments: args, result }: TranscriptItem & { kind: 'call' }, t: AgentChatStrings): TemplateResult {
+function renderCall({ entry, arguments: args, result }: TranscriptItem & { kind: 'call' }, t: ShownStrings): TemplateResult {
   const isFunction = entry.type === 'function.call';
   return html`<details part="tool-call" class="tool-call" data-entry-id=${entry.id}>
     <summary>${isFunction ? t.functionCall(entry.name) : t.toolExecution(entry.name)}</summary>

@@ -8,7 +8,7 @@ import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
 import type { ParleyElement } from '../../internal/parley-element.js';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
 import type { ChatSessionController } from './chat-session-controller.js';
 import type { VoiceInController } from './voice-in-controller.js';
 import type { VoiceOutController } from './voice-out-controller.js';
@@ -39,7 +39,7 @@ export interface ComposerParts {
   voiceOut: VoiceOutController;
   /** Says a sentence in the element's polite live region. */
   announce(text: string): void;
-  words(): AgentChatStrings;
+  words(): ShownStrings;
 }
 
 /** `attachment-types` as the file input's `accept` (commas between types). */
@@ -132,7 +132,7 @@ export class ComposerController {
     return true;
   }
 
-  render(t: AgentChatStrings): TemplateResult {
+  render(t: ShownStrings): TemplateResult {
     const chat = this.#chat;
     const voiceIn = this.#voiceIn;
     const voiceOut = this.#voiceOut;
@@ -166,7 +166,7 @@ export class ComposerController {
    * The attach button and its file input. No `capture`: it would open the camera only; without it a phone's
    * picker offers the camera, the photos and the files (PDFs) for these types.
    */
-  #renderAttachButton(t: AgentChatStrings): TemplateResult {
+  #renderAttachButton(t: ShownStrings): TemplateResult {
     return html`<button part="attach-button" class="attach" type="button" aria-label=${t.attach} ?disabled=${!this.#chat.session}
         @click=${this.#openPicker}>
         <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="m21 11-8.6 8.6a5 5 0 0 1-7-7L14 4a3.3 3.3 0 0 1 4.7 4.7l-8.6 8.6a1.7 1.7 0 0 1-2.4-2.4l8-8" /></svg>
@@ -211,14 +211,14 @@ export class ComposerController {
     void this.attach(files);
   };
 
-  #renderMicButton(t: AgentChatStrings): TemplateResult {
+  #renderMicButton(t: ShownStrings): TemplateResult {
     const on = this.#voiceIn.phase === 'listening';
     return html`<button part="mic-button" class="mic ${on ? 'primary' : ''}" type="button" aria-pressed=${on} aria-label=${on ? t.stopListening : t.speakMessage} ?disabled=${!this.#chat.session} @click=${this.#toggleMic}>
       <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="M9 5a3 3 0 0 1 6 0v6a3 3 0 0 1-6 0zM5 11a7 7 0 0 0 14 0M12 18v3" /></svg>
     </button>`;
   }
 
-  #renderVoiceBar(t: AgentChatStrings): TemplateResult {
+  #renderVoiceBar(t: ShownStrings): TemplateResult {
     const host = this.#host;
     const status = { off: '', listening: t.voiceListening, thinking: t.voiceThinking, speaking: t.voiceSpeaking }[this.#voiceIn.phase];
     return html`<div part="voice-bar" class="voice-bar">

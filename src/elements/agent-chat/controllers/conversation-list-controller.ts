@@ -7,7 +7,7 @@ import { html, nothing } from 'lit';
 import type { ReactiveController, TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { ParleyElement } from '../../internal/parley-element.js';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
 import type { ChatSessionController } from './chat-session-controller.js';
 import { messageBox } from './composer-controller.js';
 
@@ -63,7 +63,7 @@ export class ConversationListController implements ReactiveController {
     }
   };
 
-  render(t: AgentChatStrings): TemplateResult {
+  render(t: ShownStrings): TemplateResult {
     const chat = this.#chat;
     const list = chat.conversations ?? [];
     return html`<div part="conversation-list" class="conversations">

@@ -8,7 +8,7 @@
 import { html } from 'lit';
 import type { ReactiveController, TemplateResult } from 'lit';
 import type { ParleyElement } from '../../internal/parley-element.js';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
 import type { TranscriptSearch } from '../transcript-search.js';
 import type { ConversationListController } from './conversation-list-controller.js';
 import type { TranscriptPlaceholdersController } from './transcript-placeholders-controller.js';
@@ -21,7 +21,7 @@ export interface SearchParts {
   placeholders: TranscriptPlaceholdersController;
   scroll: TranscriptScrollController;
   /** The element's words now. */
-  words(): AgentChatStrings;
+  words(): ShownStrings;
 }
 
 /** See the module comment. */
@@ -78,7 +78,7 @@ export class SearchController implements ReactiveController {
     if (focusButton) this.#host.updateComplete.then(() => this.#host.renderRoot.querySelector<HTMLButtonElement>('.search-toggle')?.focus());
   }
 
-  render(t: AgentChatStrings): TemplateResult {
+  render(t: ShownStrings): TemplateResult {
     const total = this.#search?.total ?? 0;
     return html`<div part="search" class="search" id="search" role="search">
       <input

@@ -7,7 +7,7 @@ import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
 import type { ParleyElement } from '../../internal/parley-element.js';
 import { sharedClient } from '../../internal/shared-client.js';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
 
 /** At most this many starters are shown (the first ones). */
 export const MAX_STARTERS = 6;
@@ -62,7 +62,7 @@ export class StartersController {
   }
 
   /** The buttons (`starters` part, each a `starter`), on an empty chat; reads the agent's the first time. */
-  render(t: AgentChatStrings): TemplateResult | typeof nothing {
+  render(t: ShownStrings): TemplateResult | typeof nothing {
     this.#readAgent();
     const list = this.list;
     if (!list.length) return nothing;
