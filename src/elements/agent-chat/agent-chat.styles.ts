@@ -276,30 +276,11 @@ export const agentChatStyles = css`
   .tool-call pre {
     margin: 0;
   }
-  /* Starters on an empty chat; a client tool's call asking for consent; a server tool's status line. */
+  /* Starters on an empty chat; a server tool's status line (a call asking for consent: tool-approval.ts). */
   .starters {
     display: flex;
     flex-wrap: wrap;
     justify-content: center;
-    gap: 0.4rem;
-  }
-  .tool-approval {
-    align-self: stretch;
-    border: 1px solid var(--_border);
-    border-radius: var(--_radius-control);
-    padding: 0.5rem 0.6rem;
-  }
-  .tool-approval pre {
-    margin: 0.4rem 0;
-    max-height: 12rem;
-    overflow: auto;
-  }
-  .tool-approval-question {
-    margin: 0;
-    font-weight: 600;
-  }
-  .tool-approval-actions {
-    display: flex;
     gap: 0.4rem;
   }
   .tool-progress:empty {

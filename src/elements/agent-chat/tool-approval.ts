@@ -5,7 +5,7 @@
  * goes to the session and focus to the next card, else back to the message box. Loaded with `import()`
  * the first time a call asks (ToolApprovalController).
  */
-import { html } from 'lit';
+import { css, html } from 'lit';
 import type { TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { ToolApprovalRequest } from '../../client/contracts.js';
@@ -42,6 +42,10 @@ export class ToolApprovalView {
   constructor(host: ParleyElement, parts: ToolApprovalParts) {
     this.#host = host;
     this.#parts = parts;
+    // The cards' styles join the element's own, in its shadow root.
+    const root = host.renderRoot as ShadowRoot;
+    const sheet = approvalStyles.styleSheet;
+    if (sheet && Array.isArray(root.adoptedStyleSheets)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
   }
 
   get #requests(): readonly ToolApprovalRequest[] {
@@ -97,3 +101,26 @@ export class ToolApprovalView {
     return null;
   }
 }
+
+/** The cards' styles: they come with this module, not with the element's first load. */
+const approvalStyles = css`
+  .tool-approval {
+    align-self: stretch;
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius-control);
+    padding: 0.5rem 0.6rem;
+  }
+  .tool-approval pre {
+    margin: 0.4rem 0;
+    max-height: 12rem;
+    overflow: auto;
+  }
+  .tool-approval-question {
+    margin: 0;
+    font-weight: 600;
+  }
+  .tool-approval-actions {
+    display: flex;
+    gap: 0.4rem;
+  }
+`;
