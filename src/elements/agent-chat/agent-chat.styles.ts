@@ -168,32 +168,6 @@ export const agentChatStyles = css`
   .message.assistant {
     align-self: flex-start;
   }
-  /* Files sent with a message (transcript-view.ts), and the composer's (attachment-tray.ts styles its chips). */
-  .sent-attachments {
-    display: flex;
-    flex-wrap: wrap;
-    justify-content: flex-end;
-    gap: 0.25rem;
-    margin: 0;
-    padding: 0;
-    list-style: none;
-  }
-  .sent-attachments img {
-    display: block;
-    max-width: 10rem;
-    max-height: 10rem;
-    border-radius: var(--_radius-control);
-  }
-  .file {
-    display: inline-block;
-    max-width: 14rem;
-    padding: 0.3rem 0.6rem;
-    overflow: hidden;
-    text-overflow: ellipsis;
-    white-space: nowrap;
-    border: 1px solid var(--_border);
-    border-radius: var(--_radius-control);
-  }
   .bubble {
     padding: 0.5rem 0.8rem;
     border-radius: var(--_radius);

@@ -383,8 +383,7 @@ export class AgentChat extends ParleyElement {
   readonly #links = new LinkWarningController(this);
 
   readonly #extras = new ReplyExtrasController(this, {
-    announce: (message) => this.#live.announce(message),
-    words: () => this.#text,
+    announce: (message) => this.#live.announce(message), words: () => this.#text,
     conversationId: () => this.#chat.state.conversationId,
     imageHosts: () => parseHostList(this.allowImageHosts),
   });
@@ -419,10 +418,10 @@ export class AgentChat extends ParleyElement {
     }
   }
 
-  /** Also waits, the first time replies are shown, for the markdown renderer (loaded then) to render them. */
+  /** Also waits, the first time replies (or files sent) are shown, for the markdown renderer (or the attachment code), loaded then, to render them. */
   protected override async getUpdateComplete(): Promise<boolean> {
     const complete = await super.getUpdateComplete();
-    await markdownLoading();
+    await Promise.all([markdownLoading(), this.#composer.loading]);
     return complete;
   }
 
@@ -584,6 +583,7 @@ export class AgentChat extends ParleyElement {
                 edit: this.#edit,
                 voiceOut: this.#voiceOut,
                 starters: this.#starters,
+                composer: this.#composer,
                 tools: this.#tools,
                 extras: this.#extras,
                 busy: this.#busy,

@@ -8,6 +8,8 @@ const count = counter('en');
 const fileSize = fileSizeIn('en');
 
 export const attachmentTrayEnglish = {
+  attachmentsLabel: 'Attached files',
+  attachedImage: 'Attached image',
   removeAttachment: (name: string) => `Remove ${name}`,
   attachmentAdded: (name: string) => `${name} attached`,
   attachmentRemoved: (name: string) => `${name} removed`,

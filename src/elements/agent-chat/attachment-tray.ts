@@ -2,7 +2,8 @@
  * The files attached to the message being written in `<agent-chat>`: checked against the element's limits
  * (attachment-rules.ts) as they come, shown as removable chips above the message box (a thumbnail for an
  * image, from an object URL revoked when the chip goes), and read into the message's content chunks when it
- * is sent. Loaded with `import()` on the visitor's first attachment; its styles come with it.
+ * is sent; and the files sent with messages, in the transcript. Loaded with `import()` on the visitor's first
+ * attachment, or for the first message shown with files; its styles come with it.
  *
  * Content: an image becomes an `image_url` chunk and a PDF a `document_url` chunk (with `document_name`),
  * each a base64 `data:` URL of the file's bytes under the media type the rules found, after the text chunk.
@@ -13,9 +14,11 @@
 import { css, html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
 import type { InputContentChunk } from '../../client/types.js';
+import type { MessageAttachment } from './transcript.js';
 import type { ShownStrings } from './strings.js';
 import { attachmentTrayEnglish } from './attachment-tray.strings.js';
 import { checkAttachments, typeLabel } from './attachment-rules.js';
+import { safeFileName } from './file-names.js';
 import type { AttachmentLimits, AttachmentRefusal } from './attachment-rules.js';
 
 export { parseTypes } from './attachment-rules.js';
@@ -36,8 +39,6 @@ export interface TrayOptions {
   words(): ShownStrings;
   /** Says a sentence in the element's polite live region. */
   announce(text: string): void;
-  /** A file name made safe to show and send (file-names.ts). */
-  safeName(name: string): string;
 }
 
 /** The element's words with the tray's English under them (a catalogue's or the host's still win). */
@@ -89,6 +90,23 @@ export async function contentOf(text: string, files: ReadonlyArray<{ file: Blob;
   return chunks;
 }
 
+/** A `data:` URL of an image kind a browser shows without running anything (no SVG). */
+const SHOWN_IMAGE = /^data:image\/(?:png|jpeg|gif|webp|avif|bmp);base64,/i;
+
+/**
+ * The files sent with a user message, in the transcript: images as thumbnails (only the page's own `data:` URLs are loaded;
+ * a remote image shows its alternative text), documents by name. Names are text (`<bdi>`: a right-to-left
+ * name does not reorder the line).
+ */
+export function renderSentAttachments(attachments: readonly MessageAttachment[], shown: ShownStrings): TemplateResult {
+  const t = withEnglish(shown);
+  return html`<ul part="sent-attachments" class="sent-attachments" aria-label=${t.attachmentsLabel}>${attachments.map((a) => html`<li>${
+    a.kind === 'image'
+      ? SHOWN_IMAGE.test(a.url) ? html`<img src=${a.url} alt=${t.attachedImage} />` : html`<span class="file">${t.attachedImage}</span>`
+      : html`<span class="file"><bdi>${safeFileName(a.name || 'PDF')}</bdi></span>`
+  }</li>`)}</ul>`;
+}
+
 /** See the module comment. */
 export class AttachmentTray {
   readonly #host: TrayHost;
@@ -115,7 +133,7 @@ export class AttachmentTray {
   /** Takes the files that pass the limits; says (shows and announces) why the others were refused. Returns whether all were taken. */
   add(files: readonly File[]): boolean {
     const t = withEnglish(this.#options.words());
-    const { accepted, refused } = checkAttachments(files, this.#items.length, this.#options.limits(), this.#options.safeName);
+    const { accepted, refused } = checkAttachments(files, this.#items.length, this.#options.limits(), safeFileName);
     for (const { file, name, type } of accepted) {
       this.#items.push({ id: this.#nextId++, file, name, type, preview: type.startsWith('image/') ? URL.createObjectURL(file) : null });
     }
@@ -132,7 +150,7 @@ export class AttachmentTray {
    */
   async content(text: string, files: readonly File[]): Promise<InputContentChunk[] | null> {
     const t = withEnglish(this.#options.words());
-    const { accepted, refused } = checkAttachments(files, 0, this.#options.limits(), this.#options.safeName);
+    const { accepted, refused } = checkAttachments(files, 0, this.#options.limits(), safeFileName);
     let notice = refused.map((r) => refusalText(r, t)).join(' ');
     let chunks: InputContentChunk[] | null = null;
     if (!notice) {
@@ -193,8 +211,33 @@ export class AttachmentTray {
   }
 }
 
-/** The chips' styles: they come with this module, not with the element's first load. */
+/** The styles of the chips and of the files sent with messages: they come with this module, not with the element's first load. */
 const trayStyles = css`
+  .sent-attachments {
+    display: flex;
+    flex-wrap: wrap;
+    justify-content: flex-end;
+    gap: 0.25rem;
+    margin: 0;
+    padding: 0;
+    list-style: none;
+  }
+  .sent-attachments img {
+    display: block;
+    max-width: 10rem;
+    max-height: 10rem;
+    border-radius: var(--_radius-control);
+  }
+  .file {
+    display: inline-block;
+    max-width: 14rem;
+    padding: 0.3rem 0.6rem;
+    overflow: hidden;
+    text-overflow: ellipsis;
+    white-space: nowrap;
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius-control);
+  }
   .attachments {
     display: flex;
     flex-wrap: wrap;

@@ -249,8 +249,6 @@ const shownEnglish: ShownStrings = {
   toolRunning: (name) => `Running ${name}…`,
   searchingDocuments: 'Searching the documents…',
   attach: 'Attach images or PDFs',
-  attachmentsLabel: 'Attached files',
-  attachedImage: 'Attached image',
   copyCode: 'Copy code',
 };
 

@@ -9,6 +9,7 @@ import type { TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { markdown } from '../internal/markdown-directive.js';
 import type { ChatSessionController } from './controllers/chat-session-controller.js';
+import type { ComposerController } from './controllers/composer-controller.js';
 import type { MessageEditController } from './controllers/message-edit-controller.js';
 import type { StartersController } from './controllers/starters-controller.js';
 import type { ToolApprovalController } from './controllers/tool-approval-controller.js';
@@ -17,8 +18,7 @@ import type { TranscriptPlaceholdersController } from './controllers/transcript-
 import type { VoiceOutController } from './controllers/voice-out-controller.js';
 import type { ShownStrings } from './strings.js';
 import { lastReply } from './transcript.js';
-import { safeFileName } from './file-names.js';
-import type { MessageAttachment, TranscriptItem } from './transcript.js';
+import type { TranscriptItem } from './transcript.js';
 
 /** What the transcript shows and does, from `<agent-chat>`. */
 export interface TranscriptView {
@@ -28,6 +28,8 @@ export interface TranscriptView {
   voiceOut: VoiceOutController;
   /** The suggested first messages of an empty chat. */
   starters: StartersController;
+  /** The files sent with user messages (shown by the attachment code, loaded for them). */
+  composer: ComposerController;
   /** Client-tool calls asking for consent, and server tools at work. */
   tools: ToolApprovalController;
   /** Copy, feedback and sources of replies. */
@@ -93,7 +95,7 @@ function renderUserMessage(view: TranscriptView, { key, entry, text, attachments
   if (view.edit.editing(key)) return view.edit.renderForm(t);
   return html`<div part="message message-user" class="message user" data-entry-id=${entry.id}>
     <span class="visually-hidden">${t.you}:</span>
-    ${attachments.length ? renderSentAttachments(attachments, t) : nothing}
+    ${attachments.length ? view.composer.renderSent(attachments, t) : nothing}
     ${text ? html`<div part="bubble" class="bubble" dir="auto">${text}</div>` : nothing}
     ${view.chat.state.waiting?.includes(entry.id) ? html`<p part="waiting" class="interrupted">${t.waitingToSend}</p>` : nothing}
     ${view.busy
@@ -104,22 +106,6 @@ function renderUserMessage(view: TranscriptView, { key, entry, text, attachments
           </button>
         </div>`}
   </div>`;
-}
-
-/** A `data:` URL of an image kind a browser shows without running anything (no SVG). */
-const SHOWN_IMAGE = /^data:image\/(?:png|jpeg|gif|webp|avif|bmp);base64,/i;
-
-/**
- * The files sent with a user message: images as thumbnails (only the page's own `data:` URLs are loaded;
- * a remote image shows its alternative text), documents by name. Names are text (`<bdi>`: a right-to-left
- * name does not reorder the line).
- */
-function renderSentAttachments(attachments: readonly MessageAttachment[], t: ShownStrings): TemplateResult {
-  return html`<ul part="sent-attachments" class="sent-attachments" aria-label=${t.attachmentsLabel}>${attachments.map((a) => html`<li>${
-    a.kind === 'image'
-      ? SHOWN_IMAGE.test(a.url) ? html`<img src=${a.url} alt=${t.attachedImage} />` : html`<span class="file">${t.attachedImage}</span>`
-      : html`<span class="file"><bdi>${safeFileName(a.name || 'PDF')}</bdi></span>`
-  }</li>`)}</ul>`;
 }
 
 function renderReply(view: TranscriptView, reply: TranscriptItem & { kind: 'assistant' }, t: ShownStrings, isLast: boolean, placeholder: boolean): TemplateResult {

@@ -14,7 +14,7 @@ import type { VoiceInController } from './voice-in-controller.js';
 import type { VoiceOutController } from './voice-out-controller.js';
 import type { InputContentChunk } from '../../../client/types.js';
 import type { AttachmentTray } from '../attachment-tray.js';
-import { safeFileName } from '../file-names.js';
+import type { MessageAttachment } from '../transcript.js';
 
 /** The message box in `root` (the element's shadow root), when it is rendered. */
 export function messageBox(root: ParentNode): HTMLTextAreaElement | null {
@@ -56,6 +56,8 @@ export class ComposerController {
   /** The attached files (attachment-tray.ts), loaded with the first file attached. */
   #tray: AttachmentTray | null = null;
   #trayLoading: Promise<AttachmentTray> | null = null;
+  #renderSent: typeof import('../attachment-tray.js').renderSentAttachments | null = null;
+  #sentLoading: Promise<unknown> | null = null;
 
   constructor(host: ComposerHost, parts: ComposerParts) {
     this.#host = host;
@@ -67,15 +69,35 @@ export class ComposerController {
 
   /** The attachment tray, its code loaded on first use. */
   #loadTray(): Promise<AttachmentTray> {
-    return (this.#trayLoading ??= import('../attachment-tray.js').then(({ AttachmentTray, parseTypes }) => {
+    return (this.#trayLoading ??= import('../attachment-tray.js').then(({ AttachmentTray, parseTypes, renderSentAttachments }) => {
       const host = this.#host;
+      this.#renderSent = renderSentAttachments;
       return (this.#tray = new AttachmentTray(host, {
         limits: () => ({ maxCount: host.maxAttachments, maxBytes: host.maxAttachmentBytes, types: parseTypes(host.attachmentTypes) }),
         words: () => this.#parts.words(),
         announce: (text) => this.#parts.announce(text),
-        safeName: safeFileName,
       }));
+    }, (error: unknown) => {
+      this.#trayLoading = null; // the next use tries again
+      throw error;
     }));
+  }
+
+  /** While the attachment code loads for files shown in the transcript: settled once they are rendered (the element's updateComplete waits). */
+  get loading(): Promise<unknown> | null {
+    return this.#tray ? null : this.#sentLoading;
+  }
+
+  /** The files sent with a user message (`sent-attachments` part); nothing while their code loads (asking loads it). */
+  renderSent(attachments: readonly MessageAttachment[], t: ShownStrings): TemplateResult | typeof nothing {
+    if (this.#renderSent) return this.#renderSent(attachments, t);
+    this.#sentLoading ??= this.#loadTray().then(() => {
+      this.#host.requestUpdate();
+      return this.#host.updateComplete;
+    }).catch(() => {
+      this.#sentLoading = null;
+    });
+    return nothing;
   }
 
   /** Whether files are taken now (attachments are on, and there is a session). */
