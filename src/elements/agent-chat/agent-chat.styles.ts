@@ -250,13 +250,7 @@ export const agentChatStyles = css`
   .tool-call pre {
     margin: 0;
   }
-  /* Starters on an empty chat; a server tool's status line (a call asking for consent: tool-approval.ts). */
-  .starters {
-    display: flex;
-    flex-wrap: wrap;
-    justify-content: center;
-    gap: 0.4rem;
-  }
+  /* A server tool's status line (starters: starters-view.ts; a call asking for consent: tool-approval.ts). */
   .tool-progress:empty {
     display: none;
   }
