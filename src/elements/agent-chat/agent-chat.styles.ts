@@ -391,43 +391,7 @@ export const agentChatStyles = css`
     font-size: 0.85em;
   }
 
-  /* ---------------------------------------------------------------- conversation list */
-  .conversations {
-    flex: 1;
-    overflow-y: auto;
-    padding: var(--_gap);
-  }
-  .conversations h3 {
-    margin: 0 0 0.5rem;
-    font-size: 0.95rem;
-  }
-  .conversations ul {
-    list-style: none;
-    margin: 0;
-    padding: 0;
-    display: flex;
-    flex-direction: column;
-    gap: 0.25rem;
-  }
-  .conversations li {
-    display: flex;
-    gap: 0.25rem;
-  }
-  .conversation-button {
-    flex: 1;
-    text-align: start;
-    display: flex;
-    flex-direction: column;
-    border-color: transparent;
-  }
-  .conversation-button:hover,
-  .conversation-button[aria-current='true'] {
-    background: var(--_surface);
-  }
-  .conversation-button time {
-    font-size: 0.8em;
-    color: var(--_muted);
-  }
+  /* The conversation list's styles come with it (conversation-list-view.ts). */
 
   /* ---------------------------------------------------------------- launcher */
   :host([mode='launcher']) {

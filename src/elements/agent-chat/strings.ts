@@ -14,6 +14,7 @@ import { counter } from '../internal/locale-format.js';
 import { attachmentTrayEnglish } from './attachment-tray.strings.js';
 import { toolApprovalEnglish } from './tool-approval.strings.js';
 import { replyActionsEnglish } from './reply-actions.strings.js';
+import { conversationListEnglish } from './conversation-list.strings.js';
 
 /** The user-visible strings of `<agent-chat>` (and the markdown renderer it uses). */
 export interface AgentChatStrings {
@@ -150,8 +151,9 @@ export interface AgentChatStrings {
   showInDocument: (page: number) => string;
 }
 
-/** The words of the parts `<agent-chat>` loads with `import()` (attachment chips, consent cards, copy, feedback, sources). */
-export type LaterWords = keyof typeof attachmentTrayEnglish | keyof typeof toolApprovalEnglish | keyof typeof replyActionsEnglish;
+/** The words of the parts `<agent-chat>` loads with `import()` (attachment chips, consent cards, copy, feedback, sources, the conversation list). */
+export type LaterWords = keyof typeof attachmentTrayEnglish | keyof typeof toolApprovalEnglish | keyof typeof replyActionsEnglish
+  | keyof typeof conversationListEnglish;
 
 /**
  * The words as an element resolves them: those of its first load, and the later parts' only as a catalogue or
@@ -199,10 +201,6 @@ const shownEnglish: ShownStrings = {
   cancel: 'Cancel',
   newConversation: 'New conversation',
   conversations: 'Conversations',
-  closeConversations: 'Back to chat',
-  noConversations: 'No saved conversations yet.',
-  deleteConversation: (title) => `Delete conversation: ${title}`,
-  untitledConversation: 'Untitled conversation',
   showEarlier: (n) => `Show ${count(n, { one: '# earlier message', other: '# earlier messages' })}`,
   search: 'Search',
   searchLabel: 'Search messages',
@@ -254,9 +252,11 @@ const shownEnglish: ShownStrings = {
 
 /**
  * English defaults of `<agent-chat>`: the first load's, and those of the parts loaded later, which come with
- * their code (attachment-tray.strings.ts, tool-approval.strings.ts, reply-actions.strings.ts).
+ * their code (attachment-tray.strings.ts, tool-approval.strings.ts, reply-actions.strings.ts, conversation-list.strings.ts).
  */
-export const defaultAgentChatStrings: AgentChatStrings = /*#__PURE__*/ Object.assign({}, shownEnglish, attachmentTrayEnglish, toolApprovalEnglish, replyActionsEnglish);
+export const defaultAgentChatStrings: AgentChatStrings = /*#__PURE__*/ Object.assign(
+  {}, shownEnglish, attachmentTrayEnglish, toolApprovalEnglish, replyActionsEnglish, conversationListEnglish,
+);
 
 /**
  * The words of an `<agent-chat>`: in `host`'s language when it is given (see locale.ts; English until
