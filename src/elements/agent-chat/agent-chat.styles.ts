@@ -103,37 +103,7 @@ export const agentChatStyles = css`
     color: var(--_muted);
     text-align: center;
   }
-  /* The search bar over the transcript: the field takes the room, the state line and buttons follow it. */
-  .search {
-    display: flex;
-    align-items: center;
-    gap: 0.25rem;
-    padding: 0.4rem var(--_gap);
-    border-bottom: 1px solid var(--_border);
-  }
-  .search input {
-    flex: 1;
-    min-width: 0;
-    font: inherit;
-    color: inherit;
-    padding: 0.3rem 0.5rem;
-    border: 1px solid var(--_border);
-    border-radius: var(--_radius-control);
-    background: var(--_bg);
-  }
-  .search input:focus-visible {
-    outline: var(--_focus);
-    outline-offset: 1px;
-  }
-  .search-status {
-    color: var(--_muted);
-    font-size: 0.85em;
-    white-space: nowrap;
-  }
-  .search button {
-    display: inline-flex;
-    align-items: center;
-  }
+  /* The search bar's styles come with it (search-bar.ts). */
   /* Search matches (CSS Custom Highlight API: the text is not changed), the current one stronger, its message ringed. */
   ::highlight(parley-search) {
     background-color: #fff0a8;

@@ -418,10 +418,10 @@ export class AgentChat extends ParleyElement {
     }
   }
 
-  /** Also waits, the first time replies (files sent, starters, the conversation list) are shown, for their code, loaded then, to render them. */
+  /** Also waits, the first time replies (files sent, starters, the conversation list, the search bar) are shown, for their code, loaded then, to render them. */
   protected override async getUpdateComplete(): Promise<boolean> {
     const complete = await super.getUpdateComplete();
-    await Promise.all([markdownLoading(), this.#composer.loading, this.#starters.loading, this.#list.loading]);
+    await Promise.all([markdownLoading(), this.#composer.loading, this.#starters.loading, this.#list.loading, this.#search.loading]);
     return complete;
   }
 

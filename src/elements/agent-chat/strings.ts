@@ -15,6 +15,7 @@ import { attachmentTrayEnglish } from './attachment-tray.strings.js';
 import { toolApprovalEnglish } from './tool-approval.strings.js';
 import { replyActionsEnglish } from './reply-actions.strings.js';
 import { conversationListEnglish } from './conversation-list.strings.js';
+import { searchBarEnglish } from './search-bar.strings.js';
 
 /** The user-visible strings of `<agent-chat>` (and the markdown renderer it uses). */
 export interface AgentChatStrings {
@@ -151,9 +152,9 @@ export interface AgentChatStrings {
   showInDocument: (page: number) => string;
 }
 
-/** The words of the parts `<agent-chat>` loads with `import()` (attachment chips, consent cards, copy, feedback, sources, the conversation list). */
+/** The words of the parts `<agent-chat>` loads with `import()` (attachment chips, consent cards, copy, feedback, sources, the conversation list, the search bar). */
 export type LaterWords = keyof typeof attachmentTrayEnglish | keyof typeof toolApprovalEnglish | keyof typeof replyActionsEnglish
-  | keyof typeof conversationListEnglish;
+  | keyof typeof conversationListEnglish | keyof typeof searchBarEnglish;
 
 /**
  * The words as an element resolves them: those of its first load, and the later parts' only as a catalogue or
@@ -203,12 +204,6 @@ const shownEnglish: ShownStrings = {
   conversations: 'Conversations',
   showEarlier: (n) => `Show ${count(n, { one: '# earlier message', other: '# earlier messages' })}`,
   search: 'Search',
-  searchLabel: 'Search messages',
-  searchPrevious: 'Previous match',
-  searchNext: 'Next match',
-  closeSearch: 'Close search',
-  searchMatches: (current, total) => `${count(current, { other: '#' })} of ${count(total, { one: '# match', other: '# matches' })}`,
-  searchNoMatches: 'No matches',
   emptyState: 'Ask anything to start the conversation.',
   you: 'You',
   assistant: 'Assistant',
@@ -252,10 +247,11 @@ const shownEnglish: ShownStrings = {
 
 /**
  * English defaults of `<agent-chat>`: the first load's, and those of the parts loaded later, which come with
- * their code (attachment-tray.strings.ts, tool-approval.strings.ts, reply-actions.strings.ts, conversation-list.strings.ts).
+ * their code (attachment-tray.strings.ts, tool-approval.strings.ts, reply-actions.strings.ts, conversation-list.strings.ts,
+ * search-bar.strings.ts).
  */
 export const defaultAgentChatStrings: AgentChatStrings = /*#__PURE__*/ Object.assign(
-  {}, shownEnglish, attachmentTrayEnglish, toolApprovalEnglish, replyActionsEnglish, conversationListEnglish,
+  {}, shownEnglish, attachmentTrayEnglish, toolApprovalEnglish, replyActionsEnglish, conversationListEnglish, searchBarEnglish,
 );
 
 /**
