@@ -7,22 +7,9 @@ import { contentText } from './message-content.js';
 import type {
   ConversationEntry, ConversationEvent, InputContentChunk, InputEntry, MessageOutputEntry, OutputContentChunk,
 } from './types.js';
+import { isLocalId, localId, nowIso } from './local-ids.js';
 
-/** Prefix of the ids given to entries the server has not named yet (the user's message before the history says its id). */
-export const LOCAL_ID_PREFIX = 'local_';
-
-let counter = 0;
-
-/** A temporary id for an entry created in the page. */
-export function localId(): string {
-  counter += 1;
-  return `${LOCAL_ID_PREFIX}${Date.now().toString(36)}_${counter.toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-}
-
-/** Whether an id is a temporary one from {@link localId}. */
-export function isLocalId(id: string): boolean {
-  return id.startsWith(LOCAL_ID_PREFIX);
-}
+export { LOCAL_ID_PREFIX, isLocalId, localId, nowIso } from './local-ids.js';
 
 /** Entries the caller sends (a user message, a function result); everything else is produced by the agent. */
 export function isInputEntry(entry: ConversationEntry): boolean {
@@ -48,10 +35,6 @@ export function byCreatedAt(a: { created_at: string }, b: { created_at: string }
   return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0;
 }
 
-/** The current time as the wire writes it (ISO-8601 with `Z`). */
-export function nowIso(): string {
-  return new Date().toISOString();
-}
 
 /** The result of applying one event: the new entries and the entry that changed (null when none did). */
 export interface Applied {

@@ -5,7 +5,7 @@
  * host: the transport (conversation-transport.ts), history sync (history-sync.ts), the messages waiting
  * for the connection (waiting-turns.ts) and tab leadership (tab-leadership.ts). The client-tool round
  * limit is a policy of its own (tool-rounds.ts); the calls waiting for the visitor's consent are kept by
- * tool-approvals.ts.
+ * tool-approvals.ts. Both load with `import()` (client-tools.ts) once a session with `tools` needs them.
  */
 import type {
   CachedConversation, CachedEntry, ChatSessionApi, ChatSessionOptions, ChatState, ConversationStream, HistoryStoreApi, InflightReply, WaitingTurn,
@@ -19,12 +19,14 @@ import { NETWORK_ERROR, PlatformError, isAbortError } from './errors.js';
 import { ConversationTransport, inputTurn, type Turn } from './conversation-transport.js';
 import { HistorySync } from './history-sync.js';
 import { WaitingTurns, inBrowser, isOffline } from './waiting-turns.js';
-import { answerCalls, callsAwaitingConsent, callsToAnswer } from './tool-rounds.js';
-import { ToolApprovals } from './tool-approvals.js';
+import type { ApprovalsHost, ToolApprovals } from './tool-approvals.js';
 import type { FunctionCallEntry } from './types.js';
 import { STREAM_GONE } from './conversation-stream.js';
 import { LatestRun, type RunToken } from './latest-run.js';
 import { TabLeadership, type Lead } from './tab-leadership.js';
+
+/** The client-tool code (rounds and approvals), loaded the first time a session with `tools` needs it. */
+const clientTools = () => import('./client-tools.js');
 
 /** A notice shown after old conversations were evicted for space. */
 export const EVICTED_NOTICE = 'Older conversations were removed from this device to free space.';
@@ -95,7 +97,9 @@ export class ChatSession implements ChatSessionApi {
   readonly #history: HistorySync;
   readonly #waiting: WaitingTurns;
   readonly #leadership: TabLeadership;
-  readonly #approvals: ToolApprovals;
+  readonly #approvalsHost: ApprovalsHost;
+  /** The calls waiting for consent: made with the first call that asks. */
+  #approvals: ToolApprovals | null = null;
   readonly #store: HistoryStoreApi | undefined;
   readonly #listeners = new Set<(state: ChatState) => void>();
   #state: ChatState;
@@ -145,7 +149,7 @@ export class ChatSession implements ChatSessionApi {
     this.#leadership = new TabLeadership(host, store);
     this.#history = new HistorySync(host, options, this.#leadership.tabs);
     this.#waiting = new WaitingTurns(host, options);
-    this.#approvals = new ToolApprovals(host);
+    this.#approvalsHost = host;
   }
 
   get state(): ChatState {
@@ -192,7 +196,7 @@ export class ChatSession implements ChatSessionApi {
   }
 
   decideToolCall(toolCallId: string, allow: boolean): boolean {
-    return this.#approvals.decide(toolCallId, allow);
+    return this.#approvals?.decide(toolCallId, allow) ?? false;
   }
 
   stop(): void {
@@ -354,7 +358,10 @@ export class ChatSession implements ChatSessionApi {
     // Messages written offline in an earlier page: shown after the history, waiting again.
     if (waiting && run.current() && !this.#active) this.#waiting.restore(waiting);
     // A call was waiting for the visitor's consent when the page went away: asked again.
-    const asked = run.current() && !this.#active && !this.#isBusy() ? callsAwaitingConsent(this.#state.entries, this.#options.tools) : [];
+    const tools = this.#options.tools;
+    if (!tools || !run.current() || this.#active || this.#isBusy()) return;
+    const { callsAwaitingConsent } = await clientTools();
+    const asked = run.current() && !this.#active && !this.#isBusy() ? callsAwaitingConsent(this.#state.entries, tools) : [];
     if (asked.length) await this.#perform(run, { calls: asked });
   }
 
@@ -428,12 +435,15 @@ export class ChatSession implements ChatSessionApi {
         if (next) {
           const produced = await this.#stream(active, next);
           if (!produced || active.controller.signal.aborted || !run.current()) break;
-          calls = callsToAnswer(this.#state.entries, produced, this.#options.tools, round);
+          const tools = this.#options.tools;
+          calls = tools ? (await clientTools()).callsToAnswer(this.#state.entries, produced, tools, round) : [];
+          if (active.controller.signal.aborted || !run.current()) break;
         }
         const conversationId = this.#state.conversationId;
         if (!calls.length || !conversationId) break;
         this.#set({ status: 'submitted' });
-        const entries = await answerCalls(calls, this.#options.tools!, (call) => this.#approvals.ask(call, active.controller.signal));
+        const { answerCalls, ToolApprovals } = await clientTools();
+        const entries = await answerCalls(calls, this.#options.tools!, (call) => (this.#approvals ??= new ToolApprovals(this.#approvalsHost)).ask(call, active.controller.signal));
         if (!entries || active.controller.signal.aborted || !run.current()) break;
         this.#set({ entries: [...this.#state.entries, ...entries] });
         next = inputTurn(conversationId, entries);

@@ -8,7 +8,7 @@
  */
 import type { CachedEntry, ClientTool } from './contracts.js';
 import type { FunctionCallEntry } from './types.js';
-import { localId, nowIso } from './chat-entries.js';
+import { localId, nowIso } from './local-ids.js';
 
 /** Function-call rounds the page answers in one `send` before it stops (a model calling tools forever). */
 export const MAX_TOOL_ROUNDS = 8;

@@ -136,20 +136,11 @@ export class HistoryStore implements HistoryStoreApi {
     return this.#db.get('waiting', key);
   }
 
-  /** The visitor's ratings of `conversationId`'s replies, by message id (kept in the `meta` store). */
+  /** The visitor's ratings of `conversationId`'s replies, by message id (kept in the `meta` store; feedback-records.ts). */
   async getFeedback(conversationId: string): Promise<Record<string, ReplyFeedback>> {
     await this.#settled();
-    const out: Record<string, ReplyFeedback> = {};
-    const prefix = feedbackKey(conversationId, '');
-    for (const record of await this.#db.getAll('meta', IDBKeyRange.bound(prefix, `${prefix}\uffff`))) {
-      try {
-        const value = JSON.parse(record.value) as ReplyFeedback;
-        if (value.rating === 'up' || value.rating === 'down') out[record.key.slice(prefix.length)] = value;
-      } catch {
-        // a damaged record is no rating
-      }
-    }
-    return out;
+    const { readFeedback } = await import('./feedback-records.js');
+    return readFeedback(this.#db, conversationId);
   }
 
   // ------------------------------------------------------------ writes
@@ -157,12 +148,8 @@ export class HistoryStore implements HistoryStoreApi {
   /** Keeps (or, with null, forgets) the visitor's rating of reply `messageId`; deleting the conversation forgets them all. */
   setFeedback(conversationId: string, messageId: string, feedback: ReplyFeedback | null): Promise<void> {
     return this.#serial(() => this.#withRoom([], async () => {
-      const tx = this.#db.transaction('meta', 'readwrite');
-      await settle(tx, async () => {
-        const key = feedbackKey(conversationId, messageId);
-        if (feedback) await tx.store.put({ key, value: JSON.stringify(feedback) });
-        else await tx.store.delete(key);
-      });
+      const { writeFeedback } = await import('./feedback-records.js');
+      await writeFeedback(this.#db, conversationId, messageId, feedback);
     }));
   }
 
@@ -440,7 +427,7 @@ function entriesOf(conversationId: string): IDBKeyRange {
 }
 
 /** The meta key of a reply's rating: `feedback:<conversation id>:<message id>` (ids have no `:`). */
-function feedbackKey(conversationId: string, messageId: string): string {
+export function feedbackKey(conversationId: string, messageId: string): string {
   return `feedback:${conversationId}:${messageId}`;
 }
 
@@ -449,7 +436,7 @@ function resumeKey(relayUrl: string): string {
 }
 
 /** Runs the requests of `tx` and waits for it to commit; on failure aborts it (its `done` rejection is handled). */
-async function settle(tx: { done: Promise<void>; abort(): void }, work: () => Promise<void>): Promise<void> {
+export async function settle(tx: { done: Promise<void>; abort(): void }, work: () => Promise<void>): Promise<void> {
   const done = tx.done;
   done.catch(() => {});
   try {

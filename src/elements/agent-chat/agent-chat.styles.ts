@@ -103,37 +103,7 @@ export const agentChatStyles = css`
     color: var(--_muted);
     text-align: center;
   }
-  /* The search bar over the transcript: the field takes the room, the state line and buttons follow it. */
-  .search {
-    display: flex;
-    align-items: center;
-    gap: 0.25rem;
-    padding: 0.4rem var(--_gap);
-    border-bottom: 1px solid var(--_border);
-  }
-  .search input {
-    flex: 1;
-    min-width: 0;
-    font: inherit;
-    color: inherit;
-    padding: 0.3rem 0.5rem;
-    border: 1px solid var(--_border);
-    border-radius: var(--_radius-control);
-    background: var(--_bg);
-  }
-  .search input:focus-visible {
-    outline: var(--_focus);
-    outline-offset: 1px;
-  }
-  .search-status {
-    color: var(--_muted);
-    font-size: 0.85em;
-    white-space: nowrap;
-  }
-  .search button {
-    display: inline-flex;
-    align-items: center;
-  }
+  /* The search bar's styles come with it (search-bar.ts). */
   /* Search matches (CSS Custom Highlight API: the text is not changed), the current one stronger, its message ringed. */
   ::highlight(parley-search) {
     background-color: #fff0a8;
@@ -167,32 +137,6 @@ export const agentChatStyles = css`
   }
   .message.assistant {
     align-self: flex-start;
-  }
-  /* Files sent with a message (transcript-view.ts), and the composer's (attachment-tray.ts styles its chips). */
-  .sent-attachments {
-    display: flex;
-    flex-wrap: wrap;
-    justify-content: flex-end;
-    gap: 0.25rem;
-    margin: 0;
-    padding: 0;
-    list-style: none;
-  }
-  .sent-attachments img {
-    display: block;
-    max-width: 10rem;
-    max-height: 10rem;
-    border-radius: var(--_radius-control);
-  }
-  .file {
-    display: inline-block;
-    max-width: 14rem;
-    padding: 0.3rem 0.6rem;
-    overflow: hidden;
-    text-overflow: ellipsis;
-    white-space: nowrap;
-    border: 1px solid var(--_border);
-    border-radius: var(--_radius-control);
   }
   .bubble {
     padding: 0.5rem 0.8rem;
@@ -276,32 +220,7 @@ export const agentChatStyles = css`
   .tool-call pre {
     margin: 0;
   }
-  /* Starters on an empty chat; a client tool's call asking for consent; a server tool's status line. */
-  .starters {
-    display: flex;
-    flex-wrap: wrap;
-    justify-content: center;
-    gap: 0.4rem;
-  }
-  .tool-approval {
-    align-self: stretch;
-    border: 1px solid var(--_border);
-    border-radius: var(--_radius-control);
-    padding: 0.5rem 0.6rem;
-  }
-  .tool-approval pre {
-    margin: 0.4rem 0;
-    max-height: 12rem;
-    overflow: auto;
-  }
-  .tool-approval-question {
-    margin: 0;
-    font-weight: 600;
-  }
-  .tool-approval-actions {
-    display: flex;
-    gap: 0.4rem;
-  }
+  /* A server tool's status line (starters: starters-view.ts; a call asking for consent: tool-approval.ts). */
   .tool-progress:empty {
     display: none;
   }
@@ -442,43 +361,7 @@ export const agentChatStyles = css`
     font-size: 0.85em;
   }
 
-  /* ---------------------------------------------------------------- conversation list */
-  .conversations {
-    flex: 1;
-    overflow-y: auto;
-    padding: var(--_gap);
-  }
-  .conversations h3 {
-    margin: 0 0 0.5rem;
-    font-size: 0.95rem;
-  }
-  .conversations ul {
-    list-style: none;
-    margin: 0;
-    padding: 0;
-    display: flex;
-    flex-direction: column;
-    gap: 0.25rem;
-  }
-  .conversations li {
-    display: flex;
-    gap: 0.25rem;
-  }
-  .conversation-button {
-    flex: 1;
-    text-align: start;
-    display: flex;
-    flex-direction: column;
-    border-color: transparent;
-  }
-  .conversation-button:hover,
-  .conversation-button[aria-current='true'] {
-    background: var(--_surface);
-  }
-  .conversation-button time {
-    font-size: 0.8em;
-    color: var(--_muted);
-  }
+  /* The conversation list's styles come with it (conversation-list-view.ts). */
 
   /* ---------------------------------------------------------------- launcher */
   :host([mode='launcher']) {

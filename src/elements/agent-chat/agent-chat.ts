@@ -3,7 +3,7 @@ import type { PropertyValues, TemplateResult } from 'lit';
 import { property } from 'lit/decorators.js';
 import type { ChatSessionApi, ClientTool, PlatformErrorShape, VoiceInputOptions } from '../../client/contracts.js';
 import type { InputContentChunk, Tool } from '../../client/types.js';
-import type { AgentChatStrings } from './strings.js';
+import type { AgentChatStrings, ShownStrings } from './strings.js';
 import type { TranscriptItem } from './transcript.js';
 // The bundle puts these modules in this order: it was chosen for the gzipped size (scripts/bundle-sizes.mjs),
 // measured: the session, the transcript (its placeholders, scrolling and view), the words, voice and search,
@@ -303,7 +303,7 @@ export class AgentChat extends ParleyElement {
   > | null = null;
 
   /** The words as last resolved: once per update, not per use (finding the language walks up the page). */
-  #words: AgentChatStrings | null = null;
+  #words: ShownStrings | null = null;
   #warnedTools = false;
   /** The voice error last announced (each is announced once). */
   #announcedVoiceError: unknown = null;
@@ -383,8 +383,7 @@ export class AgentChat extends ParleyElement {
   readonly #links = new LinkWarningController(this);
 
   readonly #extras = new ReplyExtrasController(this, {
-    announce: (message) => this.#live.announce(message),
-    words: () => this.#text,
+    announce: (message) => this.#live.announce(message), words: () => this.#text,
     conversationId: () => this.#chat.state.conversationId,
     imageHosts: () => parseHostList(this.allowImageHosts),
   });
@@ -394,7 +393,7 @@ export class AgentChat extends ParleyElement {
     this.#extras.onClick(event);
   };
 
-  get #text(): AgentChatStrings {
+  get #text(): ShownStrings {
     return (this.#words ??= resolveAgentChatStrings(this.strings, this));
   }
 
@@ -419,10 +418,10 @@ export class AgentChat extends ParleyElement {
     }
   }
 
-  /** Also waits, the first time replies are shown, for the markdown renderer (loaded then) to render them. */
+  /** Also waits, the first time replies (files sent, starters, the conversation list, the search bar) are shown, for their code, loaded then, to render them. */
   protected override async getUpdateComplete(): Promise<boolean> {
     const complete = await super.getUpdateComplete();
-    await markdownLoading();
+    await Promise.all([markdownLoading(), this.#composer.loading, this.#starters.loading, this.#list.loading, this.#search.loading]);
     return complete;
   }
 
@@ -571,7 +570,7 @@ export class AgentChat extends ParleyElement {
     `;
   }
 
-  #renderPanelContent(t: AgentChatStrings, launcher: boolean): TemplateResult {
+  #renderPanelContent(t: ShownStrings, launcher: boolean): TemplateResult {
     const chat = this.#chat;
     return html`
           ${this.#renderHeader(t, launcher)}
@@ -584,6 +583,7 @@ export class AgentChat extends ParleyElement {
                 edit: this.#edit,
                 voiceOut: this.#voiceOut,
                 starters: this.#starters,
+                composer: this.#composer,
                 tools: this.#tools,
                 extras: this.#extras,
                 busy: this.#busy,
@@ -603,7 +603,7 @@ export class AgentChat extends ParleyElement {
     `;
   }
 
-  #renderHeader(t: AgentChatStrings, launcher: boolean): TemplateResult {
+  #renderHeader(t: ShownStrings, launcher: boolean): TemplateResult {
     const title = this.heading || this.#chat.state.agentName || t.title;
     return html`<header part="header">
       <slot name="header"><h2 part="title" class="title" title=${title}>${title}</h2></slot>
@@ -635,7 +635,7 @@ export class AgentChat extends ParleyElement {
     </header>`;
   }
 
-  #renderError(t: AgentChatStrings): TemplateResult | typeof nothing {
+  #renderError(t: ShownStrings): TemplateResult | typeof nothing {
     const voiceError = this.#voiceIn.error;
     const error = this.#chat.state.error ?? this.#chat.localError;
     if (!voiceError && !error) return nothing;

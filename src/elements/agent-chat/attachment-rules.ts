@@ -58,9 +58,7 @@ export function typeLabel(type: string): string {
 /**
  * Which of `files` can join the `present` attachments under `limits`: files are taken in order; a file too
  * big or of a refused type is refused, and so is each one past the count. Names are shown and sent as
- * `safeName` makes them (file-names.ts' `safeFileName`, passed in by the composer: that module is in the
- * element's first load, which the transcript needs it for, and importing it here too would make it a chunk
- * of its own).
+ * `safeName` makes them (file-names.ts' `safeFileName`, passed in by the tray).
  */
 export function checkAttachments<F extends { name: string; type: string; size: number }>(
   files: readonly F[], present: number, limits: AttachmentLimits, safeName: (name: string) => string,

@@ -2,7 +2,8 @@
  * The files attached to the message being written in `<agent-chat>`: checked against the element's limits
  * (attachment-rules.ts) as they come, shown as removable chips above the message box (a thumbnail for an
  * image, from an object URL revoked when the chip goes), and read into the message's content chunks when it
- * is sent. Loaded with `import()` on the visitor's first attachment; its styles come with it.
+ * is sent; and the files sent with messages, in the transcript. Loaded with `import()` on the visitor's first
+ * attachment, or for the first message shown with files; its styles come with it.
  *
  * Content: an image becomes an `image_url` chunk and a PDF a `document_url` chunk (with `document_name`),
  * each a base64 `data:` URL of the file's bytes under the media type the rules found, after the text chunk.
@@ -13,11 +14,17 @@
 import { css, html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
 import type { InputContentChunk } from '../../client/types.js';
-import type { AgentChatStrings } from './strings.js';
+import type { MessageAttachment } from './transcript.js';
+import type { ShownStrings } from './strings.js';
+import { attachmentTrayEnglish } from './attachment-tray.strings.js';
 import { checkAttachments, typeLabel } from './attachment-rules.js';
+import { safeFileName } from './file-names.js';
 import type { AttachmentLimits, AttachmentRefusal } from './attachment-rules.js';
 
 export { parseTypes } from './attachment-rules.js';
+
+/** The element's words with this module's English. */
+type Words = ShownStrings & typeof attachmentTrayEnglish;
 
 /** What the tray needs of the element. */
 export interface TrayHost {
@@ -29,12 +36,13 @@ export interface TrayHost {
 /** What the tray reads and does through the element. */
 export interface TrayOptions {
   limits(): AttachmentLimits;
-  words(): AgentChatStrings;
+  words(): ShownStrings;
   /** Says a sentence in the element's polite live region. */
   announce(text: string): void;
-  /** A file name made safe to show and send (file-names.ts). */
-  safeName(name: string): string;
 }
+
+/** The element's words with the tray's English under them (a catalogue's or the host's still win). */
+const withEnglish = (t: ShownStrings): Words => ({ ...attachmentTrayEnglish, ...t });
 
 /** One attached file, as taken. */
 interface Held {
@@ -48,7 +56,7 @@ interface Held {
 }
 
 /** The sentence that says why a file was not attached. */
-export function refusalText(refusal: AttachmentRefusal, t: AgentChatStrings): string {
+export function refusalText(refusal: AttachmentRefusal, t: Words): string {
   switch (refusal.kind) {
     case 'too-large':
       return t.attachmentTooLarge(refusal.name, refusal.size, refusal.limit);
@@ -82,6 +90,23 @@ export async function contentOf(text: string, files: ReadonlyArray<{ file: Blob;
   return chunks;
 }
 
+/** A `data:` URL of an image kind a browser shows without running anything (no SVG). */
+const SHOWN_IMAGE = /^data:image\/(?:png|jpeg|gif|webp|avif|bmp);base64,/i;
+
+/**
+ * The files sent with a user message, in the transcript: images as thumbnails (only the page's own `data:` URLs are loaded;
+ * a remote image shows its alternative text), documents by name. Names are text (`<bdi>`: a right-to-left
+ * name does not reorder the line).
+ */
+export function renderSentAttachments(attachments: readonly MessageAttachment[], shown: ShownStrings): TemplateResult {
+  const t = withEnglish(shown);
+  return html`<ul part="sent-attachments" class="sent-attachments" aria-label=${t.attachmentsLabel}>${attachments.map((a) => html`<li>${
+    a.kind === 'image'
+      ? SHOWN_IMAGE.test(a.url) ? html`<img src=${a.url} alt=${t.attachedImage} />` : html`<span class="file">${t.attachedImage}</span>`
+      : html`<span class="file"><bdi>${safeFileName(a.name || 'PDF')}</bdi></span>`
+  }</li>`)}</ul>`;
+}
+
 /** See the module comment. */
 export class AttachmentTray {
   readonly #host: TrayHost;
@@ -107,8 +132,8 @@ export class AttachmentTray {
 
   /** Takes the files that pass the limits; says (shows and announces) why the others were refused. Returns whether all were taken. */
   add(files: readonly File[]): boolean {
-    const t = this.#options.words();
-    const { accepted, refused } = checkAttachments(files, this.#items.length, this.#options.limits(), this.#options.safeName);
+    const t = withEnglish(this.#options.words());
+    const { accepted, refused } = checkAttachments(files, this.#items.length, this.#options.limits(), safeFileName);
     for (const { file, name, type } of accepted) {
       this.#items.push({ id: this.#nextId++, file, name, type, preview: type.startsWith('image/') ? URL.createObjectURL(file) : null });
     }
@@ -124,8 +149,8 @@ export class AttachmentTray {
    * (then said, as {@link add} says it). The files are checked again: a host may call `send` with any.
    */
   async content(text: string, files: readonly File[]): Promise<InputContentChunk[] | null> {
-    const t = this.#options.words();
-    const { accepted, refused } = checkAttachments(files, 0, this.#options.limits(), this.#options.safeName);
+    const t = withEnglish(this.#options.words());
+    const { accepted, refused } = checkAttachments(files, 0, this.#options.limits(), safeFileName);
     let notice = refused.map((r) => refusalText(r, t)).join(' ');
     let chunks: InputContentChunk[] | null = null;
     if (!notice) {
@@ -151,7 +176,7 @@ export class AttachmentTray {
     if (item.preview) URL.revokeObjectURL(item.preview);
     this.#items.splice(index, 1);
     this.#notice = '';
-    this.#options.announce(this.#options.words().attachmentRemoved(item.name));
+    this.#options.announce(withEnglish(this.#options.words()).attachmentRemoved(item.name));
     this.#host.requestUpdate();
     void this.#host.updateComplete.then(() => {
       const root = this.#host.renderRoot;
@@ -169,8 +194,9 @@ export class AttachmentTray {
   }
 
   /** The chips and the refusal notice; nothing while both are empty. */
-  render(t: AgentChatStrings): TemplateResult | typeof nothing {
+  render(shown: ShownStrings): TemplateResult | typeof nothing {
     if (!this.#items.length && !this.#notice) return nothing;
+    const t = withEnglish(shown);
     return html`${this.#items.length
         ? html`<ul part="attachments" class="attachments" aria-label=${t.attachmentsLabel}>
             ${this.#items.map((item) => html`<li part="attachment" class="attachment">
@@ -185,8 +211,33 @@ export class AttachmentTray {
   }
 }
 
-/** The chips' styles: they come with this module, not with the element's first load. */
+/** The styles of the chips and of the files sent with messages: they come with this module, not with the element's first load. */
 const trayStyles = css`
+  .sent-attachments {
+    display: flex;
+    flex-wrap: wrap;
+    justify-content: flex-end;
+    gap: 0.25rem;
+    margin: 0;
+    padding: 0;
+    list-style: none;
+  }
+  .sent-attachments img {
+    display: block;
+    max-width: 10rem;
+    max-height: 10rem;
+    border-radius: var(--_radius-control);
+  }
+  .file {
+    display: inline-block;
+    max-width: 14rem;
+    padding: 0.3rem 0.6rem;
+    overflow: hidden;
+    text-overflow: ellipsis;
+    white-space: nowrap;
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius-control);
+  }
   .attachments {
     display: flex;
     flex-wrap: wrap;

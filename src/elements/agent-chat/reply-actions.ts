@@ -16,11 +16,15 @@ import type { TemplateResult } from 'lit';
 import type { ReplyFeedback } from '../../client/contracts.js';
 import type { ParleyElement } from '../internal/parley-element.js';
 import { openSharedStore, sharedClient } from '../internal/shared-client.js';
-import type { AgentChatStrings } from './strings.js';
+import type { ShownStrings } from './strings.js';
+import { replyActionsEnglish } from './reply-actions.strings.js';
 import type { TranscriptItem } from './transcript.js';
 import { renderSourcesList, replySources, sourcesMarkdown, type Source } from './sources-view.js';
 import { replyExtrasStyles } from './reply-actions.styles.js';
 import type {} from './feedback-events.js';
+
+/** The element's words with this module's English. */
+type Words = ShownStrings & typeof replyActionsEnglish;
 
 type Reply = TranscriptItem & { kind: 'assistant' };
 
@@ -29,10 +33,18 @@ export interface ReplyActionsHost {
   element: ParleyElement & { relayUrl: string; documentViewer: string };
   /** Says a sentence in the chat's live region. */
   announce(message: string): void;
-  words(): AgentChatStrings;
+  words(): ShownStrings;
   conversationId(): string | null;
   /** Hosts whose images may load (favicons). */
   imageHosts(): string[];
+}
+
+/** The element's words with these parts' English under them (a catalogue's or the host's still win); the last one kept. */
+let lastShown: ShownStrings | null = null;
+let lastWords: Words | null = null;
+function withEnglish(t: ShownStrings): Words {
+  if (t !== lastShown) [lastShown, lastWords] = [t, { ...replyActionsEnglish, ...t }];
+  return lastWords!;
 }
 
 /** The comment a visitor may write with a thumbs-down, capped (the relay refuses longer ones). */
@@ -124,7 +136,8 @@ export class ReplyActions {
   /** Copies `text` and says whether it worked. */
   async #copyText(text: string): Promise<boolean> {
     const done = await copyText(this.#host.element.renderRoot, text);
-    this.#host.announce(done ? this.#host.words().copied : this.#host.words().copyFailed);
+    const t = withEnglish(this.#host.words());
+    this.#host.announce(done ? t.copied : t.copyFailed);
     return done;
   }
 
@@ -133,18 +146,19 @@ export class ReplyActions {
     return typeof reply.entry.content === 'string' ? reply.text : replySources(reply.entry.content).text;
   }
 
-  renderSources(reply: Reply, t: AgentChatStrings): TemplateResult | null {
+  renderSources(reply: Reply, shown: ShownStrings): TemplateResult | null {
     const { sources } = replySources(reply.entry.content);
     if (!sources.length) return null;
     const viewer = this.#host.element.documentViewer;
-    return html`${renderSourcesList(sources, t, {
+    return html`${renderSourcesList(sources, withEnglish(shown), {
       imageHosts: this.#host.imageHosts(),
       ...(viewer ? { openPage: (source: Source) => void this.#openPage(viewer, source) } : {}),
     })}`;
   }
 
   /** Copy, thumbs up and thumbs down, and the comment form after a thumbs-down. */
-  renderActions(reply: Reply, t: AgentChatStrings): TemplateResult {
+  renderActions(reply: Reply, shown: ShownStrings): TemplateResult {
+    const t = withEnglish(shown);
     const id = reply.entry.id;
     const rating = this.#ratings.get(id)?.rating;
     const rated = this.#host.conversationId() !== null;
@@ -160,7 +174,7 @@ export class ReplyActions {
       ${this.#commenting === id ? this.#renderCommentForm(id, t) : nothing}`;
   }
 
-  #renderCommentForm(id: string, t: AgentChatStrings): TemplateResult {
+  #renderCommentForm(id: string, t: Words): TemplateResult {
     return html`<form part="feedback-form" class="feedback-form" data-for=${id}
         @submit=${(event: SubmitEvent) => {
           event.preventDefault();
@@ -181,7 +195,7 @@ export class ReplyActions {
   }
 
   async #copy(reply: Reply): Promise<void> {
-    const t = this.#host.words();
+    const t = withEnglish(this.#host.words());
     const text = reply.text + sourcesMarkdown(replySources(reply.entry.content).sources, t);
     const done = await this.#copyText(text);
     this.#copied = done ? reply.entry.id : null;
@@ -231,7 +245,7 @@ export class ReplyActions {
   /** Tells the page (`parley-feedback`) and, when the relay serves it, the relay. */
   #send(conversationId: string, messageId: string, feedback: ReplyFeedback): void {
     this.#host.element.emit('parley-feedback', { conversationId, messageId, ...feedback });
-    this.#host.announce(this.#host.words().feedbackThanks);
+    this.#host.announce(withEnglish(this.#host.words()).feedbackThanks);
     const relayUrl = this.#host.element.relayUrl;
     if (!relayUrl) return;
     void (async () => {

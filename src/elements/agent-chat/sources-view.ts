@@ -14,7 +14,11 @@ import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
 import type { OutputContentChunk, ToolReferenceChunk } from '../../client/types.js';
 import { SOURCE_MARK_END, SOURCE_MARK_START, allowedImageUrl, safeUrl } from '../internal/markdown.js';
-import type { AgentChatStrings } from './strings.js';
+import type { ShownStrings } from './strings.js';
+import type { replyActionsEnglish } from './reply-actions.strings.js';
+
+/** The element's words with this module's English. */
+type Words = ShownStrings & typeof replyActionsEnglish;
 
 /** One source of a reply, cleaned for display. */
 export interface Source {
@@ -116,7 +120,7 @@ export function replySources(content: string | readonly OutputContentChunk[]): R
 }
 
 /** The sources as a markdown list (what Copy adds under a reply's text). */
-export function sourcesMarkdown(sources: readonly Source[], t: AgentChatStrings): string {
+export function sourcesMarkdown(sources: readonly Source[], t: Words): string {
   if (!sources.length) return '';
   const lines = sources.map((s) => {
     const title = s.title.replace(/([\\[\]])/g, '\\$1');
@@ -135,7 +139,7 @@ export interface SourcesViewOptions {
 }
 
 /** The collapsed Sources list under a reply (`sources` part); nothing when it has none. */
-export function renderSourcesList(sources: readonly Source[], t: AgentChatStrings, options: SourcesViewOptions): TemplateResult | typeof nothing {
+export function renderSourcesList(sources: readonly Source[], t: Words, options: SourcesViewOptions): TemplateResult | typeof nothing {
   if (!sources.length) return nothing;
   return html`<details part="sources" class="sources">
     <summary>${t.sources(sources.length)}</summary>

@@ -10,7 +10,12 @@ import { chatErrorKind } from '../internal/error-kinds.js';
 import type { ChatErrorKind } from '../internal/error-kinds.js';
 import { localize } from '../internal/locale-registry.js';
 import type { LocaleHost } from '../internal/locale-registry.js';
-import { counter, fileSizeIn } from '../internal/locale-format.js';
+import { counter } from '../internal/locale-format.js';
+import { attachmentTrayEnglish } from './attachment-tray.strings.js';
+import { toolApprovalEnglish } from './tool-approval.strings.js';
+import { replyActionsEnglish } from './reply-actions.strings.js';
+import { conversationListEnglish } from './conversation-list.strings.js';
+import { searchBarEnglish } from './search-bar.strings.js';
 
 /** The user-visible strings of `<agent-chat>` (and the markdown renderer it uses). */
 export interface AgentChatStrings {
@@ -147,8 +152,18 @@ export interface AgentChatStrings {
   showInDocument: (page: number) => string;
 }
 
+/** The words of the parts `<agent-chat>` loads with `import()` (attachment chips, consent cards, copy, feedback, sources, the conversation list, the search bar). */
+export type LaterWords = keyof typeof attachmentTrayEnglish | keyof typeof toolApprovalEnglish | keyof typeof replyActionsEnglish
+  | keyof typeof conversationListEnglish | keyof typeof searchBarEnglish;
+
+/**
+ * The words as an element resolves them: those of its first load, and the later parts' only as a catalogue or
+ * the host's `strings` give them. A later part completes them with its English (`{ ...english, ...words }`:
+ * what the language or the host gives still wins).
+ */
+export type ShownStrings = Omit<AgentChatStrings, LaterWords> & Partial<AgentChatStrings>;
+
 const count = counter('en');
-const fileSize = fileSizeIn('en');
 
 const CHAT_ERRORS: Record<ChatErrorKind, string> = {
   unavailable: 'This assistant is not available on this page.',
@@ -171,8 +186,8 @@ const errorMessage = (error: PlatformErrorShape): string => {
   return CHAT_ERRORS[kind];
 };
 
-/** English defaults of `<agent-chat>`. */
-export const defaultAgentChatStrings: AgentChatStrings = {
+/** English words of what an empty chat shows and of the transcript (the first load). */
+const shownEnglish: ShownStrings = {
   title: 'Chat',
   transcriptLabel: 'Messages',
   inputLabel: 'Message',
@@ -187,18 +202,8 @@ export const defaultAgentChatStrings: AgentChatStrings = {
   cancel: 'Cancel',
   newConversation: 'New conversation',
   conversations: 'Conversations',
-  closeConversations: 'Back to chat',
-  noConversations: 'No saved conversations yet.',
-  deleteConversation: (title) => `Delete conversation: ${title}`,
-  untitledConversation: 'Untitled conversation',
   showEarlier: (n) => `Show ${count(n, { one: '# earlier message', other: '# earlier messages' })}`,
   search: 'Search',
-  searchLabel: 'Search messages',
-  searchPrevious: 'Previous match',
-  searchNext: 'Next match',
-  closeSearch: 'Close search',
-  searchMatches: (current, total) => `${count(current, { other: '#' })} of ${count(total, { one: '# match', other: '# matches' })}`,
-  searchNoMatches: 'No matches',
   emptyState: 'Ask anything to start the conversation.',
   you: 'You',
   assistant: 'Assistant',
@@ -234,43 +239,26 @@ export const defaultAgentChatStrings: AgentChatStrings = {
   voiceSpeaking: 'Speaking… (talk to interrupt)',
   voiceErrorMessage: (error) => error.message,
   startersLabel: 'Suggestions',
-  approvalQuestion: (name) => `Allow ${name} to run?`,
-  approvalAnnouncement: (name) => `${name} asks for your permission to run.`,
-  allowTool: 'Allow',
-  denyTool: 'Deny',
-  toolDeclined: (name) => `Declined: ${name} did not run.`,
   toolRunning: (name) => `Running ${name}…`,
   searchingDocuments: 'Searching the documents…',
   attach: 'Attach images or PDFs',
-  attachmentsLabel: 'Attached files',
-  attachedImage: 'Attached image',
-  removeAttachment: (name) => `Remove ${name}`,
-  attachmentAdded: (name) => `${name} attached`,
-  attachmentRemoved: (name) => `${name} removed`,
-  fileSize,
-  attachmentTooLarge: (name, size, limit) => `${name} is ${fileSize(size)}; the limit is ${fileSize(limit)}.`,
-  attachmentWrongType: (name, types) => `${name} can’t be attached: accepted types are ${types}.`,
-  attachmentTooMany: (name, limit) => `${name} wasn’t attached: ${count(limit, { one: 'one file', other: '# files' })} per message at most.`,
-  attachmentUnreadable: (name) => `${name} could not be read.`,
-  copyReply: 'Copy',
   copyCode: 'Copy code',
-  copied: 'Copied',
-  copyFailed: 'Could not copy: select the text and copy it yourself.',
-  goodReply: 'Good reply',
-  badReply: 'Bad reply',
-  feedbackComment: 'What was wrong? (optional)',
-  sendFeedback: 'Send feedback',
-  skipFeedback: 'Skip',
-  feedbackThanks: 'Thanks for your feedback.',
-  sources: (n) => `Sources (${count(n, { other: '#' })})`,
-  sourcePage: (n) => `page ${n}`,
-  showInDocument: (n) => `Show page ${n} in the document`,
 };
 
 /**
- * The words of an `<agent-chat>`: in `host`'s language when it is given (see locale.ts; English until
- * another language's catalogue has loaded), with the host's overrides applied over them.
+ * English defaults of `<agent-chat>`: the first load's, and those of the parts loaded later, which come with
+ * their code (attachment-tray.strings.ts, tool-approval.strings.ts, reply-actions.strings.ts, conversation-list.strings.ts,
+ * search-bar.strings.ts).
  */
-export function resolveAgentChatStrings(overrides?: Partial<AgentChatStrings> | null, host?: LocaleHost | null): AgentChatStrings {
-  return localize(host, 'agentChat', defaultAgentChatStrings, overrides);
+export const defaultAgentChatStrings: AgentChatStrings = /*#__PURE__*/ Object.assign(
+  {}, shownEnglish, attachmentTrayEnglish, toolApprovalEnglish, replyActionsEnglish, conversationListEnglish, searchBarEnglish,
+);
+
+/**
+ * The words of an `<agent-chat>`: in `host`'s language when it is given (see locale.ts; English until
+ * another language's catalogue has loaded), with the host's overrides applied over them. English of the
+ * first load only: the later parts add theirs (ShownStrings).
+ */
+export function resolveAgentChatStrings(overrides?: Partial<AgentChatStrings> | null, host?: LocaleHost | null): ShownStrings {
+  return localize<ShownStrings>(host, 'agentChat', shownEnglish, overrides);
 }

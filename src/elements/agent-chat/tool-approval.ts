@@ -5,26 +5,33 @@
  * goes to the session and focus to the next card, else back to the message box. Loaded with `import()`
  * the first time a call asks (ToolApprovalController).
  */
-import { html } from 'lit';
+import { css, html } from 'lit';
 import type { TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { ToolApprovalRequest } from '../../client/contracts.js';
 import type { ParleyElement } from '../internal/parley-element.js';
 import type { LiveRegionController } from '../internal/live-region.js';
 import type { ChatSessionController } from './controllers/chat-session-controller.js';
-import type { AgentChatStrings } from './strings.js';
+import type { ShownStrings } from './strings.js';
+import { toolApprovalEnglish } from './tool-approval.strings.js';
+
+/** The element's words with this module's English. */
+type Words = ShownStrings & typeof toolApprovalEnglish;
 
 /** What the approvals use of `<agent-chat>`. */
 export interface ToolApprovalParts {
   chat: ChatSessionController;
   live: LiveRegionController;
   /** The element's words now. */
-  words(): AgentChatStrings;
+  words(): ShownStrings;
   /** Moves focus to the message box. */
   focusComposer(): void;
   /** JSON indented for reading. */
   pretty(json: string): string;
 }
+
+/** The element's words with the cards' English under them (a catalogue's or the host's still win). */
+const withEnglish = (t: ShownStrings): Words => ({ ...toolApprovalEnglish, ...t });
 
 export class ToolApprovalView {
   readonly #host: ParleyElement;
@@ -35,6 +42,10 @@ export class ToolApprovalView {
   constructor(host: ParleyElement, parts: ToolApprovalParts) {
     this.#host = host;
     this.#parts = parts;
+    // The cards' styles join the element's own, in its shadow root.
+    const root = host.renderRoot as ShadowRoot;
+    const sheet = approvalStyles.styleSheet;
+    if (sheet && Array.isArray(root.adoptedStyleSheets)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
   }
 
   get #requests(): readonly ToolApprovalRequest[] {
@@ -47,13 +58,14 @@ export class ToolApprovalView {
     if (!fresh.length) return;
     for (const r of fresh) {
       this.#seen.add(r.toolCallId);
-      this.#parts.live.announce(this.#parts.words().approvalAnnouncement(r.name));
+      this.#parts.live.announce(withEnglish(this.#parts.words()).approvalAnnouncement(r.name));
     }
     if (this.#host.matches(':focus-within')) this.#card(fresh[0].toolCallId)?.focus();
   }
 
   /** One card per waiting call (`tool-approval` part). */
-  render(t: AgentChatStrings): TemplateResult {
+  render(shown: ShownStrings): TemplateResult {
+    const t = withEnglish(shown);
     return html`${repeat(this.#requests, (r) => r.toolCallId, (r, i) => html`<div
         part="tool-approval"
         class="tool-approval"
@@ -75,7 +87,7 @@ export class ToolApprovalView {
   /** The visitor's answer: to the session; focus goes to the next card, else back to the message box. */
   decide(request: ToolApprovalRequest, allow: boolean): void {
     if (!this.#parts.chat.session?.decideToolCall?.(request.toolCallId, allow)) return;
-    if (!allow) this.#parts.live.announce(this.#parts.words().toolDeclined(request.name));
+    if (!allow) this.#parts.live.announce(withEnglish(this.#parts.words()).toolDeclined(request.name));
     const next = this.#requests.find((r) => r.toolCallId !== request.toolCallId);
     void this.#host.updateComplete.then(() => {
       const card = next && this.#card(next.toolCallId);
@@ -89,3 +101,26 @@ export class ToolApprovalView {
     return null;
   }
 }
+
+/** The cards' styles: they come with this module, not with the element's first load. */
+const approvalStyles = css`
+  .tool-approval {
+    align-self: stretch;
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius-control);
+    padding: 0.5rem 0.6rem;
+  }
+  .tool-approval pre {
+    margin: 0.4rem 0;
+    max-height: 12rem;
+    overflow: auto;
+  }
+  .tool-approval-question {
+    margin: 0;
+    font-weight: 600;
+  }
+  .tool-approval-actions {
+    display: flex;
+    gap: 0.4rem;
+  }
+`;

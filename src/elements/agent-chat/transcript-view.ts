@@ -9,16 +9,16 @@ import type { TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import { markdown } from '../internal/markdown-directive.js';
 import type { ChatSessionController } from './controllers/chat-session-controller.js';
+import type { ComposerController } from './controllers/composer-controller.js';
 import type { MessageEditController } from './controllers/message-edit-controller.js';
 import type { StartersController } from './controllers/starters-controller.js';
 import type { ToolApprovalController } from './controllers/tool-approval-controller.js';
 import type { ReplyExtrasController } from './controllers/reply-extras-controller.js';
 import type { TranscriptPlaceholdersController } from './controllers/transcript-placeholders-controller.js';
 import type { VoiceOutController } from './controllers/voice-out-controller.js';
-import type { AgentChatStrings } from './strings.js';
+import type { ShownStrings } from './strings.js';
 import { lastReply } from './transcript.js';
-import { safeFileName } from './file-names.js';
-import type { MessageAttachment, TranscriptItem } from './transcript.js';
+import type { TranscriptItem } from './transcript.js';
 
 /** What the transcript shows and does, from `<agent-chat>`. */
 export interface TranscriptView {
@@ -28,6 +28,8 @@ export interface TranscriptView {
   voiceOut: VoiceOutController;
   /** The suggested first messages of an empty chat. */
   starters: StartersController;
+  /** The files sent with user messages (shown by the attachment code, loaded for them). */
+  composer: ComposerController;
   /** Client-tool calls asking for consent, and server tools at work. */
   tools: ToolApprovalController;
   /** Copy, feedback and sources of replies. */
@@ -46,7 +48,7 @@ export interface TranscriptView {
 }
 
 /** The scrolling list of messages (`transcript` part). */
-export function renderTranscript(view: TranscriptView, t: AgentChatStrings): TemplateResult {
+export function renderTranscript(view: TranscriptView, t: ShownStrings): TemplateResult {
   const { chat } = view;
   const items = chat.items;
   const lastReplyId = lastReply(items)?.entry.id ?? null;
@@ -71,7 +73,7 @@ export function renderTranscript(view: TranscriptView, t: AgentChatStrings): Tem
 }
 
 /** `old`: the item is older than the newest HISTORY_FULL (a reply is then a placeholder until rendered in full: TranscriptPlaceholdersController). */
-function renderItem(view: TranscriptView, item: TranscriptItem, t: AgentChatStrings, lastReplyId: string | null, old: boolean): TemplateResult {
+function renderItem(view: TranscriptView, item: TranscriptItem, t: ShownStrings, lastReplyId: string | null, old: boolean): TemplateResult {
   switch (item.kind) {
     case 'user':
       return renderUserMessage(view, item, t);
@@ -89,11 +91,11 @@ function renderItem(view: TranscriptView, item: TranscriptItem, t: AgentChatStri
   }
 }
 
-function renderUserMessage(view: TranscriptView, { key, entry, text, attachments }: TranscriptItem & { kind: 'user' }, t: AgentChatStrings): TemplateResult {
+function renderUserMessage(view: TranscriptView, { key, entry, text, attachments }: TranscriptItem & { kind: 'user' }, t: ShownStrings): TemplateResult {
   if (view.edit.editing(key)) return view.edit.renderForm(t);
   return html`<div part="message message-user" class="message user" data-entry-id=${entry.id}>
     <span class="visually-hidden">${t.you}:</span>
-    ${attachments.length ? renderSentAttachments(attachments, t) : nothing}
+    ${attachments.length ? view.composer.renderSent(attachments, t) : nothing}
     ${text ? html`<div part="bubble" class="bubble" dir="auto">${text}</div>` : nothing}
     ${view.chat.state.waiting?.includes(entry.id) ? html`<p part="waiting" class="interrupted">${t.waitingToSend}</p>` : nothing}
     ${view.busy
@@ -106,23 +108,7 @@ function renderUserMessage(view: TranscriptView, { key, entry, text, attachments
   </div>`;
 }
 
-/** A `data:` URL of an image kind a browser shows without running anything (no SVG). */
-const SHOWN_IMAGE = /^data:image\/(?:png|jpeg|gif|webp|avif|bmp);base64,/i;
-
-/**
- * The files sent with a user message: images as thumbnails (only the page's own `data:` URLs are loaded;
- * a remote image shows its alternative text), documents by name. Names are text (`<bdi>`: a right-to-left
- * name does not reorder the line).
- */
-function renderSentAttachments(attachments: readonly MessageAttachment[], t: AgentChatStrings): TemplateResult {
-  return html`<ul part="sent-attachments" class="sent-attachments" aria-label=${t.attachmentsLabel}>${attachments.map((a) => html`<li>${
-    a.kind === 'image'
-      ? SHOWN_IMAGE.test(a.url) ? html`<img src=${a.url} alt=${t.attachedImage} />` : html`<span class="file">${t.attachedImage}</span>`
-      : html`<span class="file"><bdi>${safeFileName(a.name || 'PDF')}</bdi></span>`
-  }</li>`)}</ul>`;
-}
-
-function renderReply(view: TranscriptView, reply: TranscriptItem & { kind: 'assistant' }, t: AgentChatStrings, isLast: boolean, placeholder: boolean): TemplateResult {
+function renderReply(view: TranscriptView, reply: TranscriptItem & { kind: 'assistant' }, t: ShownStrings, isLast: boolean, placeholder: boolean): TemplateResult {
   const { chat, busy, voiceOut, extras } = view;
   const { key, entry, text } = reply;
   const streaming = entry.id === chat.state.streamingEntryId && busy;
@@ -154,7 +140,7 @@ function renderReply(view: TranscriptView, reply: TranscriptItem & { kind: 'assi
   </div>`;
 }
 
-function renderCall({ entry, arguments: args, result }: TranscriptItem & { kind: 'call' }, t: AgentChatStrings): TemplateResult {
+function renderCall({ entry, arguments: args, result }: TranscriptItem & { kind: 'call' }, t: ShownStrings): TemplateResult {
   const isFunction = entry.type === 'function.call';
   return html`<details part="tool-call" class="tool-call" data-entry-id=${entry.id}>
     <summary>${isFunction ? t.functionCall(entry.name) : t.toolExecution(entry.name)}</summary>

@@ -8,13 +8,13 @@ import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
 import type { ParleyElement } from '../../internal/parley-element.js';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
 import type { ChatSessionController } from './chat-session-controller.js';
 import type { VoiceInController } from './voice-in-controller.js';
 import type { VoiceOutController } from './voice-out-controller.js';
 import type { InputContentChunk } from '../../../client/types.js';
 import type { AttachmentTray } from '../attachment-tray.js';
-import { safeFileName } from '../file-names.js';
+import type { MessageAttachment } from '../transcript.js';
 
 /** The message box in `root` (the element's shadow root), when it is rendered. */
 export function messageBox(root: ParentNode): HTMLTextAreaElement | null {
@@ -39,7 +39,7 @@ export interface ComposerParts {
   voiceOut: VoiceOutController;
   /** Says a sentence in the element's polite live region. */
   announce(text: string): void;
-  words(): AgentChatStrings;
+  words(): ShownStrings;
 }
 
 /** `attachment-types` as the file input's `accept` (commas between types). */
@@ -56,6 +56,8 @@ export class ComposerController {
   /** The attached files (attachment-tray.ts), loaded with the first file attached. */
   #tray: AttachmentTray | null = null;
   #trayLoading: Promise<AttachmentTray> | null = null;
+  #renderSent: typeof import('../attachment-tray.js').renderSentAttachments | null = null;
+  #sentLoading: Promise<unknown> | null = null;
 
   constructor(host: ComposerHost, parts: ComposerParts) {
     this.#host = host;
@@ -67,15 +69,35 @@ export class ComposerController {
 
   /** The attachment tray, its code loaded on first use. */
   #loadTray(): Promise<AttachmentTray> {
-    return (this.#trayLoading ??= import('../attachment-tray.js').then(({ AttachmentTray, parseTypes }) => {
+    return (this.#trayLoading ??= import('../attachment-tray.js').then(({ AttachmentTray, parseTypes, renderSentAttachments }) => {
       const host = this.#host;
+      this.#renderSent = renderSentAttachments;
       return (this.#tray = new AttachmentTray(host, {
         limits: () => ({ maxCount: host.maxAttachments, maxBytes: host.maxAttachmentBytes, types: parseTypes(host.attachmentTypes) }),
         words: () => this.#parts.words(),
         announce: (text) => this.#parts.announce(text),
-        safeName: safeFileName,
       }));
+    }, (error: unknown) => {
+      this.#trayLoading = null; // the next use tries again
+      throw error;
     }));
+  }
+
+  /** While the attachment code loads for files shown in the transcript: settled once they are rendered (the element's updateComplete waits). */
+  get loading(): Promise<unknown> | null {
+    return this.#tray ? null : this.#sentLoading;
+  }
+
+  /** The files sent with a user message (`sent-attachments` part); nothing while their code loads (asking loads it). */
+  renderSent(attachments: readonly MessageAttachment[], t: ShownStrings): TemplateResult | typeof nothing {
+    if (this.#renderSent) return this.#renderSent(attachments, t);
+    this.#sentLoading ??= this.#loadTray().then(() => {
+      this.#host.requestUpdate();
+      return this.#host.updateComplete;
+    }).catch(() => {
+      this.#sentLoading = null;
+    });
+    return nothing;
   }
 
   /** Whether files are taken now (attachments are on, and there is a session). */
@@ -132,7 +154,7 @@ export class ComposerController {
     return true;
   }
 
-  render(t: AgentChatStrings): TemplateResult {
+  render(t: ShownStrings): TemplateResult {
     const chat = this.#chat;
     const voiceIn = this.#voiceIn;
     const voiceOut = this.#voiceOut;
@@ -166,7 +188,7 @@ export class ComposerController {
    * The attach button and its file input. No `capture`: it would open the camera only; without it a phone's
    * picker offers the camera, the photos and the files (PDFs) for these types.
    */
-  #renderAttachButton(t: AgentChatStrings): TemplateResult {
+  #renderAttachButton(t: ShownStrings): TemplateResult {
     return html`<button part="attach-button" class="attach" type="button" aria-label=${t.attach} ?disabled=${!this.#chat.session}
         @click=${this.#openPicker}>
         <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="m21 11-8.6 8.6a5 5 0 0 1-7-7L14 4a3.3 3.3 0 0 1 4.7 4.7l-8.6 8.6a1.7 1.7 0 0 1-2.4-2.4l8-8" /></svg>
@@ -211,14 +233,14 @@ export class ComposerController {
     void this.attach(files);
   };
 
-  #renderMicButton(t: AgentChatStrings): TemplateResult {
+  #renderMicButton(t: ShownStrings): TemplateResult {
     const on = this.#voiceIn.phase === 'listening';
     return html`<button part="mic-button" class="mic ${on ? 'primary' : ''}" type="button" aria-pressed=${on} aria-label=${on ? t.stopListening : t.speakMessage} ?disabled=${!this.#chat.session} @click=${this.#toggleMic}>
       <svg width="20" height="20" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="M9 5a3 3 0 0 1 6 0v6a3 3 0 0 1-6 0zM5 11a7 7 0 0 0 14 0M12 18v3" /></svg>
     </button>`;
   }
 
-  #renderVoiceBar(t: AgentChatStrings): TemplateResult {
+  #renderVoiceBar(t: ShownStrings): TemplateResult {
     const host = this.#host;
     const status = { off: '', listening: t.voiceListening, thinking: t.voiceThinking, speaking: t.voiceSpeaking }[this.#voiceIn.phase];
     return html`<div part="voice-bar" class="voice-bar">

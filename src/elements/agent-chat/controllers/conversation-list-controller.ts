@@ -1,13 +1,13 @@
 /**
  * The conversation list of `<agent-chat>` (the header's "Conversations" button): the conversations saved
  * in the page's history, each to resume or delete. The list takes the transcript's place while it is
- * shown; focus moves to its heading, and back to the message box when it closes.
+ * shown; focus moves to its heading, and back to the message box when it closes. What it shows is
+ * conversation-list-view.ts, loaded the first time it is shown (the element's updateComplete waits for it).
  */
-import { html, nothing } from 'lit';
+import { nothing } from 'lit';
 import type { ReactiveController, TemplateResult } from 'lit';
-import { repeat } from 'lit/directives/repeat.js';
 import type { ParleyElement } from '../../internal/parley-element.js';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
 import type { ChatSessionController } from './chat-session-controller.js';
 import { messageBox } from './composer-controller.js';
 
@@ -27,6 +27,9 @@ export class ConversationListController implements ReactiveController {
   #shown = false;
   /** Whether the last update rendered the list. */
   #rendered = false;
+  /** The list's module (conversation-list-view.ts), loaded the first time it is shown. */
+  #view: typeof import('../conversation-list-view.js') | null = null;
+  #loading: Promise<unknown> | null = null;
 
   constructor(host: ParleyElement, chat: ChatSessionController, hooks: ConversationListHooks) {
     this.#host = host;
@@ -63,36 +66,29 @@ export class ConversationListController implements ReactiveController {
     }
   };
 
-  render(t: AgentChatStrings): TemplateResult {
-    const chat = this.#chat;
-    const list = chat.conversations ?? [];
-    return html`<div part="conversation-list" class="conversations">
-      <h3 tabindex="-1">${t.conversations}</h3>
-      ${list.length === 0
-        ? html`<p>${t.noConversations}</p>`
-        : html`<ul>
-            ${repeat(list, (c) => c.id, (c) => {
-              const title = c.title || t.untitledConversation;
-              const updated = new Date(c.updatedAt);
-              return html`<li part="conversation">
-                <button
-                  part="conversation-button"
-                  class="conversation-button"
-                  type="button"
-                  aria-current=${c.id === chat.state.conversationId ? 'true' : 'false'}
-                  @click=${() => this.#open(c.id)}
-                >
-                  <span dir="auto">${title}</span>
-                  ${Number.isNaN(updated.getTime()) ? nothing : html`<time datetime=${c.updatedAt}>${updated.toLocaleString()}</time>`}
-                </button>
-                <button part="delete-button" class="quiet" type="button" aria-label=${t.deleteConversation(title)} @click=${() => this.#delete(c.id)}>
-                  ✕
-                </button>
-              </li>`;
-            })}
-          </ul>`}
-      <button type="button" class="quiet" @click=${this.toggle}>${t.closeConversations}</button>
-    </div>`;
+  /** While the list's module loads: settled once it has rendered (the element's updateComplete waits). */
+  get loading(): Promise<unknown> | null {
+    return this.#view ? null : this.#loading;
+  }
+
+  /** The list (`conversation-list` part); nothing while its module loads (asking loads it). */
+  render(t: ShownStrings): TemplateResult | typeof nothing {
+    const view = this.#view;
+    if (view) {
+      return view.renderConversationList({
+        conversations: this.#chat.conversations ?? [], current: this.#chat.state.conversationId,
+        open: (id) => void this.#open(id), remove: (id) => void this.#delete(id), close: this.toggle,
+      }, t);
+    }
+    this.#loading ??= import('../conversation-list-view.js').then((module) => {
+      module.adoptListStyles(this.#host.renderRoot as ShadowRoot);
+      this.#view = module;
+      this.#host.requestUpdate();
+      return this.#host.updateComplete;
+    }, () => {
+      this.#loading = null; // the next render tries again
+    });
+    return nothing;
   }
 
   async #open(id: string): Promise<void> {

@@ -9,7 +9,7 @@ import { html, nothing } from 'lit';
 import type { ReactiveController, TemplateResult } from 'lit';
 import type { ParleyElement } from '../../internal/parley-element.js';
 import { messageBox } from './composer-controller.js';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
 
 /**
  * Screens on which the open launcher panel covers the page as a modal dialog (focus kept inside, the page
@@ -61,7 +61,7 @@ export class LauncherController implements ReactiveController {
   }
 
   /** The launcher button (`mode="launcher"`). */
-  renderButton(t: AgentChatStrings): TemplateResult | typeof nothing {
+  renderButton(t: ShownStrings): TemplateResult | typeof nothing {
     const host = this.#host;
     if (host.mode !== 'launcher') return nothing;
     return html`<button
@@ -82,7 +82,7 @@ export class LauncherController implements ReactiveController {
   }
 
   /** The panel around the chat: the launcher's `<dialog>`, or the inline region. `keydown`: the panel's key handler. */
-  renderPanel(t: AgentChatStrings, content: (launcher: boolean) => TemplateResult, keydown: (event: KeyboardEvent) => void): TemplateResult {
+  renderPanel(t: ShownStrings, content: (launcher: boolean) => TemplateResult, keydown: (event: KeyboardEvent) => void): TemplateResult {
     if (this.#host.mode !== 'launcher') {
       return html`<section part="panel" id="panel" class="panel" role="region" aria-label=${t.chatPanelLabel} @keydown=${keydown}>
         ${content(false)}

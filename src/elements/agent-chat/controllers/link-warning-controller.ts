@@ -7,7 +7,7 @@ import { html, nothing } from 'lit';
 import type { ReactiveController, TemplateResult } from 'lit';
 import { spoofedLinkHost } from '../../internal/links.js';
 import type { ParleyElement } from '../../internal/parley-element.js';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
 
 /** A link waiting for the reader's answer: where it goes, the host its text shows, the host it opens. */
 interface PendingLink {
@@ -46,7 +46,7 @@ export class LinkWarningController implements ReactiveController {
     this.#set({ href: anchor.href, ...spoof });
   };
 
-  render(t: AgentChatStrings): TemplateResult {
+  render(t: ShownStrings): TemplateResult {
     const link = this.#pending;
     return html`<dialog part="link-dialog" class="link-dialog" aria-labelledby="link-dialog-title" @close=${this.#dismiss}>
       <h2 id="link-dialog-title">${t.linkWarningTitle}</h2>

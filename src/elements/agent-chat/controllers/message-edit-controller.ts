@@ -7,7 +7,7 @@ import { html } from 'lit';
 import type { TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
 import type { ParleyElement } from '../../internal/parley-element.js';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
 import type { ChatSessionController } from './chat-session-controller.js';
 import { messageBox } from './composer-controller.js';
 import type { TranscriptScrollController } from './transcript-scroll-controller.js';
@@ -48,7 +48,7 @@ export class MessageEditController {
   }
 
   /** The message being edited, as a form (its `message` and `message-user` parts are the message's). */
-  renderForm(t: AgentChatStrings): TemplateResult {
+  renderForm(t: ShownStrings): TemplateResult {
     return html`<form part="message message-user" class="message user edit" @submit=${this.#submit}>
         <textarea
           aria-label=${t.editLabel}

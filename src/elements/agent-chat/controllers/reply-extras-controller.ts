@@ -4,7 +4,7 @@
  * reply shows its text without them (and a code block's copy button, the markdown renderer's, waits for them).
  */
 import type { ReactiveController, TemplateResult } from 'lit';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
 import type { TranscriptItem } from '../transcript.js';
 import type { ReplyActions, ReplyActionsHost } from '../reply-actions.js';
 
@@ -35,12 +35,12 @@ export class ReplyExtrasController implements ReactiveController {
   }
 
   /** The copy and feedback buttons of a finished reply (nothing until the module is loaded; asking loads it). */
-  actions(reply: Reply, t: AgentChatStrings): TemplateResult | null {
+  actions(reply: Reply, t: ShownStrings): TemplateResult | null {
     return this.#loaded()?.renderActions(reply, t) ?? null;
   }
 
   /** The reply's Sources list, if it has sources. */
-  sources(reply: Reply, t: AgentChatStrings): TemplateResult | null {
+  sources(reply: Reply, t: ShownStrings): TemplateResult | null {
     return this.#loaded()?.renderSources(reply, t) ?? null;
   }
 

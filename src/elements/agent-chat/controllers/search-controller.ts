@@ -5,10 +5,10 @@
  * rendered in full to be searched, and the current match is scrolled into view. The page's highlight
  * registry is shared: closing the search, or taking the chat out of the page, takes its marks with it.
  */
-import { html } from 'lit';
+import { nothing } from 'lit';
 import type { ReactiveController, TemplateResult } from 'lit';
 import type { ParleyElement } from '../../internal/parley-element.js';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
 import type { TranscriptSearch } from '../transcript-search.js';
 import type { ConversationListController } from './conversation-list-controller.js';
 import type { TranscriptPlaceholdersController } from './transcript-placeholders-controller.js';
@@ -21,7 +21,7 @@ export interface SearchParts {
   placeholders: TranscriptPlaceholdersController;
   scroll: TranscriptScrollController;
   /** The element's words now. */
-  words(): AgentChatStrings;
+  words(): ShownStrings;
 }
 
 /** See the module comment. */
@@ -34,6 +34,9 @@ export class SearchController implements ReactiveController {
   #search: TranscriptSearch | null = null;
   /** Search steps run one after another (typing, Enter, the module loading). */
   #queue: Promise<unknown> = Promise.resolve();
+  /** The bar's module (search-bar.ts), loaded the first time the search opens. */
+  #bar: typeof import('../search-bar.js') | null = null;
+  #loading: Promise<unknown> | null = null;
 
   constructor(host: ParleyElement, parts: SearchParts) {
     this.#host = host;
@@ -78,27 +81,29 @@ export class SearchController implements ReactiveController {
     if (focusButton) this.#host.updateComplete.then(() => this.#host.renderRoot.querySelector<HTMLButtonElement>('.search-toggle')?.focus());
   }
 
-  render(t: AgentChatStrings): TemplateResult {
-    const total = this.#search?.total ?? 0;
-    return html`<div part="search" class="search" id="search" role="search">
-      <input
-        part="search-input"
-        type="search"
-        dir="auto"
-        aria-label=${t.searchLabel}
-        placeholder=${t.searchLabel}
-        @input=${this.#onInput}
-        @keydown=${this.#onKeydown}
-      />
-      <span part="search-status" class="search-status" role="status" aria-live="polite">${this.#status}</span>
-      <button part="search-previous-button" class="quiet" type="button" aria-label=${t.searchPrevious} ?disabled=${!total} @click=${() => this.#step((s) => s.move(-1))}>
-        <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="M6 15l6-6 6 6" /></svg>
-      </button>
-      <button part="search-next-button" class="quiet" type="button" aria-label=${t.searchNext} ?disabled=${!total} @click=${() => this.#step((s) => s.move(1))}>
-        <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="M6 9l6 6 6-6" /></svg>
-      </button>
-      <button part="search-close-button" class="quiet" type="button" aria-label=${t.closeSearch} @click=${() => this.close(true)}>✕</button>
-    </div>`;
+  /** While the bar's module loads: settled once it has rendered (the element's updateComplete waits). */
+  get loading(): Promise<unknown> | null {
+    return this.#bar ? null : this.#loading;
+  }
+
+  /** The search bar (`search` part); nothing while its module loads (asking loads it). */
+  render(t: ShownStrings): TemplateResult | typeof nothing {
+    const bar = this.#bar;
+    if (bar) {
+      return bar.renderSearchBar({
+        status: this.#status, total: this.#search?.total ?? 0, input: this.#onInput, keydown: this.#onKeydown,
+        move: (by: 1 | -1) => void this.#step((s) => s.move(by)), close: () => this.close(true),
+      }, t);
+    }
+    this.#loading ??= import('../search-bar.js').then((module) => {
+      module.adoptSearchStyles(this.#host.renderRoot as ShadowRoot);
+      this.#bar = module;
+      this.#host.requestUpdate();
+      return this.#host.updateComplete;
+    }, () => {
+      this.#loading = null; // the next render tries again
+    });
+    return nothing;
   }
 
   #input(): HTMLInputElement | null {
@@ -131,9 +136,8 @@ export class SearchController implements ReactiveController {
   }
 
   #statusText(search: TranscriptSearch): string {
-    const t = this.#parts.words();
-    if (!this.#input()?.value.trim()) return '';
-    return search.total ? t.searchMatches(search.current, search.total) : t.searchNoMatches;
+    if (!this.#input()?.value.trim() || !this.#bar) return '';
+    return this.#bar.statusText(search.current, search.total, this.#parts.words());
   }
 
   readonly #onInput = (event: Event): void => {

@@ -1,27 +1,20 @@
 /**
  * The suggested first messages of `<agent-chat>`: the element's `starters`, else the agent's own (the
  * strings of its `metadata.starters`, read through the relay once per agent while a chat is empty).
- * Shown as buttons on an empty chat, in a labelled group; a press sends that message.
+ * Shown as buttons on an empty chat, in a labelled group; a press sends that message. The buttons and the
+ * agent's reading are starters-view.ts, loaded the first time an empty chat has starters or an agent: the
+ * element's updateComplete waits for it.
  */
-import { html, nothing } from 'lit';
+import { nothing } from 'lit';
 import type { TemplateResult } from 'lit';
-import type { ParleyElement } from '../../internal/parley-element.js';
-import { sharedClient } from '../../internal/shared-client.js';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
+import type { StartersHost, StartersView } from '../starters-view.js';
+
+export type { StartersHost } from '../starters-view.js';
 
 /** At most this many starters are shown (the first ones). */
 export const MAX_STARTERS = 6;
 
-/** What the controller reads of `<agent-chat>`. */
-export interface StartersHost extends ParleyElement {
-  starters: string[];
-  relayUrl: string;
-  agentId: string;
-  send(text: string): Promise<void>;
-}
-
-/** The agent's starters, by relay and agent (one request per page). */
-const agentStarters = new Map<string, Promise<string[]>>();
 
 /** The usable strings of a list (trimmed, non-empty, once each), at most MAX_STARTERS. */
 export function cleanStarters(list: unknown): string[] {
@@ -49,43 +42,30 @@ export function parseStarters(value: string | null): string[] {
 
 export class StartersController {
   readonly #host: StartersHost;
-  #agent: { key: string; starters: string[] } | null = null;
+  #view: StartersView | null = null;
+  #loading: Promise<unknown> | null = null;
 
   constructor(host: StartersHost) {
     this.#host = host;
   }
 
-  /** The starters to show: the element's, else the agent's once read. */
-  get list(): string[] {
-    const own = cleanStarters(this.#host.starters);
-    return own.length ? own : this.#agent?.starters ?? [];
+  /** While the view loads: settled once it has rendered (the element's updateComplete waits). */
+  get loading(): Promise<unknown> | null {
+    return this.#view ? null : this.#loading;
   }
 
-  /** The buttons (`starters` part, each a `starter`), on an empty chat; reads the agent's the first time. */
-  render(t: AgentChatStrings): TemplateResult | typeof nothing {
-    this.#readAgent();
-    const list = this.list;
-    if (!list.length) return nothing;
-    return html`<div part="starters" class="starters" role="group" aria-label=${t.startersLabel}>
-      ${list.map((text) => html`<button part="starter" class="starter" type="button" dir="auto" @click=${() => void this.#host.send(text)}>${text}</button>`)}
-    </div>`;
-  }
-
-  #readAgent(): void {
-    const { relayUrl, agentId } = this.#host;
-    if (!relayUrl || !agentId || cleanStarters(this.#host.starters).length) return;
-    const key = `${relayUrl}\u0000${agentId}`;
-    if (this.#agent?.key === key) return;
-    this.#agent = { key, starters: [] };
-    let read = agentStarters.get(key);
-    if (!read) {
-      read = sharedClient(relayUrl).then((client) => client.agents.get(agentId)).then((agent) => cleanStarters(agent.metadata?.starters), () => []);
-      agentStarters.set(key, read);
-    }
-    void read.then((starters) => {
-      if (this.#agent?.key !== key || !starters.length) return;
-      this.#agent = { key, starters };
-      this.#host.requestUpdate();
+  /** The buttons (`starters` part, each a `starter`), on an empty chat (nothing while their module loads). */
+  render(t: ShownStrings): TemplateResult | typeof nothing {
+    if (this.#view) return this.#view.render(t);
+    const host = this.#host;
+    if (!cleanStarters(host.starters).length && !(host.relayUrl && host.agentId)) return nothing;
+    this.#loading ??= import('../starters-view.js').then(({ StartersView }) => {
+      this.#view = new StartersView(host, cleanStarters);
+      host.requestUpdate();
+      return host.updateComplete;
+    }, () => {
+      this.#loading = null; // the next render tries again
     });
+    return nothing;
   }
 }

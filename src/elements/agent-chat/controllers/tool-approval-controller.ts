@@ -7,7 +7,7 @@
 import { html, nothing } from 'lit';
 import type { ReactiveController, TemplateResult } from 'lit';
 import type { ParleyElement } from '../../internal/parley-element.js';
-import type { AgentChatStrings } from '../strings.js';
+import type { ShownStrings } from '../strings.js';
 import type { ToolApprovalParts, ToolApprovalView } from '../tool-approval.js';
 import { prettyJson } from '../transcript.js';
 
@@ -28,7 +28,7 @@ export class ToolApprovalController implements ReactiveController {
   }
 
   /** The consent cards (nothing while their module loads: it asks for an update once it is there). */
-  render(t: AgentChatStrings): TemplateResult | typeof nothing {
+  render(t: ShownStrings): TemplateResult | typeof nothing {
     if (!this.#parts.chat.state.approvals?.length) return nothing;
     if (this.#view) return this.#view.render(t);
     this.#loading ??= import('../tool-approval.js').then(({ ToolApprovalView }) => {
@@ -42,7 +42,7 @@ export class ToolApprovalController implements ReactiveController {
   }
 
   /** The status line of the tools the platform runs now (`tool-progress` part, a polite live region). */
-  renderProgress(t: AgentChatStrings, busy: boolean): TemplateResult {
+  renderProgress(t: ShownStrings, busy: boolean): TemplateResult {
     const running = busy ? this.#parts.chat.state.entries.filter((e) => e.type === 'tool.execution' && !e.completed_at) : [];
     return html`<div part="tool-progress" class="tool-progress" role="status">${running.map((e) => e.type === 'tool.execution' && html`<p dir="auto">${
       e.name === 'document_library' ? t.searchingDocuments : t.toolRunning(e.name)}</p>`)}</div>`;
