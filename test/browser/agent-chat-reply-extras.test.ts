@@ -199,7 +199,7 @@ describe('<agent-chat> copy', () => {
       expect(clipboard.written[0]).to.equal('Use **this**:\n\n```js\nconst a = 1;\n```\n\n\nSources (1)\n\n1. [Docs](<https://docs.example/a>)');
       await el.updateComplete;
       expect(root.querySelector('[part="copy-button"]')!.textContent).to.equal('Copied');
-      expect(root.querySelector('[role="status"]')!.textContent).to.include('Copied');
+      expect(root.querySelector('[role="status"][aria-live="polite"]')!.textContent).to.include('Copied');
 
       const codeButton = root.querySelector<HTMLButtonElement>('.bubble pre button.parley-copy-code')!;
       expect(codeButton.getAttribute('aria-label')).to.equal('Copy code');
@@ -229,7 +229,7 @@ describe('<agent-chat> copy', () => {
       expect(copied[0]).to.equal('Plain reply.');
       works = false;
       root.querySelector<HTMLButtonElement>('[part="copy-button"]')!.click();
-      await waitUntil(() => root.querySelector('[role="status"]')!.textContent!.includes('Could not copy'));
+      await waitUntil(() => root.querySelector('[role="status"][aria-live="polite"]')!.textContent!.includes('Could not copy'));
       await el.updateComplete;
       expect(root.querySelector('[part="copy-button"]')!.textContent).to.equal('Copy');
       expect(root.querySelector('textarea[readonly]')).to.equal(null);
