@@ -37,6 +37,8 @@ export class TranscriptScrollController implements ReactiveController {
   #setTop = 0;
   /** The transcript's scrollHeight at the last scroll event or scroll to the end. */
   #height = 0;
+  /** The newest message, observed for late growth ({@link #observeNewest}). */
+  #newest: HTMLElement | null = null;
   /** A pointer or finger is down on the transcript (dragging its scrollbar, swiping). */
   #held = false;
   #observed: HTMLElement | null = null;
@@ -77,7 +79,11 @@ export class TranscriptScrollController implements ReactiveController {
   };
 
   hostUpdated(): void {
-    this.#observe(this.#transcript());
+    const el = this.#transcript();
+    this.#observe(el);
+    let newest = el?.lastElementChild ?? null;
+    while (newest && !newest.classList.contains('message')) newest = newest.previousElementSibling;
+    this.#observeNewest(newest as HTMLElement | null);
     this.#scrollToEnd(SETTLE_FRAMES);
   }
 
@@ -86,6 +92,7 @@ export class TranscriptScrollController implements ReactiveController {
     this.#frame = 0;
     this.#resize?.disconnect();
     this.#resize = null;
+    this.#newest = null;
     this.#listen(this.#observed, false);
     this.#observed = null;
   }
@@ -107,6 +114,18 @@ export class TranscriptScrollController implements ReactiveController {
         });
       }
     });
+  }
+
+  /**
+   * The newest message growing after the update that showed it (its markdown, sources or buttons arriving with
+   * code loaded on first use, frames later) keeps the end in view while sticking, like the box resizing.
+   */
+  #observeNewest(message: HTMLElement | null): void {
+    if (message === this.#newest || typeof ResizeObserver === 'undefined') return;
+    this.#resize ??= new ResizeObserver(() => this.#scrollToEnd(SETTLE_FRAMES));
+    if (this.#newest) this.#resize.unobserve(this.#newest);
+    if (message) this.#resize.observe(message);
+    this.#newest = message;
   }
 
   /** The transcript's box resizing (an error box, a notice, the panel) keeps the end in view. */
