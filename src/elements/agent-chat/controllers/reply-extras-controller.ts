@@ -9,6 +9,14 @@ import type { TranscriptItem } from '../transcript.js';
 import type { ReplyActions, ReplyActionsHost } from '../reply-actions.js';
 
 type Reply = TranscriptItem & { kind: 'assistant' };
+type Module = typeof import('../reply-actions.js');
+
+/**
+ * The module once loaded by any chat of the page: a chat made after that builds its actions before its first
+ * render, so a long history is rendered (and styled) once, not again when the module arrives.
+ */
+let loaded: Module | null = null;
+let loading: Promise<Module> | null = null;
 type Host = ReplyActionsHost['element'];
 type Hooks = Omit<ReplyActionsHost, 'element'>;
 
@@ -23,6 +31,10 @@ export class ReplyExtrasController implements ReactiveController {
     this.#host = host;
     this.#hooks = hooks;
     host.addController(this);
+  }
+
+  hostConnected(): void {
+    if (loaded) this.#build(loaded);
   }
 
   hostUpdated(): void {
@@ -50,12 +62,21 @@ export class ReplyExtrasController implements ReactiveController {
   };
 
   #loaded(): ReplyActions | null {
-    this.#load ??= import('../reply-actions.js').then(({ ReplyActions }) => {
-      this.#actions = new ReplyActions({ ...this.#hooks, element: this.#host });
+    if (this.#actions) return this.#actions;
+    if (loaded) return this.#build(loaded);
+    this.#load ??= (loading ??= import('../reply-actions.js')).then((module) => {
+      loaded = module;
+      this.#build(module);
       this.#host.requestUpdate();
     }, () => {
-      this.#load = null; // the next render tries again
+      loading = null; // the next render tries again
+      this.#load = null;
     });
+    return null;
+  }
+
+  #build({ ReplyActions }: Module): ReplyActions {
+    this.#actions ??= new ReplyActions({ ...this.#hooks, element: this.#host });
     return this.#actions;
   }
 }
