@@ -367,7 +367,7 @@ export class AgentChat extends ParleyElement {
   readonly #list: ConversationListController = new ConversationListController(this, this.#chat, {
     // The transcript leaves the page for the list: back to it, only the newest replies render in full again.
     shown: () => this.#placeholders.reset(),
-    opening: () => {
+    back: () => {
       this.#edit.end();
       this.#transcriptScroll.stickToBottom = true;
     },

@@ -15,8 +15,8 @@ import { messageBox } from './composer-controller.js';
 export interface ConversationListHooks {
   /** The list is shown: the transcript left the page (called before the update that renders the list). */
   shown(): void;
-  /** A saved conversation is about to be shown in the transcript. */
-  opening(): void;
+  /** The transcript is about to come back: the list closed, or a saved conversation is about to be shown in it. */
+  back(): void;
 }
 
 /** See the module comment. */
@@ -94,7 +94,6 @@ export class ConversationListController implements ReactiveController {
   async #open(id: string): Promise<void> {
     if (!this.#chat.session) return;
     this.#set(false);
-    this.#hooks.opening();
     await this.#chat.open(id);
     await this.#host.updateComplete;
     messageBox(this.#host.renderRoot)?.focus();
@@ -114,6 +113,7 @@ export class ConversationListController implements ReactiveController {
   #set(shown: boolean): void {
     if (shown === this.#shown) return;
     this.#shown = shown;
+    if (!shown) this.#hooks.back();
     this.#host.requestUpdate();
   }
 }

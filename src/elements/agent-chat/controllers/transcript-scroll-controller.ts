@@ -8,8 +8,10 @@
  * (`content-visibility: auto`) and take their real sizes as they come into view, and the browser's scroll
  * anchoring then moves `scrollTop` by itself, often upwards. So a wheel or key scrolling up, or a scroll
  * up while a pointer or finger is down on the transcript, is the reader's at once; any other scroll up
- * (assistive technology, script) counts only when the content kept its height since the last look, and
- * one that came with a change of height, while sticking, is answered by scrolling to the end again.
+ * (assistive technology, script) counts only when the content kept its height since the last look and the
+ * end is not settling (a scroll to the end being checked over the next frames: late sizes can move
+ * `scrollTop` up and then restore the height between two scroll events); one that came with a change of
+ * height, or while settling, is answered by scrolling to the end again.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 
@@ -33,6 +35,8 @@ export class TranscriptScrollController implements ReactiveController {
 
   readonly #transcript: () => HTMLElement | null;
   #frame = 0;
+  /** A scroll to the end is pending or being checked over the next frames ({@link #scrollToEnd}). */
+  #settling = false;
   /** scrollTop the controller last set: a scroll event above it is the reader's. */
   #setTop = 0;
   /** The transcript's scrollHeight at the last scroll event or scroll to the end. */
@@ -58,8 +62,8 @@ export class TranscriptScrollController implements ReactiveController {
     const resized = height !== this.#height;
     this.#height = height;
     if (height - el.scrollTop - el.clientHeight < STICKY_DISTANCE) this.stickToBottom = true;
-    else if (el.scrollTop < this.#setTop - 1 && (this.#held || !resized)) this.stickToBottom = false;
-    else if (this.stickToBottom && resized) this.#scrollToEnd(SETTLE_FRAMES);
+    else if (el.scrollTop < this.#setTop - 1 && (this.#held || (!resized && !this.#settling))) this.stickToBottom = false;
+    else if (this.stickToBottom && (resized || this.#settling)) this.#scrollToEnd(SETTLE_FRAMES);
     this.#setTop = Math.min(this.#setTop, el.scrollTop);
   };
 
@@ -90,6 +94,7 @@ export class TranscriptScrollController implements ReactiveController {
   hostDisconnected(): void {
     cancelAnimationFrame(this.#frame);
     this.#frame = 0;
+    this.#settling = false;
     this.#resize?.disconnect();
     this.#resize = null;
     this.#newest = null;
@@ -97,22 +102,32 @@ export class TranscriptScrollController implements ReactiveController {
     this.#observed = null;
   }
 
-  /** Once per frame (a fast stream does not force a layout per delta), then again while the end still moves. */
+  /**
+   * Once per frame (a fast stream does not force a layout per delta), then again while the end still moves;
+   * settling until a frame after the end last held still.
+   */
   #scrollToEnd(settleFrames: number): void {
     if (!this.stickToBottom || this.#frame) return;
+    this.#settling = true;
     this.#frame = requestAnimationFrame(() => {
       this.#frame = 0;
       const el = this.#transcript();
-      if (!el || !this.stickToBottom) return;
+      if (!el || !this.stickToBottom) {
+        this.#settling = false;
+        return;
+      }
       const height = el.scrollHeight;
       el.scrollTop = height;
       this.#setTop = el.scrollTop;
       this.#height = height;
-      if (settleFrames > 0) {
-        requestAnimationFrame(() => {
-          if (el.scrollHeight !== height || el.scrollHeight - el.scrollTop - el.clientHeight > 1) this.#scrollToEnd(settleFrames - 1);
-        });
-      }
+      requestAnimationFrame(() => {
+        if (this.#frame) return; // scrolled to the end again meanwhile: that one settles
+        if (settleFrames > 0 && (el.scrollHeight !== height || el.scrollHeight - el.scrollTop - el.clientHeight > 1)) {
+          this.#scrollToEnd(settleFrames - 1);
+        } else {
+          this.#settling = false;
+        }
+      });
     });
   }
 
@@ -140,6 +155,9 @@ export class TranscriptScrollController implements ReactiveController {
     }
     this.#observed = el;
     this.#held = false;
+    // A new transcript (back from the conversation list) starts at the top: what was set on the old one says nothing.
+    this.#setTop = 0;
+    this.#height = 0;
   }
 
   #listen(el: HTMLElement | null, on: boolean): void {
