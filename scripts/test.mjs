@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: build, then every suite — unit (vitest), browser (web-test-runner in Chromium),
+// `npm test`: build, then every suite — unit (vitest), browser (web-test-runner in Chromium, then the main
+// flows' suites in Firefox and WebKit),
 // end-to-end (playwright-core driving `parley start`), manifest freshness — and one closing line
 // `N passed, N failed` summing them all. Exits non-zero if any suite failed or crashed.
 import { spawn } from 'node:child_process';
@@ -48,6 +49,18 @@ if (build.code !== 0) {
   let bp = m ? Number(m[1]) : 0, bf = m ? Number(m[2]) : 0;
   if (browser.code !== 0 && bf === 0) bf = 1;
   results.push({ name: 'browser', passed: bp, failed: bf });
+
+  // The suites of each element's main flows again in Firefox ESR and WebKitGTK (web-test-runner.engines.config.mjs).
+  for (const engine of ['firefox', 'webkit']) {
+    process.env.PARLEY_ENGINES = engine;
+    const run_ = await run(`browser ${engine}`, 'npx', ['web-test-runner', '--config', 'web-test-runner.engines.config.mjs', '--static-logging'], { capture: true });
+    delete process.env.PARLEY_ENGINES;
+    const em = [...run_.out.matchAll(/(\d+) passed, (\d+) failed/g)].pop();
+    let ep = em ? Number(em[1]) : 0, ef = em ? Number(em[2]) : 0;
+    if (run_.code !== 0 && ef === 0) ef = 1;
+    results.push({ name: `browser ${engine}`, passed: ep, failed: ef });
+  }
+
 
   const e2e = await run('e2e', 'npx', ['vitest', 'run', '--config', 'vitest.e2e.config.ts', '--reporter=default', '--reporter=json', '--outputFile.json=.test-results/e2e.json']);
   results.push({ name: 'e2e', ...vitestCounts('.test-results/e2e.json', e2e.code) });

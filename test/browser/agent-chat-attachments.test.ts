@@ -132,7 +132,7 @@ describe('<agent-chat> attachments', () => {
       expect(revoked).to.deep.equal([thumb]);
       expect(v.live()).to.equal('one.png removed');
       await waitUntil(() => v.root.activeElement?.getAttribute('aria-label') === 'Remove two.png', 'focus on the next chip');
-      await sendKeys({ press: 'Space' });
+      await sendKeys({ press: ' ' });
       await waitUntil(() => v.chips().length === 0, 'no chip left');
       await waitUntil(() => v.root.activeElement?.getAttribute('part') === 'attach-button', 'focus on the attach button');
     } finally {

@@ -59,7 +59,7 @@ describe('<agent-chat> starters', () => {
     await waitUntil(() => session.calls.some((c) => c[0] === 'send'));
     expect(session.calls.filter((c) => c[0] === 'send')).to.deep.equal([['send', 'Where is my order?']]);
     buttons[1].focus();
-    await sendKeys({ press: 'Space' });
+    await sendKeys({ press: ' ' });
     await waitUntil(() => session.calls.filter((c) => c[0] === 'send').length === 2);
     expect(session.calls.filter((c) => c[0] === 'send')[1]).to.deep.equal(['send', 'What lamps do you sell?']);
   });
@@ -131,7 +131,7 @@ describe('<agent-chat> tool approvals', () => {
     const cards = parts(el, 'tool-approval');
     expect(cards).to.have.length(2);
     part(el, 'deny-button')!.focus();
-    await sendKeys({ press: 'Space' });
+    await sendKeys({ press: ' ' });
     await settle(el);
     expect(session.calls.filter((c) => c[0] === 'decide')).to.deep.equal([['decide', 'call_a', false]]);
     expect(el.shadowRoot!.querySelector('[role="status"][aria-live="polite"]')!.textContent).to.contain('Declined: send_email did not run.');

@@ -170,7 +170,7 @@ describe('<agent-chat> voice in (real microphone path)', function () {
     const launcher = await chat(html`<agent-chat mode="launcher" open relay-url=${RELAY} model=${model} resume="none" .voiceOptions=${VERBATIM} voice-input></agent-chat>`);
     expect(await axeViolations(launcher)).to.deep.equal([]);
     handsFreeButton(launcher).focus();
-    await sendKeys({ press: 'Space' });
+    await sendKeys({ press: ' ' });
     await waitUntil(() => status(launcher) === 'Listening…', 'listening', { timeout: 5000 });
     expect(await axeViolations(launcher)).to.deep.equal([]);
     // Escape ends hands-free first; a second Escape closes the panel.

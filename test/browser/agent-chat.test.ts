@@ -1,6 +1,7 @@
 // <agent-chat> against the REAL relay and the local platform (mounted by web-test-runner.config.mjs at /api).
 import { expect, fixture, html, waitUntil, oneEvent, nextFrame } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
+import { pressWith } from './helpers/keys.js';
 import '../../src/elements/agent-chat/define.js';
 import type { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
 import { forgetClient } from '../../src/client/index.js';
@@ -81,9 +82,7 @@ describe('<agent-chat> with the real relay', () => {
     const v = view(el);
     v.input().focus();
     await sendKeys({ type: 'Show me a heading' });
-    await sendKeys({ down: 'Shift' });
-    await sendKeys({ press: 'Enter' });
-    await sendKeys({ up: 'Shift' });
+    await pressWith('Shift', 'Enter');
     await sendKeys({ type: 'and a list please, in markdown' });
     expect(v.input().value).to.equal('Show me a heading\nand a list please, in markdown');
     expect(v.session()!.state.entries.length).to.equal(0);

@@ -218,7 +218,7 @@ describe('<speech-player> for everyone', () => {
     await axeEverywhere(el, frame, 'playing');
     expect(el.status, 'still playing after the checks').to.equal('playing');
     part(el, 'play-button')!.focus();
-    await sendKeys({ press: 'Space' });
+    await sendKeys({ press: ' ' });
     await waitFor(() => el.status === 'paused', 'paused by Space');
     await settle(el);
     expect(await violations(el), 'paused').to.deep.equal([]);
@@ -226,7 +226,7 @@ describe('<speech-player> for everyone', () => {
     await waitFor(() => el.status === 'playing', 'resumed by Enter');
 
     part(el, 'stop-button')!.focus();
-    await sendKeys({ press: 'Space' });
+    await sendKeys({ press: ' ' });
     await waitFor(() => el.status === 'stopped', 'stopped by Space');
     await settle(el);
     expect(part<HTMLButtonElement>(el, 'stop-button')!.disabled).to.equal(true);
@@ -315,7 +315,7 @@ describe('<audio-transcriber> for everyone', () => {
     await settle(el);
     expect(focusedIn(el)).to.equal(part(el, 'record-button'));
     expect(el.transcript).to.deep.equal([]);
-    await sendKeys({ press: 'Space' });
+    await sendKeys({ press: ' ' });
     await waitFor(() => el.activity === 'listening', 'recording after Space', 20_000);
     el.cancel();
     await waitFor(() => el.activity === 'idle', 'cancelled');
@@ -401,7 +401,7 @@ describe('<doc-ocr-viewer> for everyone', () => {
     await settle(el);
     expect(el.page).to.equal(1);
     expect(focusedIn(el)).to.equal(next);
-    await sendKeys({ press: 'Space' });
+    await sendKeys({ press: ' ' });
     await settle(el);
     expect(el.page).to.equal(2);
     expect(next.disabled).to.equal(true);

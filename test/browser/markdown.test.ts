@@ -1,6 +1,6 @@
 // Hostile model output (relay-security.md §5 item 26): nothing executes, no remote image is fetched,
 // links keep to http/https/mailto, and streaming keeps finished blocks' DOM nodes.
-import { expect, fixture, html, aTimeout } from '@open-wc/testing';
+import { expect, fixture, html, aTimeout, waitUntil } from '@open-wc/testing';
 import { render } from 'lit';
 import { StreamingMarkdown, enforceAllowlist, renderMarkdownFragment, renderMarkdownText, safeUrl } from '../../src/elements/internal/markdown.js';
 import { parseHostList, spoofedLinkHost } from '../../src/elements/internal/links.js';
@@ -350,7 +350,8 @@ describe('markdown renderer: images', () => {
     host.replaceChildren(renderMarkdownFragment(`![ok](${src}) ![ref][i]\n\n[i]: ${probeUrl('allowed-ref.png')}`, { allowImageHosts: parseHostList(`other.test ${location.hostname}`) }));
     const imgs = [...host.querySelectorAll('img')];
     expect(imgs.length).to.equal(2);
-    await Promise.all(imgs.map((img) => img.decode()));
+    // Loaded (not decode(): Firefox rejects it for an image that is still lazy).
+    await waitUntil(() => imgs.every((img) => img.complete && img.naturalWidth > 0), 'both images loaded');
     expect(imgs[0].naturalWidth).to.equal(1);
     expect(imgs[0].getAttribute('referrerpolicy')).to.equal('no-referrer');
     const hits = await probeHits();
