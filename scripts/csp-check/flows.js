@@ -1,0 +1,74 @@
+// The flows the CSP check runs, engine-agnostic: each resolves with a short summary once the element has
+// done its work, or rejects saying what did not happen. A driver calls them with
+// `await window.cspFlows.<name>()` (after a click on the page, so audio may start), then reads
+// `window.cspViolations`.
+const $ = (id) => document.getElementById(id);
+const shadow = (el, selector) => el.shadowRoot?.querySelector(selector) ?? null;
+
+function until(what, test, timeoutMs = 60_000) {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const tick = () => {
+      let value;
+      try { value = test(); } catch (error) { reject(error); return; }
+      if (value) resolve(value);
+      else if (Date.now() - started > timeoutMs) reject(new Error(`timed out waiting for ${what}`));
+      else setTimeout(tick, 100);
+    };
+    tick();
+  });
+}
+
+const defined = Promise.all(['agent-chat', 'speech-player', 'audio-transcriber', 'doc-ocr-viewer'].map((n) => customElements.whenDefined(n)));
+
+window.cspFlows = {
+  /** A markdown reply streamed into <agent-chat>. */
+  async chat() {
+    await defined;
+    const chat = $('chat');
+    // The demo's agent (`parley start` made it; its relay policy allows it), as the gallery's demo.js does.
+    const config = await (await fetch('/demo-config.json')).json();
+    if (config.agentId) chat.setAttribute('agent-id', config.agentId);
+    else if (config.model) chat.setAttribute('model', config.model);
+    await chat.updateComplete;
+    await chat.send('Show me some markdown');
+    await until('a markdown table in the reply', () => shadow(chat, '[part~="message-assistant"] table'), 45_000)
+      .catch((error) => { throw new Error(`${error.message}; the chat shows: ${chat.shadowRoot?.textContent?.replace(/\s+/g, ' ').slice(0, 400)}`); });
+    await until('the reply to end', () => shadow(chat, '[part="send-button"]'));
+    return 'chat: markdown reply streamed';
+  },
+  /** <speech-player> speaks a sentence to its end. */
+  async speech() {
+    await defined;
+    const player = $('player');
+    const events = [];
+    const ended = new Promise((resolve, reject) => {
+      player.addEventListener('parley-speech-first-audio', () => events.push('first-audio'));
+      player.addEventListener('parley-speech-end', () => resolve());
+      player.addEventListener('parley-speech-error', (e) => reject(new Error(`speech error: ${e.detail?.kind ?? ''} ${e.detail?.message ?? ''}`)));
+    });
+    void player.speak('Hello from a page with a strict policy.');
+    await ended;
+    return `speech: ${events.join(', ')}, end`;
+  },
+  /** <doc-ocr-viewer> reads a PDF and draws its original with pdf.js. */
+  async pdf() {
+    await defined;
+    const viewer = $('viewer');
+    const blob = await (await fetch('/csp-check/doc.pdf')).blob();
+    await viewer.read(new File([blob], 'report.pdf', { type: 'application/pdf' }));
+    await until('the page text', () => /Quarterly/i.test(shadow(viewer, '[part="page"]')?.textContent ?? ''));
+    viewer.toggleOriginal(true);
+    await until('the original drawn by pdf.js', () => shadow(viewer, 'img[part="original"]'));
+    return 'pdf: read, original drawn';
+  },
+  /** <audio-transcriber> records the (fake) microphone and writes the words down. */
+  async mic() {
+    await defined;
+    const transcriber = $('transcriber');
+    await transcriber.startRecording();
+    await until('words from the microphone', () => /fox/i.test(shadow(transcriber, '[part="transcript"]')?.textContent ?? ''));
+    await transcriber.stopRecording();
+    return 'mic: recorded, words written';
+  },
+};
