@@ -8,7 +8,7 @@
 // (/csp-check/page.html, from scripts/csp-check/) and a PDF (/csp-check/doc.pdf), and passes everything
 // else (/assets/ bundles, /api relay calls and WebSockets) through to `parley start`. Chromium
 // (playwright-core, a fake microphone saying "the quick brown fox…") opens the page and runs its flows
-// (window.cspFlows: chat, speech, pdf, mic); the page records every securitypolicyviolation in
+// (window.cspFlows: chat, speech, pdf, entities, mic); the page records every securitypolicyviolation in
 // window.cspViolations. Prints the flows' results and each violation; exits 1 on a violation or a failed flow.
 //
 // `startCspStack()` is exported for a test to reuse with its own driver: it returns `{ url, close }`, the
@@ -75,6 +75,7 @@ export async function startCspStack({ csp = CSP } = {}) {
   let upstream = null;
   const server = createServer((req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
+    if (path === '/favicon.ico') { res.writeHead(204, { 'content-security-policy': csp }); res.end(); return; }
     if (path.startsWith('/csp-check/')) {
       const name = path.slice('/csp-check/'.length);
       const body = name === 'doc.pdf' ? pdfBytes : /^[a-z-]+\.(html|js|css)$/.test(name) && existsSync(join(PAGES, name)) ? readFileSync(join(PAGES, name)) : null;
@@ -148,7 +149,7 @@ async function main() {
     console.log(`policy: ${stack.csp}\npage:   ${stack.page}`);
     await page.goto(stack.page);
     await page.locator('body').click(); // a user gesture, so audio may start in every engine
-    for (const flow of ['chat', 'speech', 'pdf', 'mic']) {
+    for (const flow of ['chat', 'speech', 'pdf', 'entities', 'mic']) {
       try {
         console.log(`ok    ${await page.evaluate((f) => window.cspFlows[f](), flow)}`);
       } catch (error) {

@@ -62,6 +62,22 @@ window.cspFlows = {
     await until('the original drawn by pdf.js', () => shadow(viewer, 'img[part="original"]'));
     return 'pdf: read, original drawn';
   },
+  /**
+   * Markdown with character references (the renderer decodes them through the kit's Trusted Types policy,
+   * `parley-kit`), shown by <doc-ocr-viewer> as a result set by script. Run it after pdf().
+   */
+  async entities() {
+    await defined;
+    const viewer = $('viewer');
+    viewer.result = { model: 'mistral-ocr-latest', document_annotation: null, usage_info: { pages_processed: 1, doc_size_bytes: null },
+      pages: [{ index: 0, images: [], dimensions: null, markdown: 'Fish &amp; chips &#x2014; [the menu](https://example.com/menu?a=1&amp;b=2)' }] };
+    const link = await until('the decoded text and link', () => {
+      const page = shadow(viewer, '[part="page"]');
+      return page?.textContent?.includes('Fish & chips \u2014 the menu') && page.querySelector('a');
+    });
+    if (link.getAttribute('href') !== 'https://example.com/menu?a=1&b=2') throw new Error(`link href ${link.getAttribute('href')}`);
+    return 'entities: decoded in text and link';
+  },
   /** <audio-transcriber> records the (fake) microphone and writes the words down. */
   async mic() {
     await defined;
