@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // Manual check: the four elements on one page under a strict Content-Security-Policy with Trusted Types.
 //
-//   npm run build && node scripts/csp-check.mjs [--headed] [--keep]
+//   npm run build && node scripts/csp-check.mjs [--firefox] [--headed]
+//   (CSP_CHECK_POLICY='…' replaces the policy below)
 //
 // Starts `parley start` (the real relay and local platform, a fresh data directory) and, in front of it, a
 // loopback server whose every response carries the policy (CSP below): it serves the check page
 // (/csp-check/page.html, from scripts/csp-check/) and a PDF (/csp-check/doc.pdf), and passes everything
 // else (/assets/ bundles, /api relay calls and WebSockets) through to `parley start`. Chromium
-// (playwright-core, a fake microphone saying "the quick brown fox…") opens the page and runs its flows
+// (playwright-core, a fake microphone saying "the quick brown fox…") or, with --firefox, Firefox ESR
+// (puppeteer-core over WebDriver BiDi; its fake microphone is a tone) opens the page and runs its flows
 // (window.cspFlows: chat, speech, pdf, entities, mic); the page records every securitypolicyviolation in
 // window.cspViolations. Prints the flows' results and each violation; exits 1 on a violation or a failed flow.
 //
@@ -129,43 +131,70 @@ export async function startCspStack({ csp = CSP } = {}) {
   return { url, page: `${url}/csp-check/page.html`, csp, close };
 }
 
-async function main() {
-  const headed = process.argv.includes('--headed');
+/** Chromium through playwright-core; `evaluate(fn, arg)` and `close()` like the Firefox driver below. */
+async function openChromium(url, headed) {
   const { chromium } = await import('playwright-core');
   const { writeFakeMicWav } = await import(pathToFileURL(join(ROOT, 'test/browser/server/fake-mic.mjs')).href);
-  const stack = await startCspStack();
   const browser = await chromium.launch({
     executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', headless: !headed,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=en-US', '--autoplay-policy=no-user-gesture-required',
       '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${writeFakeMicWav(ROOT)}`],
   });
+  const page = await browser.newPage();
+  const log = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') log.push(`${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => log.push(`pageerror: ${e}`));
+  page.on('response', (r) => { if (r.status() >= 400) log.push(`HTTP ${r.status()} ${r.url()}`); });
+  await page.goto(url);
+  await page.locator('body').click(); // a user gesture, so audio may start
+  return { log, evaluate: (fn, arg) => page.evaluate(fn, arg), close: () => browser.close() };
+}
+
+/** Firefox ESR through puppeteer-core over WebDriver BiDi (its fake microphone is a tone, not words). */
+async function openFirefox(url, headed) {
+  const puppeteer = (await import('puppeteer-core')).default;
+  const browser = await puppeteer.launch({
+    browser: 'firefox', executablePath: process.env.FIREFOX_PATH || '/usr/bin/firefox-esr', headless: !headed,
+    extraPrefsFirefox: { 'media.navigator.streams.fake': true, 'media.navigator.permission.disabled': true, 'media.autoplay.default': 0, 'media.autoplay.blocking_policy': 0 },
+  });
+  const page = await browser.newPage();
+  const log = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warn') log.push(`${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => log.push(`pageerror: ${e}`));
+  await page.goto(url);
+  await page.click('body');
+  return { log, evaluate: (fn, arg) => page.evaluate(fn, arg), close: () => browser.close() };
+}
+
+async function main() {
+  const headed = process.argv.includes('--headed');
+  const engine = process.argv.includes('--firefox') ? 'firefox' : 'chromium';
+  const stack = await startCspStack(process.env.CSP_CHECK_POLICY ? { csp: process.env.CSP_CHECK_POLICY } : {});
   let failed = 0;
   try {
-    const page = await browser.newPage();
-    const consoleLines = [];
-    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') consoleLines.push(`${m.type()}: ${m.text()}`); });
-    page.on('pageerror', (e) => consoleLines.push(`pageerror: ${e}`));
-    page.on('response', (r) => { if (r.status() >= 400) consoleLines.push(`HTTP ${r.status()} ${r.url()}`); });
-    console.log(`policy: ${stack.csp}\npage:   ${stack.page}`);
-    await page.goto(stack.page);
-    await page.locator('body').click(); // a user gesture, so audio may start in every engine
-    for (const flow of ['chat', 'speech', 'pdf', 'entities', 'mic']) {
-      try {
-        console.log(`ok    ${await page.evaluate((f) => window.cspFlows[f](), flow)}`);
-      } catch (error) {
-        failed++;
-        console.log(`FAIL  ${flow}: ${String(error).split('\n')[0]}`);
+    console.log(`engine: ${engine}\npolicy: ${stack.csp}\npage:   ${stack.page}`);
+    const browser = engine === 'firefox' ? await openFirefox(stack.page, headed) : await openChromium(stack.page, headed);
+    try {
+      for (const flow of ['chat', 'speech', 'pdf', 'entities', 'mic']) {
+        try {
+          const options = flow === 'mic' && engine === 'firefox' ? { words: false } : {};
+          console.log(`ok    ${await browser.evaluate(([f, o]) => window.cspFlows[f](o), [flow, options])}`);
+        } catch (error) {
+          failed++;
+          console.log(`FAIL  ${flow}: ${String(error).split('\n')[0]}`);
+        }
       }
+      const violations = await browser.evaluate(() => window.cspViolations);
+      console.log(`\n${violations.length} securitypolicyviolation event(s)`);
+      for (const v of violations) console.log(`  ${v.directive}  blocked=${v.blocked}  ${v.source}:${v.line}:${v.column}  ${v.sample ?? ''}`);
+      const other = browser.log.filter((l) => !l.includes('[csp-check]'));
+      if (other.length) console.log(`\nconsole errors and warnings:\n  ${other.join('\n  ')}`);
+      failed += violations.length;
+    } finally {
+      await browser.close();
     }
-    const violations = await page.evaluate(() => window.cspViolations);
-    console.log(`\n${violations.length} securitypolicyviolation event(s)`);
-    for (const v of violations) console.log(`  ${v.directive}  blocked=${v.blocked}  ${v.source}:${v.line}:${v.column}  ${v.sample ?? ''}`);
-    const other = consoleLines.filter((l) => !l.includes('[csp-check]'));
-    if (other.length) console.log(`\nconsole errors and warnings:\n  ${other.join('\n  ')}`);
-    failed += violations.length;
   } finally {
-    await browser.close();
-    if (!process.argv.includes('--keep')) await stack.close();
+    await stack.close();
   }
   process.exitCode = failed ? 1 : 0;
 }

@@ -78,13 +78,28 @@ window.cspFlows = {
     if (link.getAttribute('href') !== 'https://example.com/menu?a=1&b=2') throw new Error(`link href ${link.getAttribute('href')}`);
     return 'entities: decoded in text and link';
   },
-  /** <audio-transcriber> records the (fake) microphone and writes the words down. */
-  async mic() {
+  /**
+   * <audio-transcriber> records the (fake) microphone: with `words` (Chromium's fake microphone says a
+   * sentence) until the words are written down; without (Firefox's fake microphone is a tone) for
+   * `seconds` of streaming, then stops. Rejects on the element's error event.
+   */
+  async mic({ words = true, seconds = 3 } = {}) {
     await defined;
     const transcriber = $('transcriber');
-    await transcriber.startRecording();
-    await until('words from the microphone', () => /fox/i.test(shadow(transcriber, '[part="transcript"]')?.textContent ?? ''));
-    await transcriber.stopRecording();
-    return 'mic: recorded, words written';
+    let failure = null;
+    const onError = (e) => { failure = new Error(`transcription error: ${e.detail?.kind} ${e.detail?.message ?? ''}`); };
+    transcriber.addEventListener('parley-transcription-error', onError);
+    try {
+      await transcriber.startRecording();
+      const button = () => shadow(transcriber, '[part="record-button"]');
+      await until('recording', () => { if (failure) throw failure; return button()?.getAttribute('aria-pressed') === 'true'; });
+      if (words) await until('words from the microphone', () => { if (failure) throw failure; return /fox/i.test(shadow(transcriber, '[part="transcript"]')?.textContent ?? ''); });
+      else await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      await transcriber.stopRecording();
+      if (failure) throw failure;
+      return words ? 'mic: recorded, words written' : `mic: recorded ${seconds} s`;
+    } finally {
+      transcriber.removeEventListener('parley-transcription-error', onError);
+    }
   },
 };
