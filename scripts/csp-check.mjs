@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Manual check: the four elements on one page under a strict Content-Security-Policy with Trusted Types.
 //
-//   npm run build && node scripts/csp-check.mjs [--firefox] [--headed]
+//   npm run build && node scripts/csp-check.mjs [--firefox | --webkit] [--headed]
 //   (CSP_CHECK_POLICY='…' replaces the policy below)
 //
 // Starts `parley start` (the real relay and local platform, a fresh data directory) and, in front of it, a
@@ -9,7 +9,9 @@
 // (/csp-check/page.html, from scripts/csp-check/) and a PDF (/csp-check/doc.pdf), and passes everything
 // else (/assets/ bundles, /api relay calls and WebSockets) through to `parley start`. Chromium
 // (playwright-core, a fake microphone saying "the quick brown fox…") or, with --firefox, Firefox ESR
-// (puppeteer-core over WebDriver BiDi; its fake microphone is a tone) opens the page and runs its flows
+// (puppeteer-core over WebDriver BiDi; its fake microphone is a tone) or, with --webkit, WebKitGTK's MiniBrowser
+// (selenium-webdriver and WebKitWebDriver, DISPLAY set to an X display such as Xvfb's; mock microphone)
+// opens the page and runs its flows
 // (window.cspFlows: chat, speech, pdf, entities, mic); the page records every securitypolicyviolation in
 // window.cspViolations. Prints the flows' results and each violation; exits 1 on a violation or a failed flow.
 //
@@ -34,7 +36,6 @@ export const CSP = [
   "style-src 'self'",
   "connect-src 'self' blob:",
   "img-src 'self' data: blob:",
-  "media-src 'self' blob:",
   "require-trusted-types-for 'script'",
 ].join('; ');
 
@@ -166,18 +167,61 @@ async function openFirefox(url, headed) {
   return { log, evaluate: (fn, arg) => page.evaluate(fn, arg), close: () => browser.close() };
 }
 
+/**
+ * WebKitGTK's MiniBrowser through WebKitWebDriver (selenium-webdriver), on the X display in DISPLAY (start
+ * `Xvfb :99 &` and set DISPLAY=:99 first); mock capture devices stand in for the microphone.
+ */
+async function openWebKit(url) {
+  const { Builder } = await import('selenium-webdriver');
+  const port = await new Promise((resolve) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); }); });
+  const driverProcess = spawn(process.env.WEBKIT_DRIVER_PATH || '/usr/bin/WebKitWebDriver', [`--port=${port}`, '--host=127.0.0.1'], { stdio: 'ignore' });
+  const server = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try { if ((await fetch(`${server}/status`)).ok) break; } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  let driver;
+  try {
+    driver = await new Builder().usingServer(server).withCapabilities({
+      browserName: 'MiniBrowser',
+      'webkitgtk:browserOptions': {
+        binary: process.env.MINIBROWSER_PATH || '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser',
+        args: ['--automation', '--enable-media-stream=true', '--enable-mock-capture-devices=true', '--media-playback-requires-user-gesture=false', '--autoplay-policy=allow'],
+      },
+    }).build();
+    await driver.manage().setTimeouts({ script: 120_000 });
+    await driver.get(url);
+    for (let i = 0; i < 100 && !(await driver.executeScript('return !!window.cspFlows')); i++) await new Promise((r) => setTimeout(r, 200));
+  } catch (error) {
+    await driver?.quit().catch(() => {});
+    driverProcess.kill();
+    throw error;
+  }
+  return {
+    log: [],
+    // A rejection comes back as a string: WebDriver's async scripts have no rejection of their own.
+    evaluate: async (fn, arg) => {
+      const result = await driver.executeAsyncScript(`const done = arguments[arguments.length - 1];
+        Promise.resolve((${fn})(${JSON.stringify(arg)})).then(done, (e) => done({ rejected: String(e) }));`);
+      if (result && typeof result === 'object' && 'rejected' in result) throw new Error(result.rejected);
+      return result;
+    },
+    close: async () => { await driver.quit().catch(() => {}); driverProcess.kill(); },
+  };
+}
+
 async function main() {
   const headed = process.argv.includes('--headed');
-  const engine = process.argv.includes('--firefox') ? 'firefox' : 'chromium';
+  const engine = process.argv.includes('--firefox') ? 'firefox' : process.argv.includes('--webkit') ? 'webkit' : 'chromium';
   const stack = await startCspStack(process.env.CSP_CHECK_POLICY ? { csp: process.env.CSP_CHECK_POLICY } : {});
   let failed = 0;
   try {
     console.log(`engine: ${engine}\npolicy: ${stack.csp}\npage:   ${stack.page}`);
-    const browser = engine === 'firefox' ? await openFirefox(stack.page, headed) : await openChromium(stack.page, headed);
+    const browser = engine === 'firefox' ? await openFirefox(stack.page, headed) : engine === 'webkit' ? await openWebKit(stack.page) : await openChromium(stack.page, headed);
     try {
       for (const flow of ['chat', 'speech', 'pdf', 'entities', 'mic']) {
         try {
-          const options = flow === 'mic' && engine === 'firefox' ? { words: false } : {};
+          const options = flow === 'mic' && engine !== 'chromium' ? { words: false } : {};
           console.log(`ok    ${await browser.evaluate(([f, o]) => window.cspFlows[f](o), [flow, options])}`);
         } catch (error) {
           failed++;
