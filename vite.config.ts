@@ -66,9 +66,9 @@ export default defineConfig({
         chunkFileNames: '[name]-[hash].js',
         // Code that always loads together is one chunk: each file costs its own gzip dictionary, and the
         // budget (scripts/bundle-sizes.mjs) counts every file a page can load. `kit`: what every element
-        // loads first (lit, the shared element base and controllers, the client's errors, LatestRun and local ids).
+        // loads first (lit, the shared element base and controllers, the text-box directive, the client's errors, LatestRun and local ids).
         // `panel`: what the three panels load first and <agent-chat> never uses (their control styles,
-        // FocusRescueController, the transcriber's and the viewer's file drop): a file more for a page of
+        // FocusRescueController, the transcriber's and the viewer's file drop, the bars' cssProps directive): a file more for a page of
         // panels, kept out of the chat's first load.
         // `audio-in`: the microphone (capture, the chat's voice composer, standardized-audio-context; the
         // vendor/audio-context entry re-exports that library from this chunk, and its capture code is unused
