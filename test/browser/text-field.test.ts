@@ -1,5 +1,5 @@
 // Text boxes of the elements: the empty message box follows the element's direction and is dir=auto once it
-// holds text; where `field-sizing: content` is missing (WebKit, Firefox) the message box grows with its
+// holds text; where `field-sizing: content` is missing (WebKit) the message box grows with its
 // text up to its CSS max-height. Chromium has field-sizing, so the fallback is forced on through its
 // documented seam (textFieldSizing.fallback) and the CSS property is switched off for the box.
 import { expect, fixture, html, nextFrame } from '@open-wc/testing';

@@ -5,7 +5,7 @@
  *   `<html dir="rtl">` page puts the placeholder and caret on the right); once it holds text it is
  *   `dir="auto"`, the text's first strong character deciding. (`dir="auto"` on an empty box resolves
  *   left to right.)
- * - Height: where `field-sizing: content` is missing (WebKit, Firefox), a textarea grows with its text:
+ * - Height: where `field-sizing: content` is missing (WebKit, older Firefox), a textarea grows with its text:
  *   its height is set from `scrollHeight` through the CSSOM (no `style=` attribute, so a strict
  *   Content-Security-Policy allows it), capped by the `max-height` its CSS gives it.
  *
