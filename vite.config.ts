@@ -66,9 +66,9 @@ export default defineConfig({
         chunkFileNames: '[name]-[hash].js',
         // Code that always loads together is one chunk: each file costs its own gzip dictionary, and the
         // budget (scripts/bundle-sizes.mjs) counts every file a page can load. `kit`: what every element
-        // loads first (lit, the shared element base and controllers, the client's errors, LatestRun and local ids).
+        // loads first (lit, the shared element base and controllers, the text-box directive, the client's errors, LatestRun and local ids).
         // `panel`: what the three panels load first and <agent-chat> never uses (their control styles,
-        // FocusRescueController, the transcriber's and the viewer's file drop): a file more for a page of
+        // FocusRescueController, the transcriber's and the viewer's file drop, the bars' cssProps directive): a file more for a page of
         // panels, kept out of the chat's first load.
         // `audio-in`: the microphone (capture, the chat's voice composer, standardized-audio-context; the
         // vendor/audio-context entry re-exports that library from this chunk, and its capture code is unused
@@ -80,8 +80,8 @@ export default defineConfig({
         // (src/audio/audio-out.ts: playback, the speech session and the chat's reply speaker).
         codeSplitting: {
           groups: [
-            { name: 'kit', priority: 3, minShareCount: 2, test: /node_modules[\\/](?:lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]|[\\/]src[\\/](?:elements[\\/]internal[\\/](?:parley-element|locale|locale-format|define-once|error-kinds|shared-client|origin-refusal|live-region)|client[\\/](?:errors|latest-run|local-ids)|audio[\\/]gesture-context)\.ts$/ },
-            { name: 'panel', priority: 2, test: /[\\/]src[\\/]elements[\\/]internal[\\/](?:controls\.styles|file-drop|focus-rescue)\.ts$/ },
+            { name: 'kit', priority: 3, minShareCount: 2, test: /node_modules[\\/](?:lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]|[\\/]src[\\/](?:elements[\\/]internal[\\/](?:parley-element|locale|locale-format|define-once|error-kinds|shared-client|origin-refusal|live-region|text-field)|client[\\/](?:errors|latest-run|local-ids)|audio[\\/]gesture-context)\.ts$/ },
+            { name: 'panel', priority: 2, test: /[\\/]src[\\/]elements[\\/]internal[\\/](?:controls\.styles|file-drop|focus-rescue|css-props)\.ts$/ },
             { name: 'audio-in', priority: 2, test: /[\\/]src[\\/](?:audio[\\/]capture[\\/]|elements[\\/]agent-chat[\\/](?:voice-in|voice-composer)\.ts|vendor[\\/]audio-context)/ },
             { name: 'client-media', priority: 1, test: /[\\/]src[\\/]client[\\/](?:sse-request-stream|realtime|ocr|transcription|speech|base64)\.ts$/ },
             { name: 'markdown', priority: 1, test: /node_modules[\\/]marked[\\/]|[\\/]src[\\/]elements[\\/](?:internal[\\/]markdown|agent-chat[\\/]transcript-search)\.ts$/ },

@@ -22,6 +22,7 @@ import type { TranscriptItem } from './transcript.js';
 import { renderSourcesList, replySources, sourcesMarkdown, type Source } from './sources-view.js';
 import { replyExtrasStyles } from './reply-actions.styles.js';
 import type {} from './feedback-events.js';
+import { textField } from '../internal/text-field.js';
 
 /** The element's words with this module's English. */
 type Words = ShownStrings & typeof replyActionsEnglish;
@@ -186,7 +187,7 @@ export class ReplyActions {
           event.preventDefault(); // the chat's own Escape (stop, close the panel) waits
           this.#finishDown(id, '');
         }}>
-      <label>${t.feedbackComment}<textarea part="feedback-comment" name="comment" rows="2" maxlength=${MAX_COMMENT} dir="auto"></textarea></label>
+      <label>${t.feedbackComment}<textarea part="feedback-comment" name="comment" rows="2" maxlength=${MAX_COMMENT} ${textField()}></textarea></label>
       <div class="feedback-buttons">
         <button part="feedback-send-button" class="primary" type="submit">${t.sendFeedback}</button>
         <button part="feedback-skip-button" class="quiet" type="button" @click=${() => this.#finishDown(id, '')}>${t.skipFeedback}</button>

@@ -6,6 +6,7 @@ import { css, html } from 'lit';
 import type { TemplateResult } from 'lit';
 import type { ShownStrings } from './strings.js';
 import { searchBarEnglish } from './search-bar.strings.js';
+import { textField } from '../internal/text-field.js';
 
 /** What the bar shows and does, from its controller. */
 export interface SearchBarParts {
@@ -38,7 +39,7 @@ export function renderSearchBar(parts: SearchBarParts, shown: ShownStrings): Tem
     <input
       part="search-input"
       type="search"
-      dir="auto"
+      ${textField()}
       aria-label=${t.searchLabel}
       placeholder=${t.searchLabel}
       @input=${parts.input}

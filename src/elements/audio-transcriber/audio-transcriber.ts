@@ -1,5 +1,5 @@
 import { html, nothing } from 'lit';
-import { styleMap } from 'lit/directives/style-map.js';
+import { cssProps } from '../internal/css-props.js';
 import type { TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import type { TranscriptionSegment } from '../../client/index.js';
@@ -418,7 +418,7 @@ export class AudioTranscriber extends ParleyElement {
           aria-valuemax="100"
           aria-valuenow=${Math.round(level * 100)}
           aria-live="off"
-        ><span style=${styleMap({ transform: `scaleX(${level})` })}></span></div>
+        ><span ${cssProps({ transform: `scaleX(${level})` })}></span></div>
         <span part="elapsed" class="elapsed"><span class="visually-hidden">${t.elapsedLabel}</span> ${formatElapsed(mic ? this.elapsed : 0)}</span>
         <label part="language-picker" class="language">${t.language}
           <select part="language-select" ?disabled=${this.disabled || busy} @change=${this.#onLanguageChange}>

@@ -17,6 +17,7 @@ import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
 import { FileDropController, fileDropStyles } from '../internal/file-drop.js';
+import { textField } from '../internal/text-field.js';
 
 const ACCEPT = 'application/pdf,image/png,image/jpeg,image/gif,image/webp,image/avif';
 /** Width, in CSS pixels, of a thumbnail in the page list. */
@@ -510,7 +511,7 @@ export class DocOcrViewer extends ParleyElement {
     const page = pages[this.pageIndex];
     return html`<div part="toolbar" class="toolbar row">
         <label class="search">${t.searchLabel}
-          <input part="search-input" type="search" .value=${this.search} @input=${this.#onSearchInput} @keydown=${this.#onSearchKeydown} />
+          <input part="search-input" type="search" .value=${this.search} ${textField()} @input=${this.#onSearchInput} @keydown=${this.#onSearchKeydown} />
         </label>
         <button type="button" class="prev-match" aria-label=${t.previousMatch} title=${t.previousMatch} ?disabled=${!total} @click=${() => this.#jump(-1)}>↑</button>
         <button type="button" class="next-match" aria-label=${t.nextMatch} title=${t.nextMatch} ?disabled=${!total} @click=${() => this.#jump(1)}>↓</button>

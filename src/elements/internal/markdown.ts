@@ -16,6 +16,7 @@
 import { Lexer, getDefaults } from 'marked';
 import type { Links, MarkedToken, Token, Tokens } from 'marked';
 import type { MarkdownOptions } from './links.js';
+import { escapedHtml } from './trusted-html.js';
 
 const defaultImageBlocked = (host: string, alt: string) => (alt ? `Image "${alt}" from ${host} not loaded` : `Image from ${host} not loaded`);
 
@@ -40,14 +41,20 @@ let entityDecoder: HTMLTextAreaElement | null = null;
 /** Decodes HTML character references (`jav&#x61;script:` → `javascript:`), as the browser would in an attribute. */
 function decodeEntities(text: string): string {
   if (!text.includes('&')) return text;
-  if (typeof document !== 'undefined') {
-    // A textarea of an inert document decodes references without parsing tags or loading anything.
+  // A textarea of an inert document decodes references without parsing tags or loading anything; under
+  // Trusted Types through the kit's policy (trusted-html.ts), which escapes `<` itself.
+  const html = typeof document !== 'undefined' ? escapedHtml(text) : null;
+  if (html !== null) {
     entityDecoder ??= inert().createElement('textarea');
-    entityDecoder.innerHTML = text.replace(/</g, '&lt;');
+    entityDecoder.innerHTML = html as string;
     return entityDecoder.value;
   }
-  return text.replace(/&#(x[0-9a-f]+|\d+);?/gi, (_, n: string) => {
-    const code = n[0] === 'x' || n[0] === 'X' ? parseInt(n.slice(1), 16) : parseInt(n, 10);
+  // No DOM, or a page whose trusted-types directive refuses the kit's policy: numeric references and the
+  // few named ones that matter here (a named reference left as it is cannot turn a URL into javascript:).
+  return text.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos|nbsp|colon|tab|newline);?/gi, (_, n: string) => {
+    const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', colon: ':', tab: '\t', newline: '\n' };
+    if (n[0] !== '#') return named[n.toLowerCase()]!;
+    const code = n[1] === 'x' || n[1] === 'X' ? parseInt(n.slice(2), 16) : parseInt(n.slice(1), 10);
     return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\uFFFD';
   });
 }

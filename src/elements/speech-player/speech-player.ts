@@ -1,5 +1,5 @@
 import { html, nothing } from 'lit';
-import { styleMap } from 'lit/directives/style-map.js';
+import { cssProps } from '../internal/css-props.js';
 import type { PropertyValues, TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { PlatformError, isOriginRefusal } from '../../client/index.js';
@@ -408,9 +408,9 @@ export class SpeechPlayer extends ParleyElement {
           aria-valuemax=${Math.max(0, Math.round(this.received * 10) / 10)}
           aria-valuenow=${Math.round(this.played * 10) / 10}
           aria-valuetext=${t.progressText(this.played, this.received)}
-        ><span style=${styleMap({ transform: `scaleX(${fraction})` })}></span></div>
+        ><span ${cssProps({ transform: `scaleX(${fraction})` })}></span></div>
         <span part="time" class="time" aria-hidden="true">${t.progressText(this.played, this.received)}</span>
-        <div part="level" class="level" aria-hidden="true"><span style=${styleMap({ transform: `scaleX(${Math.min(1, this.level * 4)})` })}></span></div>
+        <div part="level" class="level" aria-hidden="true"><span ${cssProps({ transform: `scaleX(${Math.min(1, this.level * 4)})` })}></span></div>
       </div>
       ${this.error ? html`<p part="error" class="error">${t.errorMessage(this.error)}</p>` : nothing}
       ${this.#liveRegion.render()}

@@ -15,6 +15,7 @@ import type { VoiceOutController } from './voice-out-controller.js';
 import type { InputContentChunk } from '../../../client/types.js';
 import type { AttachmentTray } from '../attachment-tray.js';
 import type { MessageAttachment } from '../transcript.js';
+import { textField } from '../../internal/text-field.js';
 
 /** The message box in `root` (the element's shadow root), when it is rendered. */
 export function messageBox(root: ParentNode): HTMLTextAreaElement | null {
@@ -165,11 +166,11 @@ export class ComposerController {
             ${host.maxAttachments > 0 ? this.#renderAttachButton(t) : nothing}
             <textarea
               part="input"
-              dir="auto"
               rows="1"
               aria-label=${t.inputLabel}
               placeholder=${t.inputPlaceholder}
               .value=${live(this.#draft)}
+              ${textField()}
               @input=${(e: Event) => { this.draft = (e.target as HTMLTextAreaElement).value; voiceOut.silence(); voiceIn.stop(); }}
               @keydown=${this.#keydown}
               @paste=${this.#paste}

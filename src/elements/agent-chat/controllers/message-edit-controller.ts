@@ -11,6 +11,7 @@ import type { ShownStrings } from '../strings.js';
 import type { ChatSessionController } from './chat-session-controller.js';
 import { messageBox } from './composer-controller.js';
 import type { TranscriptScrollController } from './transcript-scroll-controller.js';
+import { textField } from '../../internal/text-field.js';
 
 /** See the module comment. It needs no lifecycle hooks, so it only asks its host to update. */
 export class MessageEditController {
@@ -52,8 +53,8 @@ export class MessageEditController {
     return html`<form part="message message-user" class="message user edit" @submit=${this.#submit}>
         <textarea
           aria-label=${t.editLabel}
-          dir="auto"
           .value=${live(this.#draft)}
+          ${textField()}
           @input=${(e: Event) => { this.#draft = (e.target as HTMLTextAreaElement).value; this.#host.requestUpdate(); }}
           @keydown=${this.#keydown}
         ></textarea>
