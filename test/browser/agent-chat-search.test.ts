@@ -7,7 +7,7 @@ import { AgentChat } from '../../src/elements/agent-chat/agent-chat.js';
 import '../../src/elements/agent-chat/define.js';
 import type { CachedEntry } from '../../src/client/contracts.js';
 import { FakeSession, reply, userMessage } from './helpers/fake-session.js';
-import { axeViolations } from './helpers/axe.js';
+import { axeViolations, isChromium } from './helpers/axe.js';
 
 const WAIT = { timeout: 10_000, interval: 20 };
 
@@ -226,6 +226,23 @@ describe('<agent-chat> long history and search', () => {
     type(field, 'answer 1');
     const status = c.q('[part~="search-status"]')!;
     await waitUntil(() => /of \d+ matches/.test(status.textContent!), 'matches', WAIT);
-    expect(await axeViolations(c.el)).to.deep.equal([]);
+    await settledScroll(c.transcript);
+    // Colour contrast is Chromium's to judge here (the same styles): in Firefox and WebKit, axe reads the colours
+    // of an edit button near the transcript's edge against an accent-coloured background that is not behind it
+    // (#545458 on #0b57d0, 1.18:1) on some runs, and not on others; Chromium's axe never does.
+    expect(await axeViolations(c.el, isChromium ? [] : ['color-contrast'])).to.deep.equal([]);
   });
 });
+
+/** Resolves once `el`'s scroll position and height held still for three frames. */
+async function settledScroll(el: HTMLElement): Promise<void> {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r(undefined)));
+  let last = '';
+  let still = 0;
+  for (let i = 0; i < 300 && still < 3; i++) {
+    await frame();
+    const now = `${el.scrollTop}/${el.scrollHeight}`;
+    still = now === last ? still + 1 : 0;
+    last = now;
+  }
+}
