@@ -17,6 +17,7 @@ export { ConversationEventStream, STREAM_GONE } from './conversation-stream.js';
 export type { StreamResumeOptions } from './conversation-stream.js';
 export { PlatformError, NETWORK_ERROR, ORIGIN_NOT_ALLOWED, STREAM_ERROR, isAbortError, isOriginRefusal, isPlatformErrorShape } from './errors.js';
 export type { RetryOptions } from './retry.js';
+export { DEFAULT_MODELS, DEFAULT_OCR_MODEL, DEFAULT_REALTIME_MODEL, DEFAULT_TRANSCRIPTION_MODEL } from './default-models.js';
 export { ChatSession, EVICTED_NOTICE, NOT_SAVED_NOTICE } from './chat-session.js';
 export { isLocalId } from './chat-entries.js';
 export { DECLINED_TOOL_RESULT } from './tool-rounds.js';
