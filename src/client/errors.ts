@@ -45,6 +45,7 @@ export class PlatformError extends Error implements PlatformErrorShape {
   static async fromResponse(res: Response): Promise<PlatformError> {
     const error = await PlatformError.#read(res);
     if (error.code === ORIGIN_NOT_ALLOWED) return originRefusal(error, res.url);
+    if (refusalKind(error)) reportRefusal(error, res.url);
     return error;
   }
 
@@ -161,6 +162,55 @@ function originRefusal(error: PlatformError, relayUrl: string): PlatformError {
     console.error(`parley: ${message}`);
   }
   return new PlatformError({ status: error.status, type: error.type, code: ORIGIN_NOT_ALLOWED, retryAfter: null, message });
+}
+
+/**
+ * Why a refusal cannot be helped by retrying, or null when retrying may help:
+ * - `origin`: the relay does not serve this page's origin;
+ * - `not-allowed`: a model, agent, scope, tool or remote file this session may not use (the relay's 403s),
+ *   or a model the platform does not serve (400 `invalid_model`);
+ * - `too-large`: a body or file over a limit (413);
+ * - `type`: a file or body of a type the route does not take (415).
+ * Elements offer no retry for these: the visitor reads a neutral sentence, the site owner a console line.
+ */
+export type RefusalKind = 'origin' | 'not-allowed' | 'too-large' | 'type';
+
+/** The setting to change, by the refusal's code (the console line of {@link reportRefusal}). */
+const REFUSAL_SETTINGS: Record<string, string> = {
+  model_not_allowed: "add the model to the relay policy's models (`policy.models`, `parley-relay --model`, PARLEY_MODELS), or set the element's `model` attribute to one it allows",
+  agent_not_allowed: "add the agent to the relay policy's agents (`policy.agents`, `parley-relay --agent`, PARLEY_AGENTS), or set the element's `agent-id` attribute to one it allows",
+  scope_not_allowed: "add the scope to the relay policy's scopes (`policy.scopes`, `parley-relay --scope`, PARLEY_SCOPES)",
+  tool_not_allowed: 'give built-in tools, connectors and libraries to an agent (`agent-id`); pages may add function tools only',
+  remote_file_not_allowed: "turn on the relay's `allowRemoteFiles` (`parley-relay --allow-remote-files`, PARLEY_ALLOW_REMOTE_FILES), or send the file itself",
+  invalid_model: "set the element's `model` attribute to a model the platform serves",
+  413: "raise the relay's size limits (`bodyLimits`; attachments: `attachments.maxBytes`/`maxTotalBytes`/`maxCount`, `parley-relay --max-attachment-bytes`), or the platform's",
+  415: "send a type the route takes (attachments: the relay's `attachments.types`, `parley-relay --attachment-type`)",
+};
+
+/** The {@link RefusalKind} of an error (or error shape), or null when retrying may help. */
+export function refusalKind(error: unknown): RefusalKind | null {
+  if (!error || typeof error !== 'object') return null;
+  const { status, code, type } = error as { status?: unknown; code?: unknown; type?: unknown };
+  if (code === ORIGIN_NOT_ALLOWED) return 'origin';
+  if (status === 413) return 'too-large';
+  if (status === 415) return 'type';
+  if ((status === 403 && typeof code === 'string' && code in REFUSAL_SETTINGS) || (status === 400 && type === 'invalid_model')) return 'not-allowed';
+  return null;
+}
+
+/** One console line per refusal (per page, relay and message) that names the setting to change. */
+function reportRefusal(error: PlatformError, url: string): void {
+  let where = 'the relay';
+  try {
+    where = new URL(url).origin;
+  } catch {
+    // No URL (a Response made in code).
+  }
+  const key = `${where} ${error.status} ${error.message}`;
+  if (reportedRefusals.has(key)) return;
+  reportedRefusals.add(key);
+  const setting = REFUSAL_SETTINGS[error.type === 'invalid_model' ? 'invalid_model' : error.status === 403 ? error.code! : error.status];
+  console.error(`parley: a request to ${where} was refused (${error.status} ${error.code ?? error.type}: ${error.message}). Retrying cannot help. To fix it, ${setting}.`);
 }
 
 /** Whether an error (or error shape) is the relay's refusal of the page's origin. */

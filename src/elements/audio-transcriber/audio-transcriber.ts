@@ -13,6 +13,7 @@ import { controlStyles } from '../internal/controls.styles.js';
 import { audioTranscriberStyles } from './audio-transcriber.styles.js';
 import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
+import { refusalKind } from '../../client/errors.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
 import { FileDropController, fileDropStyles } from '../internal/file-drop.js';
 
@@ -171,8 +172,9 @@ export class AudioTranscriber extends ParleyElement {
     },
     failed: ({ kind, detail, cause, kept }) => {
       if (kept) this.#addEntry(kept);
-      // The relay does not serve this page: the page hears it as parley-error, the visitor in neutral words.
-      this.#fail(emitOriginRefusal(this, cause) ? 'not-available' : kind, detail);
+      // The relay does not serve this page (the page hears it as parley-error), or refuses the model or scope
+      // (the console names the setting): the visitor reads neutral words, with no "try again".
+      this.#fail(emitOriginRefusal(this, cause) || refusalKind(cause) === 'not-allowed' ? 'not-available' : kind, detail);
     },
   });
   /** Push-to-talk: the button or Space is still held (a release during `starting` stops once started). */
@@ -279,7 +281,7 @@ export class AudioTranscriber extends ParleyElement {
     this.emit('parley-transcription-error', { kind, message, detail });
     // The platform's or browser's own words are for the site owner (the visitor sees the sentence above);
     // a refused origin is already explained in the console by the client, a wrong file is the visitor's.
-    if (detail && kind !== 'not-available' && kind !== 'not-audio') console.warn(`[parley] <audio-transcriber> transcription failed (${kind}):`, detail);
+    if (detail && kind !== 'not-available' && kind !== 'not-audio' && kind !== 'too-large') console.warn(`[parley] <audio-transcriber> transcription failed (${kind}):`, detail);
   }
 
   #startTicker(): void {

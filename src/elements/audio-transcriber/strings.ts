@@ -72,6 +72,8 @@ const errorMessage = (kind: TranscriptionErrorKind): string => {
       return 'Recording is not available in this browser or on this page (it needs a secure https page). You can upload an audio file instead.';
     case 'not-audio':
       return 'That file is not audio. Choose an audio file, for example WAV, MP3, FLAC or Ogg.';
+    case 'too-large':
+      return 'That file is too large to transcribe. Choose a shorter recording or a smaller file.';
     case 'network':
       return 'The transcription service could not be reached. Check your connection and try again.';
     case 'interrupted':

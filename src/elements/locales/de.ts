@@ -214,6 +214,8 @@ const de: CompleteLocaleCatalogue = {
           return 'Aufnehmen ist in diesem Browser oder auf dieser Seite nicht möglich (dafür ist eine sichere https-Seite nötig). Sie können stattdessen eine Audiodatei hochladen.';
         case 'not-audio':
           return 'Diese Datei ist keine Audiodatei. Wählen Sie eine Audiodatei, zum Beispiel WAV, MP3, FLAC oder Ogg.';
+        case 'too-large':
+          return 'Diese Datei ist zu groß für die Transkription. Wählen Sie eine kürzere Aufnahme oder eine kleinere Datei.';
         case 'network':
           return 'Der Transkriptionsdienst ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.';
         case 'interrupted':

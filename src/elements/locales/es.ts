@@ -214,6 +214,8 @@ const es: CompleteLocaleCatalogue = {
           return 'No se puede grabar en este navegador o en esta página (hace falta una página https segura). Puedes subir un archivo de audio en su lugar.';
         case 'not-audio':
           return 'Ese archivo no es de audio. Elige un archivo de audio, por ejemplo WAV, MP3, FLAC u Ogg.';
+        case 'too-large':
+          return 'Ese archivo es demasiado grande para transcribirlo. Elige una grabación más corta o un archivo más pequeño.';
         case 'network':
           return 'No se pudo conectar con el servicio de transcripción. Comprueba tu conexión e inténtalo de nuevo.';
         case 'interrupted':

@@ -216,6 +216,8 @@ const fr: CompleteLocaleCatalogue = {
           return 'L’enregistrement n’est pas disponible dans ce navigateur ou sur cette page (il faut une page https sécurisée). Vous pouvez importer un fichier audio à la place.';
         case 'not-audio':
           return 'Ce fichier n’est pas un fichier audio. Choisissez un fichier audio, par exemple WAV, MP3, FLAC ou Ogg.';
+        case 'too-large':
+          return 'Ce fichier est trop volumineux pour être transcrit. Choisissez un enregistrement plus court ou un fichier plus petit.';
         case 'network':
           return 'Le service de transcription est injoignable. Vérifiez votre connexion et réessayez.';
         case 'interrupted':

@@ -2,7 +2,7 @@ import { html, nothing } from 'lit';
 import { styleMap } from 'lit/directives/style-map.js';
 import type { PropertyValues, TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
-import { PlatformError, isOriginRefusal } from '../../client/index.js';
+import { PlatformError, refusalKind } from '../../client/index.js';
 import { noRelayUrl, sharedClient } from '../internal/shared-client.js';
 import type { PlatformErrorShape, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
 import { LatestRun } from '../../client/latest-run.js';
@@ -293,7 +293,7 @@ export class SpeechPlayer extends ParleyElement {
     // Announced once, politely, through the live region; the error line stays visible.
     this.#liveRegion.announce(this.#t.errorMessage(this.error));
     // The visitor sees a sentence in their language; the platform's own words are for the site owner.
-    if (!isOriginRefusal(this.error) && this.error.message) console.warn('[parley] <speech-player> speech failed:', this.error);
+    if (!refusalKind(this.error) && this.error.message) console.warn('[parley] <speech-player> speech failed:', this.error);
     emitOriginRefusal(this, error);
   }
 
