@@ -9,6 +9,8 @@ import type { ResponseErrorEvent, ValidationIssue } from './types.js';
 export const NETWORK_ERROR = 'network_error';
 /** `type` of streams that broke, sent something unreadable, or ended without a final event. */
 export const STREAM_ERROR = 'stream_error';
+/** `code` (type `audio_error`, status 0) of speech that cannot be heard: the AudioContext did not start after the press (src/audio/audio-start.ts). */
+export const AUDIO_NOT_STARTED = 'audio_not_started';
 /** `code` of the relay's refusal of a page whose origin is not on its allowed list (a 403). */
 export const ORIGIN_NOT_ALLOWED = 'origin_not_allowed';
 

@@ -15,7 +15,7 @@ export { RelaySession } from './session.js';
 export type { RelaySessionOptions, ResumeTokenStore, TokenSource } from './session.js';
 export { ConversationEventStream, STREAM_GONE } from './conversation-stream.js';
 export type { StreamResumeOptions } from './conversation-stream.js';
-export { PlatformError, NETWORK_ERROR, ORIGIN_NOT_ALLOWED, STREAM_ERROR, isAbortError, isOriginRefusal, isPlatformErrorShape, refusalKind } from './errors.js';
+export { PlatformError, AUDIO_NOT_STARTED, NETWORK_ERROR, ORIGIN_NOT_ALLOWED, STREAM_ERROR, isAbortError, isOriginRefusal, isPlatformErrorShape, refusalKind } from './errors.js';
 export type { RefusalKind } from './errors.js';
 export type { RetryOptions } from './retry.js';
 export { DEFAULT_MODELS, DEFAULT_OCR_MODEL, DEFAULT_REALTIME_MODEL, DEFAULT_TRANSCRIPTION_MODEL } from './default-models.js';

@@ -7,6 +7,7 @@
 import { AudioWorkletNode, MediaStreamAudioSourceNode, addAudioWorkletModule, MinimalAudioContext, type IAudioWorkletNode, type IMediaStreamAudioSourceNode, type IMinimalAudioContext } from '../../vendor/audio-context.js';
 import { CAPTURE_PROCESSOR_NAME, captureWorkletSource, type CaptureChunkMessage, type CaptureProcessorOptions } from './capture-worklet.js';
 import { VoiceInputFailure, microphoneFailure } from './voice-input-error.js';
+import { audioStarted, type StartingContext } from '../audio-start.js';
 
 /** Rate of the chunks by default: what the realtime transcription expects. */
 export const CAPTURE_SAMPLE_RATE = 16000;
@@ -77,7 +78,7 @@ export class MicCapture {
   /**
    * Asks for the microphone and starts capturing. Call it inside a user gesture: the AudioContext is
    * created before the permission prompt so that the gesture still counts for it.
-   * @throws {VoiceInputFailure} `unsupported`, `permission-denied`, `no-microphone` or `microphone-busy`.
+   * @throws {VoiceInputFailure} `unsupported`, `permission-denied`, `no-microphone`, `microphone-busy` or `audio-not-started`.
    */
   static async open(options: MicCaptureOptions): Promise<MicCapture> {
     const sampleRate = options.sampleRate ?? CAPTURE_SAMPLE_RATE;
@@ -105,6 +106,11 @@ export class MicCapture {
           ...(options.deviceId ? { deviceId: { exact: options.deviceId } } : {}),
         },
       });
+      // Granted, but the context may never start (no sound device): say so rather than listen to nothing.
+      if (context.state !== 'running') void context.resume().catch(() => {});
+      if (!(await audioStarted(context as unknown as StartingContext))) {
+        throw new VoiceInputFailure('audio-not-started', 'The microphone could not start.');
+      }
       const url = URL.createObjectURL(new Blob([captureWorkletSource()], { type: 'text/javascript' }));
       try {
         await addAudioWorkletModule(context, url);

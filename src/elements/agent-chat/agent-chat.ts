@@ -10,7 +10,7 @@ import type { TranscriptItem } from './transcript.js';
 // then the composer and what borrows its message box, then the base class and the styles.
 import { parseHostList } from '../internal/links.js';
 import { originRefusalOf } from '../internal/origin-refusal.js';
-import { refusalKind } from '../../client/errors.js';
+import { AUDIO_NOT_STARTED, refusalKind } from '../../client/errors.js';
 import { ChatSessionController } from './controllers/chat-session-controller.js';
 import { TranscriptPlaceholdersController } from './controllers/transcript-placeholders-controller.js';
 import { TranscriptScrollController } from './controllers/transcript-scroll-controller.js';
@@ -340,6 +340,7 @@ export class AgentChat extends ParleyElement {
   readonly #voiceOut = new VoiceOutController(this, {
     replyText: (id) => contentText((this.#chat.state.entries.find((e) => e.id === id) as { content?: string } | undefined)?.content ?? ''),
     speakingChanged: (speaking) => this.#voiceIn.replySpeaking(speaking),
+    noSound: (error) => this.#chat.showError(error),
   });
 
   readonly #voiceIn: VoiceInController = new VoiceInController(this, {
@@ -642,7 +643,8 @@ export class AgentChat extends ParleyElement {
     if (!voiceError && !error) return nothing;
     // The relay refuses this page's origin, a model, agent or scope, a size or a type: a neutral sentence only (the
     // site owner's details are in the console and the parley-error event), and no retry, which would be refused the same way.
-    const refusal = originRefusalOf(voiceError) ?? (refusalKind(error) ? error : null);
+    // No sound on this device (a reply read aloud): retrying cannot help either.
+    const refusal = originRefusalOf(voiceError) ?? (refusalKind(error) || error?.code === AUDIO_NOT_STARTED ? error : null);
     // Announced once, politely, through the live region (announceProgress); the details go to the console and the event.
     if (refusal) return html`<div part="error" class="error"><p>${t.errorMessage(refusal)}</p></div>`;
     return html`<div part="error" class="error">

@@ -66,6 +66,8 @@ const errorMessage = (kind: TranscriptionErrorKind): string => {
       return 'Microphone access is blocked. Allow the microphone for this site in the browser’s site settings (the icon next to the address), then try again.';
     case 'no-microphone':
       return 'No microphone was found. Connect one or turn it on in your system settings, then try again.';
+    case 'audio-not-started':
+      return 'The microphone could not start.';
     case 'microphone-busy':
       return 'The microphone is being used by another application. Close it, then try again.';
     case 'unsupported':

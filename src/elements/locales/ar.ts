@@ -17,6 +17,7 @@ const iso = (text: string): string => `\u2068${text}\u2069`;
 
 const CHAT_ERRORS: Record<ChatErrorKind, string> = {
   unavailable: 'هذا المساعد غير متاح في هذه الصفحة.',
+  'no-sound': 'لا يمكن تشغيل الصوت على هذا الجهاز.',
   network: 'تعذّر الوصول إلى خدمة المحادثة. تحقّق من اتصالك وحاول مرة أخرى.',
   cut: 'انقطع الرد قبل أن يكتمل.',
   forbidden: 'لا يُسمح لهذه المحادثة بذلك. أعد تحميل الصفحة وحاول مرة أخرى.',
@@ -32,6 +33,7 @@ const VOICE_ERRORS: Record<VoiceInputErrorKind, string> = {
   'permission-denied': 'تم رفض الوصول إلى الميكروفون. اسمح باستخدام الميكروفون لهذا الموقع في المتصفح وحاول مرة أخرى.',
   'no-microphone': 'لم يتم العثور على ميكروفون. وصّل ميكروفونًا وحاول مرة أخرى.',
   unsupported: 'لا يستطيع هذا المتصفح تسجيل الصوت هنا.',
+  'audio-not-started': 'تعذّر تشغيل الميكروفون.',
   'microphone-busy': 'تعذّر تشغيل الميكروفون: ربما يستخدمه تطبيق آخر.',
   network: 'انقطع الاتصال بخدمة تحويل الكلام إلى نص.',
   platform: 'فشل تحويل الكلام إلى نص.',
@@ -39,6 +41,7 @@ const VOICE_ERRORS: Record<VoiceInputErrorKind, string> = {
 
 const SPEECH_ERRORS: Record<SpeechErrorKind, string> = {
   unavailable: 'القراءة الصوتية غير متاحة في هذه الصفحة.',
+  'no-sound': 'لا يمكن تشغيل الصوت على هذا الجهاز.',
   network: 'تعذّر الوصول إلى خدمة الصوت.',
   cut: 'انقطع الصوت قبل أن يكتمل.',
   forbidden: 'لا يُسمح بقراءة هذا النص بصوت عالٍ.',
@@ -220,6 +223,8 @@ const ar: CompleteLocaleCatalogue = {
           return 'الوصول إلى الميكروفون محظور. اسمح باستخدام الميكروفون لهذا الموقع من إعدادات الموقع في المتصفح (الرمز بجوار العنوان)، ثم حاول مرة أخرى.';
         case 'no-microphone':
           return 'لم يتم العثور على ميكروفون. وصّل ميكروفونًا أو شغّله من إعدادات النظام، ثم حاول مرة أخرى.';
+        case 'audio-not-started':
+          return 'تعذّر تشغيل الميكروفون.';
         case 'microphone-busy':
           return 'يستخدم تطبيق آخر الميكروفون. أغلقه، ثم حاول مرة أخرى.';
         case 'unsupported':
