@@ -106,11 +106,10 @@ export class MicCapture {
           ...(options.deviceId ? { deviceId: { exact: options.deviceId } } : {}),
         },
       });
-      // Granted, but the context may never start (no sound device): say so rather than listen to nothing.
+      // Granted, but the context may never start (no sound device): checked below, once the graph is built, so
+      // waiting for it does not delay the worklet's loading.
       if (context.state !== 'running') void context.resume().catch(() => {});
-      if (!(await audioStarted(context as unknown as StartingContext))) {
-        throw new VoiceInputFailure('audio-not-started', 'The microphone could not start.');
-      }
+      const started = audioStarted(context as unknown as StartingContext);
       const url = URL.createObjectURL(new Blob([captureWorkletSource()], { type: 'text/javascript' }));
       try {
         await addAudioWorkletModule(context, url);
@@ -131,6 +130,7 @@ export class MicCapture {
       const source = new MediaStreamAudioSourceNode(context, { mediaStream: stream });
       const capture = new MicCapture(stream, context, source, node, sampleRate, options);
       source.connect(node);
+      if (!(await started)) throw new VoiceInputFailure('audio-not-started', 'The microphone could not start.');
       return capture;
     } catch (error) {
       for (const track of stream?.getTracks() ?? []) track.stop();

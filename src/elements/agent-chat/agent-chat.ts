@@ -172,7 +172,7 @@ const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handof
  * @fires {CustomEvent<ParleySpeechStartDetail>} parley-speech-start - A reply started being read aloud (`detail.text`: its markdown).
  * @fires {CustomEvent<ParleySpeechFirstAudioDetail>} parley-speech-first-audio - The first audio of a reply is scheduled (`detail.latencyMs`).
  * @fires {CustomEvent<ParleySpeechEndDetail>} parley-speech-end - Reading aloud ended or was stopped.
- * @fires {CustomEvent<ParleySpeechErrorDetail>} parley-speech-error - Reading aloud failed (`detail.error`).
+ * @fires {CustomEvent<ParleySpeechErrorDetail>} parley-speech-error - Reading aloud failed (`detail.error`; `detail.error.code` `audio_not_started`: no sound can be played on this device, its AudioContext did not start).
  * @fires {CustomEvent<ParleyVoiceStartDetail>} parley-voice-start - The chat began listening for a spoken message (`detail.handsFree`).
  * @fires {CustomEvent<ParleyVoiceFinalDetail>} parley-voice-final - The final text of a spoken message (`detail.text`), before it is sent or left in the message box.
  * @fires {CustomEvent<ParleyHandsFreeChangedDetail>} parley-hands-free-changed - Hands-free turns were turned on or off (`detail.on`), also when an error or typing ended them.

@@ -108,7 +108,7 @@ interface ShownError {
  * @fires {CustomEvent<ParleyTranscriptionStartDetail>} parley-transcription-start - Recording started or a file is being sent (`detail.source`).
  * @fires {CustomEvent<ParleyTranscriptionPartialDetail>} parley-transcription-partial - The words so far (`detail.text`, the whole text, not a delta).
  * @fires {CustomEvent<ParleyTranscriptionFinalDetail>} parley-transcription-final - A finished transcript (`detail.text`, `segments`, `language`, `source`).
- * @fires {CustomEvent<ParleyTranscriptionErrorDetail>} parley-transcription-error - Recording or transcription failed (`detail.kind`, the `message` shown, the platform's or browser's own words in `detail`).
+ * @fires {CustomEvent<ParleyTranscriptionErrorDetail>} parley-transcription-error - Recording or transcription failed (`detail.kind`, the `message` shown, the platform's or browser's own words in `detail`). Kinds include `audio-not-started` (the microphone's AudioContext did not start), `too-large` and `not-available` (the relay refuses the page, model or scope; no retry).
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  */
 export class AudioTranscriber extends ParleyElement {

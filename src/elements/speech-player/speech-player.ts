@@ -80,7 +80,7 @@ export type SpeechPlayerStatus = 'idle' | 'loading' | 'playing' | 'paused' | 'en
  * @fires {CustomEvent<ParleySpeechStartDetail>} parley-speech-start - A text is being requested (`detail.text`).
  * @fires {CustomEvent<ParleySpeechFirstAudioDetail>} parley-speech-first-audio - Its first audio is scheduled (`detail.latencyMs` from the request).
  * @fires {CustomEvent<ParleySpeechEndDetail>} parley-speech-end - Playback ended: all played, or stopped (`detail.stopped`, `played`, `received`, `underruns`).
- * @fires {CustomEvent<ParleySpeechErrorDetail>} parley-speech-error - The request or its stream failed (`detail.error`).
+ * @fires {CustomEvent<ParleySpeechErrorDetail>} parley-speech-error - The request or its stream failed (`detail.error`), or no sound can be played on this device (`detail.error.code` `audio_not_started`: its AudioContext did not start after the press).
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  * @fires {CustomEvent<ParleySpeechUnderrunDetail>} parley-speech-underrun - Audio arrived late and a gap was heard (`detail.underruns`).
  */
