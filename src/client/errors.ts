@@ -179,14 +179,14 @@ export type RefusalKind = 'origin' | 'not-allowed' | 'too-large' | 'type';
 
 /** The setting to change, by the refusal's code (the console line of {@link reportRefusal}). */
 const REFUSAL_SETTINGS: Record<string, string> = {
-  model_not_allowed: "add the model to the relay policy's models (`policy.models`, `parley-relay --model`, PARLEY_MODELS), or set the element's `model` attribute to one it allows",
-  agent_not_allowed: "add the agent to the relay policy's agents (`policy.agents`, `parley-relay --agent`, PARLEY_AGENTS), or set the element's `agent-id` attribute to one it allows",
-  scope_not_allowed: "add the scope to the relay policy's scopes (`policy.scopes`, `parley-relay --scope`, PARLEY_SCOPES)",
-  tool_not_allowed: 'give built-in tools, connectors and libraries to an agent (`agent-id`); pages may add function tools only',
-  remote_file_not_allowed: "turn on the relay's `allowRemoteFiles` (`parley-relay --allow-remote-files`, PARLEY_ALLOW_REMOTE_FILES), or send the file itself",
-  invalid_model: "set the element's `model` attribute to a model the platform serves",
-  413: "raise the relay's size limits (`bodyLimits`; attachments: `attachments.maxBytes`/`maxTotalBytes`/`maxCount`, `parley-relay --max-attachment-bytes`), or the platform's",
-  415: "send a type the route takes (attachments: the relay's `attachments.types`, `parley-relay --attachment-type`)",
+  model_not_allowed: "list the model in the relay policy's models (`--model`, PARLEY_MODELS), or change the element's `model` attribute",
+  agent_not_allowed: "list the agent in the relay policy's agents (`--agent`, PARLEY_AGENTS), or change the element's `agent-id` attribute",
+  scope_not_allowed: "list the scope in the relay policy's scopes (`--scope`, PARLEY_SCOPES)",
+  tool_not_allowed: 'give built-in tools to an agent (`agent-id`); pages may add function tools only',
+  remote_file_not_allowed: "turn on the relay's allowRemoteFiles (`--allow-remote-files`), or send the file itself",
+  invalid_model: "change the element's `model` attribute to a model the platform serves",
+  413: "raise the relay's bodyLimits or attachments limits (`--max-attachment-bytes`), or send less",
+  415: "send a type the route takes (attachments: the relay's attachments.types, `--attachment-type`)",
 };
 
 /** The {@link RefusalKind} of an error (or error shape), or null when retrying may help. */

@@ -61,7 +61,7 @@ describe('refusals that retrying cannot fix', () => {
     expect(errors.map((d) => d.error.code)).to.include('agent_not_allowed');
     expect(shown).to.equal('This assistant is not available on this page.');
     expect(shadow(el).querySelector('[part="retry-button"]'), 'no retry').to.equal(null);
-    ownerLine(logged, 'agent_not_allowed', ['policy.agents', '--agent', 'agent-id']);
+    ownerLine(logged, 'agent_not_allowed', ['policy', 'agents', '--agent', 'agent-id']);
   });
 
   it('<agent-chat> with a model the relay does not allow: the same', async () => {
@@ -72,7 +72,7 @@ describe('refusals that retrying cannot fix', () => {
     const logged = log.stop();
     expect(shown).to.equal('This assistant is not available on this page.');
     expect(shadow(el).querySelector('[part="retry-button"]'), 'no retry').to.equal(null);
-    ownerLine(logged, 'model_not_allowed', ['policy.models', '--model', '`model` attribute']);
+    ownerLine(logged, 'model_not_allowed', ['policy', 'models', '--model', '`model` attribute']);
   });
 
   it('<speech-player> with a model the relay does not allow', async () => {
@@ -85,7 +85,7 @@ describe('refusals that retrying cannot fix', () => {
     const logged = log.stop();
     expect(failed.map((d) => d.error.code)).to.deep.equal(['model_not_allowed']);
     expect(shown).to.equal('Speech is not available on this page.');
-    ownerLine(logged, 'model_not_allowed', ['policy.models', '--model']);
+    ownerLine(logged, 'model_not_allowed', ['policy', 'models', '--model']);
   });
 
   it('<audio-transcriber> with its default model, which the relay does not allow', async () => {
@@ -99,7 +99,7 @@ describe('refusals that retrying cannot fix', () => {
     expect(kinds).to.deep.equal(['not-available']);
     expect(shown).to.equal('Transcription is not available on this page.');
     expect(shown).to.not.match(/try again/i);
-    ownerLine(logged, 'model_not_allowed', ['policy.models', '--model', '`model` attribute']);
+    ownerLine(logged, 'model_not_allowed', ['policy', 'models', '--model', '`model` attribute']);
   });
 
   it('<audio-transcriber>: a file over the relay\'s size limit, and one the relay refuses by type', async () => {
@@ -132,6 +132,6 @@ describe('refusals that retrying cannot fix', () => {
     const logged = log.stop();
     expect(kinds).to.deep.equal(['not-available']);
     expect(shown).to.equal('Document reading is not available on this page.');
-    ownerLine(logged, 'model_not_allowed', ['policy.models', '--model']);
+    ownerLine(logged, 'model_not_allowed', ['policy', 'models', '--model']);
   });
 });

@@ -47,8 +47,8 @@ describe('refusalKind: refusals that retrying cannot fix', () => {
     const line = String(error.mock.calls[0]![0]);
     expect(line).toContain('https://relay.example');
     expect(line).toContain("voxtral-mini-latest");
-    expect(line).toContain('policy.models');
-    expect(line).toContain('parley-relay --model');
+    expect(line).toContain("relay policy's models");
+    expect(line).toContain('--model');
     expect(line).toContain('`model` attribute');
   });
 
