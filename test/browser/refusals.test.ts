@@ -50,30 +50,27 @@ async function send(el: Element, text: string) {
 }
 
 describe('refusals that retrying cannot fix', () => {
-  it('<agent-chat> with an agent the relay does not allow: a neutral sentence, no retry, the setting in the console', async () => {
-    const log = recordConsoleErrors();
-    const el = await fixture(html`<agent-chat relay-url=${relay} agent-id=${fixtures.agents.support} resume="none"></agent-chat>`);
-    const errors: ParleyErrorDetail[] = [];
-    el.addEventListener('parley-error', (e) => errors.push((e as CustomEvent<ParleyErrorDetail>).detail));
-    await send(el, 'Hello?');
-    const shown = await shownError(el);
-    const logged = log.stop();
-    expect(errors.map((d) => d.error.code)).to.include('agent_not_allowed');
-    expect(shown).to.equal('This assistant is not available on this page.');
-    expect(shadow(el).querySelector('[part="retry-button"]'), 'no retry').to.equal(null);
-    ownerLine(logged, 'agent_not_allowed', ['policy', 'agents', '--agent', 'agent-id']);
-  });
-
-  it('<agent-chat> with a model the relay does not allow: the same', async () => {
-    const log = recordConsoleErrors();
-    const el = await fixture(html`<agent-chat relay-url=${relay} model="mistral-large-latest" resume="none"></agent-chat>`);
-    await send(el, 'Hello?');
-    const shown = await shownError(el);
-    const logged = log.stop();
-    expect(shown).to.equal('This assistant is not available on this page.');
-    expect(shadow(el).querySelector('[part="retry-button"]'), 'no retry').to.equal(null);
-    ownerLine(logged, 'model_not_allowed', ['policy', 'models', '--model', '`model` attribute']);
-  });
+  const chats: [string, string, string[], () => ReturnType<typeof html>][] = [
+    ['an agent', 'agent_not_allowed', ['policy', 'agents', '--agent', 'agent-id'],
+      () => html`<agent-chat relay-url=${relay} agent-id=${fixtures.agents.support} resume="none"></agent-chat>`],
+    ['a model', 'model_not_allowed', ['policy', 'models', '--model', '`model` attribute'],
+      () => html`<agent-chat relay-url=${relay} model="mistral-large-latest" resume="none"></agent-chat>`],
+  ];
+  for (const [what, code, settings, template] of chats) {
+    it(`<agent-chat> with ${what} the relay does not allow: a neutral sentence, no retry, the setting in the console`, async () => {
+      const log = recordConsoleErrors();
+      const el = await fixture(template());
+      const errors: ParleyErrorDetail[] = [];
+      el.addEventListener('parley-error', (e) => errors.push((e as CustomEvent<ParleyErrorDetail>).detail));
+      await send(el, 'Hello?');
+      const shown = await shownError(el);
+      const logged = log.stop();
+      expect(errors.map((d) => d.error.code)).to.include(code);
+      expect(shown).to.equal('This assistant is not available on this page.');
+      expect(shadow(el).querySelector('[part="retry-button"]'), 'no retry').to.equal(null);
+      ownerLine(logged, code, settings);
+    });
+  }
 
   it('<speech-player> with a model the relay does not allow', async () => {
     const log = recordConsoleErrors();
@@ -117,8 +114,8 @@ describe('refusals that retrying cannot fix', () => {
     const logged = log.stop();
     expect(kinds).to.deep.equal(['too-large', 'not-audio']);
     expect(await shownError(el)).to.not.match(/try again/i);
-    ownerLine(logged, '413', ['bodyLimits']);
-    ownerLine(logged, '415', ['send a type the route takes']);
+    ownerLine(logged, '(413 request_too_large', ['bodyLimits']);
+    ownerLine(logged, '(415 unsupported_file_type', ['send a type the route takes']);
   });
 
   it('<doc-ocr-viewer> with its default model, which the relay does not allow', async () => {

@@ -452,8 +452,9 @@ export class AgentChat extends ParleyElement {
       this.#live.announce(t.errorMessage(error));
       // The transcript shrinks for the error box: keep its last messages in view.
       this.#transcriptScroll.stickToBottom = true;
-      // What went wrong in detail is for the site owner (the visitor sees the sentence above).
-      if (error.message) console.warn('[parley] <agent-chat> request failed:', error);
+      // What went wrong in detail is for the site owner (the visitor sees the sentence above); a refusal retrying
+      // cannot fix already has its console line, naming the setting (client/errors.ts).
+      if (error.message && !refusalKind(error)) console.warn('[parley] <agent-chat> request failed:', error);
     }
   }
 
