@@ -82,6 +82,9 @@ export default defineConfig({
           groups: [
             { name: 'kit', priority: 3, minShareCount: 2, test: /node_modules[\\/](?:lit|lit-html|lit-element|@lit[\\/]reactive-element)[\\/]|[\\/]src[\\/](?:elements[\\/]internal[\\/](?:parley-element|locale|locale-format|define-once|error-kinds|shared-client|origin-refusal|live-region|text-field)|client[\\/](?:errors|latest-run|local-ids)|audio[\\/]gesture-context)\.ts$/ },
             { name: 'panel', priority: 2, test: /[\\/]src[\\/]elements[\\/]internal[\\/](?:controls\.styles|file-drop|focus-rescue|css-props)\.ts$/ },
+            // audio-start (did the AudioContext start?) serves speech out and the microphone, which both load client-media:
+            // it goes there, not into audio-in with the microphone code that imports it (speech out must not load that).
+            { name: 'client-media', priority: 3, test: /[\\/]src[\\/]audio[\\/]audio-start\.ts$/ },
             { name: 'audio-in', priority: 2, test: /[\\/]src[\\/](?:audio[\\/]capture[\\/]|elements[\\/]agent-chat[\\/](?:voice-in|voice-composer)\.ts|vendor[\\/]audio-context)/ },
             { name: 'client-media', priority: 1, test: /[\\/]src[\\/]client[\\/](?:sse-request-stream|realtime|ocr|transcription|speech|base64)\.ts$/ },
             { name: 'markdown', priority: 1, test: /node_modules[\\/]marked[\\/]|[\\/]src[\\/]elements[\\/](?:internal[\\/]markdown|agent-chat[\\/]transcript-search)\.ts$/ },

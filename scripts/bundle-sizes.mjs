@@ -78,7 +78,7 @@ export function chunkSources(dist, file) {
 }
 
 /** The budgets (issue 15): KB = 1,024 bytes, min+gzip. */
-export const BUDGETS = { agentChatFirstLoadKB: 45, allFourKB: 125 };
+export const BUDGETS = { agentChatFirstLoadKB: 45, allFourKB: 127 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const dist = process.argv[2] ?? join(import.meta.dirname, '../dist/browser');

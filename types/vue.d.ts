@@ -216,7 +216,7 @@ export interface AgentChatVueProps {
    */
   onParleySpeechEnd?: (event: CustomEvent<ParleySpeechEndDetail>) => void;
   /**
-   * Reading aloud failed (`detail.error`).
+   * Reading aloud failed (`detail.error`; `detail.error.code` `audio_not_started`: no sound can be played on this device, its AudioContext did not start).
    *
    * Event `parley-speech-error`.
    */
@@ -295,7 +295,7 @@ export interface AudioTranscriberVueProps {
    */
   onParleyTranscriptionFinal?: (event: CustomEvent<ParleyTranscriptionFinalDetail>) => void;
   /**
-   * Recording or transcription failed (`detail.kind`, the `message` shown, the platform's or browser's own words in `detail`).
+   * Recording or transcription failed (`detail.kind`, the `message` shown, the platform's or browser's own words in `detail`). Kinds include `audio-not-started` (the microphone's AudioContext did not start), `too-large` and `not-available` (the relay refuses the page, model or scope; no retry).
    *
    * Event `parley-transcription-error`.
    */
@@ -423,7 +423,7 @@ export interface SpeechPlayerVueProps {
    */
   onParleySpeechEnd?: (event: CustomEvent<ParleySpeechEndDetail>) => void;
   /**
-   * The request or its stream failed (`detail.error`).
+   * The request or its stream failed (`detail.error`), or no sound can be played on this device (`detail.error.code` `audio_not_started`: its AudioContext did not start after the press).
    *
    * Event `parley-speech-error`.
    */

@@ -17,6 +17,7 @@ import { createAssetHandler } from './demo/assets.js';
 import { REALTIME_TRANSCRIPTION_PATH } from './realtime/endpoint.js';
 import { serveFetch, type NodeIncoming } from 'parley-kit/server';
 import { createRelay, nodeRelayEnv, type Relay, type RelayPolicy } from 'parley-kit/relay';
+import { DEFAULT_MODELS, DEFAULT_REALTIME_MODEL } from 'parley-kit/client';
 import { ensureAgentLibrary, ensureDemoAgents, ensureDemoConnector } from './demo/agents.js';
 import { DEMO_LIBRARY_NAME, ensureDemoLibrary, readShopPages, shopPage } from './demo/library.js';
 import { ensureFeedbackDataset } from './demo/feedback-dataset.js';
@@ -24,10 +25,6 @@ import { startDemoMcpServer, type DemoMcpServer } from './demo-mcp/server.js';
 
 const DEV_API_KEY = 'parley-dev-key';
 const DEV_ADMIN_KEY = 'parley-dev-admin-key';
-/** The realtime transcription model the demo's voice input asks for (the local platform serves it with pocketsphinx). */
-const REALTIME_MODEL = 'voxtral-mini-transcribe-realtime-2602';
-/** The OCR model the document viewer asks for by default. */
-const OCR_MODEL = 'mistral-ocr-latest';
 /** parley-kit's package folder: its browser bundle (dist/browser) and demo pages are what `start` serves. */
 const KIT_ROOT = dirname(createRequire(import.meta.url).resolve('parley-kit/package.json'));
 
@@ -134,7 +131,7 @@ async function runPlatform(values: Values): Promise<void> {
   const server = await serveFetch(platform.fetch, { port: parseNumber('--port', values.port ?? '8788'), hostname: values.host, upgrade: [platform.handleUpgrade] });
   process.stdout.write([
     `Parley local platform: ${server.url}/v1`,
-    `  realtime       ${server.url.replace(/^http/, 'ws')}${REALTIME_TRANSCRIPTION_PATH}?model=${REALTIME_MODEL}`,
+    `  realtime       ${server.url.replace(/^http/, 'ws')}${REALTIME_TRANSCRIPTION_PATH}?model=${DEFAULT_REALTIME_MODEL}`,
     `  API base URL   ${server.url}   (SDK: new Mistral({ serverURL: '${server.url}', apiKey }))`,
     ...notes,
   ].join('\n') + '\n');
@@ -163,7 +160,7 @@ async function runStart(values: Values): Promise<void> {
     demo = agentId ? { agentId } : { model: process.env.PARLEY_MODEL || 'mistral-small-latest' };
     relay = createRelay({
       upstream: { baseUrl, apiKey: realKey }, basePath: '/api', secret: relaySecret(resolve(values.data)), allowedOrigins, publicOrigin,
-      policy: demoPolicy(demo.agentId ? [demo.agentId] : [], [...(demo.model ? [demo.model] : []), REALTIME_MODEL, OCR_MODEL]),
+      policy: demoPolicy(demo.agentId ? [demo.agentId] : [], demo.model ? [demo.model] : []),
       // The demo's document viewer reads pasted https URLs: the platform fetches them (its own allowlist decides).
       allowRemoteFiles: true,
       // Visitors' ratings go to this dataset of the real platform when it is named.
@@ -184,7 +181,7 @@ async function runStart(values: Values): Promise<void> {
     relay = createRelay({
       upstream: { baseUrl: 'http://local-platform', apiKey: local.apiKey, fetch: platform.fetch, webSocketBaseUrl: () => ownUrl.replace(/^http/, 'ws') },
       basePath: '/api', secret: relaySecret(local.dataDir), allowedOrigins, publicOrigin,
-      policy: demoPolicy([agents.shopAgentId, agents.billingAgentId, orders.ordersAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx', REALTIME_MODEL, 'parley-ocr', OCR_MODEL]),
+      policy: demoPolicy([agents.shopAgentId, agents.billingAgentId, orders.ordersAgentId], ['parley-local', 'parley-espeak', 'parley-pocketsphinx', 'parley-ocr']),
       allowRemoteFiles: true,
       feedback: { datasetId: feedbackDataset },
     });
@@ -249,11 +246,15 @@ function originOf(value: string, flag: string, example: string): string {
   return new URL(value).origin;
 }
 
+/**
+ * The demo relay's policy: the demo's agents, `models`, and every model the elements ask for when a page
+ * names none (DEFAULT_MODELS, from the client itself, so the gallery's elements work as shipped).
+ */
 function demoPolicy(agents: string[], models: string[]): Partial<RelayPolicy> {
   // A chat turn costs several requests (stream, history sync, page tools, speech), so the demo's
   // per-session bucket is wider than the relay's default of 30 a minute.
   return {
-    agents, models, scopes: ['conversations', 'agents:read', 'models:read', 'speech', 'transcription', 'ocr'],
+    agents, models: [...new Set([...models, ...DEFAULT_MODELS])], scopes: ['conversations', 'agents:read', 'models:read', 'speech', 'transcription', 'ocr'],
     limits: { requestsPerMinute: 120, burst: 40, concurrentStreams: 4 },
   };
 }

@@ -7,10 +7,11 @@
  * with an element.
  */
 import type { ParleyClientApi, SpeechAudioStream, SpeechFormat } from '../client/contracts.js';
-import { PlatformError } from '../client/errors.js';
+import { AUDIO_NOT_STARTED, PlatformError } from '../client/errors.js';
 import { LatestRun } from '../client/latest-run.js';
 import type { IAudioContext } from '../vendor/audio-context.js';
 import { SpeechPlayback } from './speech-playback.js';
+import { audioStarted, type StartingContext } from './audio-start.js';
 
 /** How an utterance is said. Its fields are read again for each text: a change applies from the next one. */
 export interface Utterance {
@@ -34,7 +35,7 @@ export interface SpeechSessionOptions {
   onUnderrun?: (underruns: number) => void;
   /** The utterance played to its end. */
   onEnded?: () => void;
-  /** A request or its stream failed: the utterance is stopped. */
+  /** A request or its stream failed, or the context did not start (code `audio_not_started`): the utterance is stopped. */
   onError?: (error: PlatformError) => void;
 }
 
@@ -82,6 +83,14 @@ export class SpeechSession {
     this.#startedAt = startedAt;
     this.#heard = false;
     this.#last = false;
+    // A context that does not start (no output device) would leave the utterance "playing" silently at 0:00.
+    void audioStarted(this.playback.context as unknown as StartingContext).then((started) => {
+      if (started || this.#utterance !== utterance || this.playback.paused) return;
+      this.stop();
+      this.#options.onError?.(new PlatformError({
+        status: 0, type: 'audio_error', code: AUDIO_NOT_STARTED, retryAfter: null, message: 'No sound can be played on this device (its audio did not start)',
+      }));
+    });
     return new Promise((resolve) => {
       this.#over = resolve;
     });

@@ -264,8 +264,11 @@ export interface OcrApi {
 
 // ---------------------------------------------------------------- voice input (microphone → text; src/audio/capture)
 
-/** Why voice input failed, in words an element can show. */
-export type VoiceInputErrorKind = 'permission-denied' | 'no-microphone' | 'unsupported' | 'microphone-busy' | 'network' | 'platform';
+/**
+ * Why voice input failed, in words an element can show. `audio-not-started`: the microphone was granted but the
+ * audio context did not start within a short time (src/audio/audio-start.ts), e.g. a browser with no sound device.
+ */
+export type VoiceInputErrorKind = 'permission-denied' | 'no-microphone' | 'unsupported' | 'microphone-busy' | 'audio-not-started' | 'network' | 'platform';
 export interface VoiceInputError { kind: VoiceInputErrorKind; message: string; cause?: unknown }
 
 export type VoiceInputState = 'idle' | 'starting' | 'listening' | 'finishing' | 'error';

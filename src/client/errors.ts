@@ -9,6 +9,8 @@ import type { ResponseErrorEvent, ValidationIssue } from './types.js';
 export const NETWORK_ERROR = 'network_error';
 /** `type` of streams that broke, sent something unreadable, or ended without a final event. */
 export const STREAM_ERROR = 'stream_error';
+/** `code` (type `audio_error`, status 0) of speech that cannot be heard: the AudioContext did not start after the press (src/audio/audio-start.ts). */
+export const AUDIO_NOT_STARTED = 'audio_not_started';
 /** `code` of the relay's refusal of a page whose origin is not on its allowed list (a 403). */
 export const ORIGIN_NOT_ALLOWED = 'origin_not_allowed';
 
@@ -45,6 +47,7 @@ export class PlatformError extends Error implements PlatformErrorShape {
   static async fromResponse(res: Response): Promise<PlatformError> {
     const error = await PlatformError.#read(res);
     if (error.code === ORIGIN_NOT_ALLOWED) return originRefusal(error, res.url);
+    if (refusalKind(error)) reportRefusal(error, res.url);
     return error;
   }
 
@@ -161,6 +164,55 @@ function originRefusal(error: PlatformError, relayUrl: string): PlatformError {
     console.error(`parley: ${message}`);
   }
   return new PlatformError({ status: error.status, type: error.type, code: ORIGIN_NOT_ALLOWED, retryAfter: null, message });
+}
+
+/**
+ * Why a refusal cannot be helped by retrying, or null when retrying may help:
+ * - `origin`: the relay does not serve this page's origin;
+ * - `not-allowed`: a model, agent, scope, tool or remote file this session may not use (the relay's 403s),
+ *   or a model the platform does not serve (400 `invalid_model`);
+ * - `too-large`: a body or file over a limit (413);
+ * - `type`: a file or body of a type the route does not take (415).
+ * Elements offer no retry for these: the visitor reads a neutral sentence, the site owner a console line.
+ */
+export type RefusalKind = 'origin' | 'not-allowed' | 'too-large' | 'type';
+
+/** The setting to change, by the refusal's code (the console line of {@link reportRefusal}). */
+const REFUSAL_SETTINGS: Record<string, string> = {
+  model_not_allowed: "list the model in the relay policy's models (`--model`, PARLEY_MODELS), or change the element's `model` attribute",
+  agent_not_allowed: "list the agent in the relay policy's agents (`--agent`, PARLEY_AGENTS), or change the element's `agent-id` attribute",
+  scope_not_allowed: "list the scope in the relay policy's scopes (`--scope`, PARLEY_SCOPES)",
+  tool_not_allowed: 'give built-in tools to an agent (`agent-id`); pages may add function tools only',
+  remote_file_not_allowed: "turn on the relay's allowRemoteFiles (`--allow-remote-files`), or send the file itself",
+  invalid_model: "change the element's `model` attribute to a model the platform serves",
+  413: "raise the relay's bodyLimits or attachments limits (`--max-attachment-bytes`), or send less",
+  415: "send a type the route takes (attachments: the relay's attachments.types, `--attachment-type`)",
+};
+
+/** The {@link RefusalKind} of an error (or error shape), or null when retrying may help. */
+export function refusalKind(error: unknown): RefusalKind | null {
+  if (!error || typeof error !== 'object') return null;
+  const { status, code, type } = error as { status?: unknown; code?: unknown; type?: unknown };
+  if (code === ORIGIN_NOT_ALLOWED) return 'origin';
+  if (status === 413) return 'too-large';
+  if (status === 415) return 'type';
+  if ((status === 403 && typeof code === 'string' && code in REFUSAL_SETTINGS) || (status === 400 && type === 'invalid_model')) return 'not-allowed';
+  return null;
+}
+
+/** One console line per refusal (per page, relay and message) that names the setting to change. */
+function reportRefusal(error: PlatformError, url: string): void {
+  let where = 'the relay';
+  try {
+    where = new URL(url).origin;
+  } catch {
+    // No URL (a Response made in code).
+  }
+  const key = `${where} ${error.status} ${error.message}`;
+  if (reportedRefusals.has(key)) return;
+  reportedRefusals.add(key);
+  const setting = REFUSAL_SETTINGS[error.type === 'invalid_model' ? 'invalid_model' : error.status === 403 ? error.code! : error.status];
+  console.error(`parley: a request to ${where} was refused (${error.status} ${error.code ?? error.type}: ${error.message}). Retrying cannot help. To fix it, ${setting}.`);
 }
 
 /** Whether an error (or error shape) is the relay's refusal of the page's origin. */

@@ -146,6 +146,7 @@ export function ocrErrorKind(error: PlatformErrorShape): OcrErrorKind {
   if (error.code === 'remote_file_not_allowed') return 'url-not-allowed';
   if (error.status === 401 || error.status === 403) return 'forbidden';
   if (error.status === 413) return 'too-large';
+  if (error.status === 415) return 'rejected';
   if (error.status === 400 || error.status === 422) return 'rejected';
   if (error.status === 429) return 'rate-limited';
   if (error.status === 503) return 'busy';

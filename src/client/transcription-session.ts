@@ -9,7 +9,7 @@
 import type {
   ParleyClientApi, TranscriptionEventStream, VoiceInputApi, VoiceInputError, VoiceInputErrorKind, VoiceInputOptions, VoiceInputResult,
 } from './contracts.js';
-import { NETWORK_ERROR, PlatformError, STREAM_ERROR } from './errors.js';
+import { NETWORK_ERROR, PlatformError, STREAM_ERROR, refusalKind } from './errors.js';
 import { LatestRun, type RunToken } from './latest-run.js';
 import type { TranscriptionSegment, TranscriptionSegmentEvent } from './types.js';
 
@@ -18,10 +18,11 @@ export type TranscriptionSource = 'microphone' | 'file';
 
 /**
  * Why a transcription failed: the microphone kinds of voice input, plus `not-audio` (a file that is
- * not audio), `interrupted` (the stream broke; the text received so far is kept) and `not-available`
- * (the relay does not serve this page's origin: `parley-error` carries the details).
+ * not audio, or one the relay or platform refuses by type), `too-large` (a file over the relay's or the
+ * platform's size limit), `interrupted` (the stream broke; the text received so far is kept) and `not-available`
+ * (the relay does not serve this page's origin, or refuses the model or scope: the console names the setting).
  */
-export type TranscriptionErrorKind = VoiceInputErrorKind | 'not-audio' | 'interrupted' | 'not-available';
+export type TranscriptionErrorKind = VoiceInputErrorKind | 'not-audio' | 'too-large' | 'interrupted' | 'not-available';
 
 /** What runs: nothing, a recording (`starting`, `listening`, `finishing`) or a file. */
 export type TranscriptionActivity = 'idle' | 'starting' | 'listening' | 'finishing' | 'file';
@@ -235,7 +236,10 @@ export class TranscriptionSession {
       if (!run.current()) return;
       const e = PlatformError.from(error);
       const received = this.#liveText.trim() !== '';
-      const kind = received && (e.type === STREAM_ERROR || e.type === NETWORK_ERROR) ? 'interrupted' : e.type === NETWORK_ERROR ? 'network' : 'platform';
+      // A refused type or size cannot be helped by trying again: the visitor is told which (client/errors.ts refusalKind).
+      const refused = refusalKind(e);
+      const kind = refused === 'type' ? 'not-audio' : refused === 'too-large' ? 'too-large'
+        : received && (e.type === STREAM_ERROR || e.type === NETWORK_ERROR) ? 'interrupted' : e.type === NETWORK_ERROR ? 'network' : 'platform';
       this.#fail(kind, e.message, e, name);
     }
   }

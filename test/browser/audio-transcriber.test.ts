@@ -158,25 +158,28 @@ describe('<audio-transcriber> with files', () => {
     expect(started.value).to.equal(false);
   });
 
-  it('tells a refused request in a sentence of its own; the platform’s message goes to the event and the console', async () => {
+  it('tells a model the platform does not serve in a neutral sentence, no retry; the platform’s message goes to the event and the console with the setting', async () => {
     const el = await fixture<AudioTranscriber>(html`<audio-transcriber relay-url=${RELAY} model="no-such-model"></audio-transcriber>`);
-    const warned: unknown[][] = [];
-    const warn = console.warn;
-    console.warn = (...args: unknown[]) => { warned.push(args); };
+    const logged: unknown[][] = [];
+    const error = console.error;
+    console.error = (...args: unknown[]) => { logged.push(args); };
     try {
-      const error = oneEvent(el, 'parley-transcription-error');
+      const failed = oneEvent(el, 'parley-transcription-error');
       pickFile(el, await callFile());
-      const { detail } = await error;
-      expect(detail.kind).to.equal('platform');
+      const { detail } = await failed;
+      // 400 invalid_model: retrying cannot help (client/errors.ts refusalKind).
+      expect(detail.kind).to.equal('not-available');
       expect(detail.detail).to.contain('no-such-model');
       await el.updateComplete;
       const shown = parts(el).error()!.textContent!;
       expect(shown).to.equal(detail.message);
-      expect(shown).to.contain('could not transcribe').and.not.contain('no-such-model');
-      expect(warned.some((args) => args.map(String).join(' ').includes('no-such-model')), 'the platform’s words in the console').to.equal(true);
+      expect(shown).to.equal('Transcription is not available on this page.');
+      const line = logged.map((args) => args.map(String).join(' ')).find((l) => l.includes('no-such-model'));
+      expect(line, 'the platform’s words in the console').to.be.a('string');
+      expect(line).to.contain('`model` attribute');
       expect(el.activity).to.equal('idle');
     } finally {
-      console.warn = warn;
+      console.error = error;
     }
   });
 

@@ -7,6 +7,7 @@
 import { AudioWorkletNode, MediaStreamAudioSourceNode, addAudioWorkletModule, MinimalAudioContext, type IAudioWorkletNode, type IMediaStreamAudioSourceNode, type IMinimalAudioContext } from '../../vendor/audio-context.js';
 import { CAPTURE_PROCESSOR_NAME, captureWorkletSource, type CaptureChunkMessage, type CaptureProcessorOptions } from './capture-worklet.js';
 import { VoiceInputFailure, microphoneFailure } from './voice-input-error.js';
+import { audioStarted, type StartingContext } from '../audio-start.js';
 
 /** Rate of the chunks by default: what the realtime transcription expects. */
 export const CAPTURE_SAMPLE_RATE = 16000;
@@ -77,7 +78,7 @@ export class MicCapture {
   /**
    * Asks for the microphone and starts capturing. Call it inside a user gesture: the AudioContext is
    * created before the permission prompt so that the gesture still counts for it.
-   * @throws {VoiceInputFailure} `unsupported`, `permission-denied`, `no-microphone` or `microphone-busy`.
+   * @throws {VoiceInputFailure} `unsupported`, `permission-denied`, `no-microphone`, `microphone-busy` or `audio-not-started`.
    */
   static async open(options: MicCaptureOptions): Promise<MicCapture> {
     const sampleRate = options.sampleRate ?? CAPTURE_SAMPLE_RATE;
@@ -105,6 +106,10 @@ export class MicCapture {
           ...(options.deviceId ? { deviceId: { exact: options.deviceId } } : {}),
         },
       });
+      // Granted, but the context may never start (no sound device): checked below, once the graph is built, so
+      // waiting for it does not delay the worklet's loading.
+      if (context.state !== 'running') void context.resume().catch(() => {});
+      const started = audioStarted(context as unknown as StartingContext);
       const url = URL.createObjectURL(new Blob([captureWorkletSource()], { type: 'text/javascript' }));
       try {
         await addAudioWorkletModule(context, url);
@@ -125,6 +130,7 @@ export class MicCapture {
       const source = new MediaStreamAudioSourceNode(context, { mediaStream: stream });
       const capture = new MicCapture(stream, context, source, node, sampleRate, options);
       source.connect(node);
+      if (!(await started)) throw new VoiceInputFailure('audio-not-started', 'The microphone could not start.');
       return capture;
     } catch (error) {
       for (const track of stream?.getTracks() ?? []) track.stop();

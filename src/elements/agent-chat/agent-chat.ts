@@ -10,6 +10,7 @@ import type { TranscriptItem } from './transcript.js';
 // then the composer and what borrows its message box, then the base class and the styles.
 import { parseHostList } from '../internal/links.js';
 import { originRefusalOf } from '../internal/origin-refusal.js';
+import { AUDIO_NOT_STARTED, refusalKind } from '../../client/errors.js';
 import { ChatSessionController } from './controllers/chat-session-controller.js';
 import { TranscriptPlaceholdersController } from './controllers/transcript-placeholders-controller.js';
 import { TranscriptScrollController } from './controllers/transcript-scroll-controller.js';
@@ -171,7 +172,7 @@ const SESSION_OPTIONS = ['relayUrl', 'agentId', 'model', 'agentVersion', 'handof
  * @fires {CustomEvent<ParleySpeechStartDetail>} parley-speech-start - A reply started being read aloud (`detail.text`: its markdown).
  * @fires {CustomEvent<ParleySpeechFirstAudioDetail>} parley-speech-first-audio - The first audio of a reply is scheduled (`detail.latencyMs`).
  * @fires {CustomEvent<ParleySpeechEndDetail>} parley-speech-end - Reading aloud ended or was stopped.
- * @fires {CustomEvent<ParleySpeechErrorDetail>} parley-speech-error - Reading aloud failed (`detail.error`).
+ * @fires {CustomEvent<ParleySpeechErrorDetail>} parley-speech-error - Reading aloud failed (`detail.error`; `detail.error.code` `audio_not_started`: no sound can be played on this device, its AudioContext did not start).
  * @fires {CustomEvent<ParleyVoiceStartDetail>} parley-voice-start - The chat began listening for a spoken message (`detail.handsFree`).
  * @fires {CustomEvent<ParleyVoiceFinalDetail>} parley-voice-final - The final text of a spoken message (`detail.text`), before it is sent or left in the message box.
  * @fires {CustomEvent<ParleyHandsFreeChangedDetail>} parley-hands-free-changed - Hands-free turns were turned on or off (`detail.on`), also when an error or typing ended them.
@@ -339,6 +340,7 @@ export class AgentChat extends ParleyElement {
   readonly #voiceOut = new VoiceOutController(this, {
     replyText: (id) => contentText((this.#chat.state.entries.find((e) => e.id === id) as { content?: string } | undefined)?.content ?? ''),
     speakingChanged: (speaking) => this.#voiceIn.replySpeaking(speaking),
+    noSound: (error) => this.#chat.showError(error),
   });
 
   readonly #voiceIn: VoiceInController = new VoiceInController(this, {
@@ -450,8 +452,9 @@ export class AgentChat extends ParleyElement {
       this.#live.announce(t.errorMessage(error));
       // The transcript shrinks for the error box: keep its last messages in view.
       this.#transcriptScroll.stickToBottom = true;
-      // What went wrong in detail is for the site owner (the visitor sees the sentence above).
-      if (error.message) console.warn('[parley] <agent-chat> request failed:', error);
+      // What went wrong in detail is for the site owner (the visitor sees the sentence above); a refusal retrying
+      // cannot fix already has its console line, naming the setting (client/errors.ts).
+      if (error.message && !refusalKind(error)) console.warn('[parley] <agent-chat> request failed:', error);
     }
   }
 
@@ -639,9 +642,10 @@ export class AgentChat extends ParleyElement {
     const voiceError = this.#voiceIn.error;
     const error = this.#chat.state.error ?? this.#chat.localError;
     if (!voiceError && !error) return nothing;
-    // The relay refuses this page's origin: a neutral sentence only (the site owner's details are in the
-    // console and the parley-error event), and no retry, which would be refused the same way.
-    const refusal = originRefusalOf(voiceError) ?? originRefusalOf(error);
+    // The relay refuses this page's origin, a model, agent or scope, a size or a type: a neutral sentence only (the
+    // site owner's details are in the console and the parley-error event), and no retry, which would be refused the same way.
+    // No sound on this device (a reply read aloud): retrying cannot help either.
+    const refusal = originRefusalOf(voiceError) ?? (refusalKind(error) || error?.code === AUDIO_NOT_STARTED ? error : null);
     // Announced once, politely, through the live region (announceProgress); the details go to the console and the event.
     if (refusal) return html`<div part="error" class="error"><p>${t.errorMessage(refusal)}</p></div>`;
     return html`<div part="error" class="error">

@@ -167,6 +167,7 @@ const count = counter('en');
 
 const CHAT_ERRORS: Record<ChatErrorKind, string> = {
   unavailable: 'This assistant is not available on this page.',
+  'no-sound': 'No sound can be played on this device.',
   network: 'The chat service could not be reached. Check your connection and try again.',
   cut: 'The reply was cut off before it finished.',
   forbidden: 'This chat is not allowed to do that. Reload the page and try again.',

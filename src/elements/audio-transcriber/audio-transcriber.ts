@@ -13,6 +13,7 @@ import { controlStyles } from '../internal/controls.styles.js';
 import { audioTranscriberStyles } from './audio-transcriber.styles.js';
 import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
+import { refusalKind } from '../../client/errors.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
 import { FileDropController, fileDropStyles } from '../internal/file-drop.js';
 
@@ -107,7 +108,7 @@ interface ShownError {
  * @fires {CustomEvent<ParleyTranscriptionStartDetail>} parley-transcription-start - Recording started or a file is being sent (`detail.source`).
  * @fires {CustomEvent<ParleyTranscriptionPartialDetail>} parley-transcription-partial - The words so far (`detail.text`, the whole text, not a delta).
  * @fires {CustomEvent<ParleyTranscriptionFinalDetail>} parley-transcription-final - A finished transcript (`detail.text`, `segments`, `language`, `source`).
- * @fires {CustomEvent<ParleyTranscriptionErrorDetail>} parley-transcription-error - Recording or transcription failed (`detail.kind`, the `message` shown, the platform's or browser's own words in `detail`).
+ * @fires {CustomEvent<ParleyTranscriptionErrorDetail>} parley-transcription-error - Recording or transcription failed (`detail.kind`, the `message` shown, the platform's or browser's own words in `detail`). Kinds include `audio-not-started` (the microphone's AudioContext did not start), `too-large` and `not-available` (the relay refuses the page, model or scope; no retry).
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  */
 export class AudioTranscriber extends ParleyElement {
@@ -171,8 +172,9 @@ export class AudioTranscriber extends ParleyElement {
     },
     failed: ({ kind, detail, cause, kept }) => {
       if (kept) this.#addEntry(kept);
-      // The relay does not serve this page: the page hears it as parley-error, the visitor in neutral words.
-      this.#fail(emitOriginRefusal(this, cause) ? 'not-available' : kind, detail);
+      // The relay does not serve this page (the page hears it as parley-error), or refuses the model or scope
+      // (the console names the setting): the visitor reads neutral words, with no "try again".
+      this.#fail(emitOriginRefusal(this, cause) || refusalKind(cause) === 'not-allowed' ? 'not-available' : kind, detail);
     },
   });
   /** Push-to-talk: the button or Space is still held (a release during `starting` stops once started). */
@@ -279,7 +281,7 @@ export class AudioTranscriber extends ParleyElement {
     this.emit('parley-transcription-error', { kind, message, detail });
     // The platform's or browser's own words are for the site owner (the visitor sees the sentence above);
     // a refused origin is already explained in the console by the client, a wrong file is the visitor's.
-    if (detail && kind !== 'not-available' && kind !== 'not-audio') console.warn(`[parley] <audio-transcriber> transcription failed (${kind}):`, detail);
+    if (detail && kind !== 'not-available' && kind !== 'not-audio' && kind !== 'too-large') console.warn(`[parley] <audio-transcriber> transcription failed (${kind}):`, detail);
   }
 
   #startTicker(): void {

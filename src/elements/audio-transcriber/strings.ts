@@ -66,12 +66,16 @@ const errorMessage = (kind: TranscriptionErrorKind): string => {
       return 'Microphone access is blocked. Allow the microphone for this site in the browser’s site settings (the icon next to the address), then try again.';
     case 'no-microphone':
       return 'No microphone was found. Connect one or turn it on in your system settings, then try again.';
+    case 'audio-not-started':
+      return 'The microphone could not start.';
     case 'microphone-busy':
       return 'The microphone is being used by another application. Close it, then try again.';
     case 'unsupported':
       return 'Recording is not available in this browser or on this page (it needs a secure https page). You can upload an audio file instead.';
     case 'not-audio':
       return 'That file is not audio. Choose an audio file, for example WAV, MP3, FLAC or Ogg.';
+    case 'too-large':
+      return 'That file is too large to transcribe. Choose a shorter recording or a smaller file.';
     case 'network':
       return 'The transcription service could not be reached. Check your connection and try again.';
     case 'interrupted':

@@ -15,6 +15,7 @@ import type { DocOcrViewerStrings } from './strings.js';
 import { docOcrViewerStyles } from './doc-ocr-viewer.styles.js';
 import { LiveRegionController } from '../internal/live-region.js';
 import { emitOriginRefusal } from '../internal/origin-refusal.js';
+import { refusalKind } from '../../client/errors.js';
 import { FocusRescueController } from '../internal/focus-rescue.js';
 import { FileDropController, fileDropStyles } from '../internal/file-drop.js';
 import { textField } from '../internal/text-field.js';
@@ -455,8 +456,9 @@ export class DocOcrViewer extends ParleyElement {
       error = new PlatformError({ status: 0, type: 'invalid_request_error', code: 'invalid_document', retryAfter: null, message });
     } else {
       error = failure.error;
-      // The relay does not serve this page: the page hears it as parley-error, the visitor in neutral words.
-      if (emitOriginRefusal(this, error)) kind = 'not-available';
+      // The relay does not serve this page (the page hears it as parley-error), or refuses the model or scope (the
+      // console names the setting): the visitor reads neutral words, with no "try again".
+      if (emitOriginRefusal(this, error) || (refusalKind(error) === 'not-allowed' && kind !== 'url-not-allowed')) kind = 'not-available';
       message = kind === 'not-available' ? t.notAvailable : t.errorMessage(error.message, failure.kind);
     }
     this.error = message;

@@ -3,15 +3,19 @@
  * sort a platform error the same way, so a translation only writes the sentences.
  */
 import type { PlatformErrorShape } from '../../client/contracts.js';
-import { isOriginRefusal } from '../../client/errors.js';
+import { AUDIO_NOT_STARTED, refusalKind } from '../../client/errors.js';
 
 /** Why a chat request failed, as `<agent-chat>` tells the visitor. */
 export type ChatErrorKind =
-  | 'unavailable' | 'network' | 'cut' | 'forbidden' | 'not-found' | 'too-long' | 'rejected' | 'rate-limited' | 'server' | 'other';
+  | 'unavailable' | 'no-sound' | 'network' | 'cut' | 'forbidden' | 'not-found' | 'too-long' | 'rejected' | 'rate-limited' | 'server' | 'other';
 
 export function chatErrorKind(error: PlatformErrorShape): ChatErrorKind {
-  // The relay does not serve this site: the site owner is told in the console; the visitor cannot fix it.
-  if (isOriginRefusal(error)) return 'unavailable';
+  // The relay does not serve this site, or refuses a model, agent or scope: the site owner is told in the
+  // console (client/errors.ts); the visitor cannot fix it. A refused type is 'rejected' (see refusalKind).
+  const refused = refusalKind(error);
+  if (refused === 'origin' || refused === 'not-allowed') return 'unavailable';
+  if (refused === 'type') return 'rejected';
+  if (error.code === AUDIO_NOT_STARTED) return 'no-sound';
   if (error.type === 'network_error') return 'network';
   if (error.type === 'stream_error') return 'cut';
   if (error.status === 401 || error.status === 403) return 'forbidden';
@@ -24,10 +28,13 @@ export function chatErrorKind(error: PlatformErrorShape): ChatErrorKind {
 }
 
 /** Why speech failed, as `<speech-player>` tells the visitor. */
-export type SpeechErrorKind = 'unavailable' | 'network' | 'cut' | 'forbidden' | 'rejected' | 'rate-limited' | 'busy' | 'other';
+export type SpeechErrorKind = 'unavailable' | 'no-sound' | 'network' | 'cut' | 'forbidden' | 'rejected' | 'rate-limited' | 'busy' | 'other';
 
 export function speechErrorKind(error: PlatformErrorShape): SpeechErrorKind {
-  if (isOriginRefusal(error)) return 'unavailable';
+  const refused = refusalKind(error);
+  if (refused === 'origin' || refused === 'not-allowed') return 'unavailable';
+  if (refused) return 'rejected';
+  if (error.code === AUDIO_NOT_STARTED) return 'no-sound';
   if (error.type === 'network_error') return 'network';
   if (error.type === 'stream_error') return 'cut';
   if (error.status === 401 || error.status === 403) return 'forbidden';

@@ -59,7 +59,10 @@ export interface ParleySpeechEndDetail {
   underruns: number;
 }
 
-/** Detail of `parley-speech-error`: the speech request or its stream failed. */
+/**
+ * Detail of `parley-speech-error`: the speech request or its stream failed, or no sound can be played on this device
+ * (`error.code` `audio_not_started`, type `audio_error`: the AudioContext did not start within a short time after the press).
+ */
 export interface ParleySpeechErrorDetail {
   error: PlatformErrorShape;
 }

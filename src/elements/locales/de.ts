@@ -13,6 +13,7 @@ const fileSize = fileSizeIn('de');
 
 const CHAT_ERRORS: Record<ChatErrorKind, string> = {
   unavailable: 'Dieser Assistent ist auf dieser Seite nicht verfügbar.',
+  'no-sound': 'Auf diesem Gerät kann kein Ton wiedergegeben werden.',
   network: 'Der Chat-Dienst ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
   cut: 'Die Antwort wurde abgebrochen, bevor sie fertig war.',
   forbidden: 'Dieser Chat darf das nicht. Laden Sie die Seite neu und versuchen Sie es erneut.',
@@ -28,6 +29,7 @@ const VOICE_ERRORS: Record<VoiceInputErrorKind, string> = {
   'permission-denied': 'Der Zugriff auf das Mikrofon wurde verweigert. Erlauben Sie das Mikrofon für diese Website im Browser und versuchen Sie es erneut.',
   'no-microphone': 'Es wurde kein Mikrofon gefunden. Schließen Sie eines an und versuchen Sie es erneut.',
   unsupported: 'Dieser Browser kann hier kein Audio aufnehmen.',
+  'audio-not-started': 'Das Mikrofon konnte nicht starten.',
   'microphone-busy': 'Das Mikrofon konnte nicht gestartet werden: Möglicherweise verwendet es eine andere Anwendung.',
   network: 'Die Verbindung zum Transkriptionsdienst wurde unterbrochen.',
   platform: 'Die Transkription ist fehlgeschlagen.',
@@ -35,6 +37,7 @@ const VOICE_ERRORS: Record<VoiceInputErrorKind, string> = {
 
 const SPEECH_ERRORS: Record<SpeechErrorKind, string> = {
   unavailable: 'Die Sprachausgabe ist auf dieser Seite nicht verfügbar.',
+  'no-sound': 'Auf diesem Gerät kann kein Ton wiedergegeben werden.',
   network: 'Der Sprachdienst ist nicht erreichbar.',
   cut: 'Das Audio wurde abgebrochen, bevor es fertig war.',
   forbidden: 'Das Vorlesen dieses Textes ist nicht erlaubt.',
@@ -208,12 +211,16 @@ const de: CompleteLocaleCatalogue = {
           return 'Der Zugriff auf das Mikrofon ist blockiert. Erlauben Sie das Mikrofon für diese Website in den Website-Einstellungen des Browsers (das Symbol neben der Adresse) und versuchen Sie es erneut.';
         case 'no-microphone':
           return 'Es wurde kein Mikrofon gefunden. Schließen Sie eines an oder schalten Sie es in den Systemeinstellungen ein und versuchen Sie es erneut.';
+        case 'audio-not-started':
+          return 'Das Mikrofon konnte nicht starten.';
         case 'microphone-busy':
           return 'Das Mikrofon wird von einer anderen Anwendung verwendet. Schließen Sie diese und versuchen Sie es erneut.';
         case 'unsupported':
           return 'Aufnehmen ist in diesem Browser oder auf dieser Seite nicht möglich (dafür ist eine sichere https-Seite nötig). Sie können stattdessen eine Audiodatei hochladen.';
         case 'not-audio':
           return 'Diese Datei ist keine Audiodatei. Wählen Sie eine Audiodatei, zum Beispiel WAV, MP3, FLAC oder Ogg.';
+        case 'too-large':
+          return 'Diese Datei ist zu groß für die Transkription. Wählen Sie eine kürzere Aufnahme oder eine kleinere Datei.';
         case 'network':
           return 'Der Transkriptionsdienst ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.';
         case 'interrupted':

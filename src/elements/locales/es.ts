@@ -13,6 +13,7 @@ const fileSize = fileSizeIn('es');
 
 const CHAT_ERRORS: Record<ChatErrorKind, string> = {
   unavailable: 'Este asistente no está disponible en esta página.',
+  'no-sound': 'No se puede reproducir sonido en este dispositivo.',
   network: 'No se pudo conectar con el servicio de chat. Comprueba tu conexión e inténtalo de nuevo.',
   cut: 'La respuesta se cortó antes de terminar.',
   forbidden: 'Este chat no tiene permiso para hacer eso. Recarga la página e inténtalo de nuevo.',
@@ -28,6 +29,7 @@ const VOICE_ERRORS: Record<VoiceInputErrorKind, string> = {
   'permission-denied': 'Se denegó el acceso al micrófono. Permite el micrófono para este sitio en el navegador e inténtalo de nuevo.',
   'no-microphone': 'No se encontró ningún micrófono. Conecta uno e inténtalo de nuevo.',
   unsupported: 'Este navegador no puede grabar audio aquí.',
+  'audio-not-started': 'No se pudo iniciar el micrófono.',
   'microphone-busy': 'No se pudo iniciar el micrófono: puede que otra aplicación lo esté usando.',
   network: 'Se perdió la conexión con el servicio de transcripción.',
   platform: 'La transcripción falló.',
@@ -35,6 +37,7 @@ const VOICE_ERRORS: Record<VoiceInputErrorKind, string> = {
 
 const SPEECH_ERRORS: Record<SpeechErrorKind, string> = {
   unavailable: 'La voz no está disponible en esta página.',
+  'no-sound': 'No se puede reproducir sonido en este dispositivo.',
   network: 'No se pudo conectar con el servicio de voz.',
   cut: 'El audio se cortó antes de terminar.',
   forbidden: 'No está permitido leer este texto en voz alta.',
@@ -208,12 +211,16 @@ const es: CompleteLocaleCatalogue = {
           return 'El acceso al micrófono está bloqueado. Permite el micrófono para este sitio en la configuración del sitio del navegador (el icono junto a la dirección) e inténtalo de nuevo.';
         case 'no-microphone':
           return 'No se encontró ningún micrófono. Conecta uno o actívalo en la configuración del sistema e inténtalo de nuevo.';
+        case 'audio-not-started':
+          return 'No se pudo iniciar el micrófono.';
         case 'microphone-busy':
           return 'Otra aplicación está usando el micrófono. Ciérrala e inténtalo de nuevo.';
         case 'unsupported':
           return 'No se puede grabar en este navegador o en esta página (hace falta una página https segura). Puedes subir un archivo de audio en su lugar.';
         case 'not-audio':
           return 'Ese archivo no es de audio. Elige un archivo de audio, por ejemplo WAV, MP3, FLAC u Ogg.';
+        case 'too-large':
+          return 'Ese archivo es demasiado grande para transcribirlo. Elige una grabación más corta o un archivo más pequeño.';
         case 'network':
           return 'No se pudo conectar con el servicio de transcripción. Comprueba tu conexión e inténtalo de nuevo.';
         case 'interrupted':

@@ -15,6 +15,7 @@ const NBSP = '\u00a0';
 
 const CHAT_ERRORS: Record<ChatErrorKind, string> = {
   unavailable: 'Cet assistant n’est pas disponible sur cette page.',
+  'no-sound': 'Aucun son ne peut être joué sur cet appareil.',
   network: 'Le service de discussion est injoignable. Vérifiez votre connexion et réessayez.',
   cut: 'La réponse a été coupée avant la fin.',
   forbidden: 'Cette discussion n’a pas le droit de faire cela. Rechargez la page et réessayez.',
@@ -30,6 +31,7 @@ const VOICE_ERRORS: Record<VoiceInputErrorKind, string> = {
   'permission-denied': 'L’accès au micro est refusé. Autorisez le micro pour ce site dans le navigateur, puis réessayez.',
   'no-microphone': 'Aucun micro n’a été trouvé. Branchez-en un, puis réessayez.',
   unsupported: 'Ce navigateur ne peut pas enregistrer de son ici.',
+  'audio-not-started': 'Le micro n’a pas pu démarrer.',
   'microphone-busy': `Le micro n’a pas pu démarrer${NBSP}: une autre application l’utilise peut-être.`,
   network: 'La connexion au service de transcription a été perdue.',
   platform: 'La transcription a échoué.',
@@ -37,6 +39,7 @@ const VOICE_ERRORS: Record<VoiceInputErrorKind, string> = {
 
 const SPEECH_ERRORS: Record<SpeechErrorKind, string> = {
   unavailable: 'La synthèse vocale n’est pas disponible sur cette page.',
+  'no-sound': 'Aucun son ne peut être joué sur cet appareil.',
   network: 'Le service de synthèse vocale est injoignable.',
   cut: 'L’audio a été coupé avant la fin.',
   forbidden: 'La lecture de ce texte n’est pas autorisée.',
@@ -210,12 +213,16 @@ const fr: CompleteLocaleCatalogue = {
           return 'L’accès au micro est bloqué. Autorisez le micro pour ce site dans les paramètres du site du navigateur (l’icône à côté de l’adresse), puis réessayez.';
         case 'no-microphone':
           return 'Aucun micro n’a été trouvé. Branchez-en un ou activez-le dans les paramètres du système, puis réessayez.';
+        case 'audio-not-started':
+          return 'Le micro n’a pas pu démarrer.';
         case 'microphone-busy':
           return 'Le micro est utilisé par une autre application. Fermez-la, puis réessayez.';
         case 'unsupported':
           return 'L’enregistrement n’est pas disponible dans ce navigateur ou sur cette page (il faut une page https sécurisée). Vous pouvez importer un fichier audio à la place.';
         case 'not-audio':
           return 'Ce fichier n’est pas un fichier audio. Choisissez un fichier audio, par exemple WAV, MP3, FLAC ou Ogg.';
+        case 'too-large':
+          return 'Ce fichier est trop volumineux pour être transcrit. Choisissez un enregistrement plus court ou un fichier plus petit.';
         case 'network':
           return 'Le service de transcription est injoignable. Vérifiez votre connexion et réessayez.';
         case 'interrupted':

@@ -2,7 +2,7 @@ import { html, nothing } from 'lit';
 import { cssProps } from '../internal/css-props.js';
 import type { PropertyValues, TemplateResult } from 'lit';
 import { property, state } from 'lit/decorators.js';
-import { PlatformError, isOriginRefusal } from '../../client/index.js';
+import { PlatformError, refusalKind } from '../../client/index.js';
 import { noRelayUrl, sharedClient } from '../internal/shared-client.js';
 import type { PlatformErrorShape, SpeechFormat, SpeechVoice } from '../../client/contracts.js';
 import { LatestRun } from '../../client/latest-run.js';
@@ -80,7 +80,7 @@ export type SpeechPlayerStatus = 'idle' | 'loading' | 'playing' | 'paused' | 'en
  * @fires {CustomEvent<ParleySpeechStartDetail>} parley-speech-start - A text is being requested (`detail.text`).
  * @fires {CustomEvent<ParleySpeechFirstAudioDetail>} parley-speech-first-audio - Its first audio is scheduled (`detail.latencyMs` from the request).
  * @fires {CustomEvent<ParleySpeechEndDetail>} parley-speech-end - Playback ended: all played, or stopped (`detail.stopped`, `played`, `received`, `underruns`).
- * @fires {CustomEvent<ParleySpeechErrorDetail>} parley-speech-error - The request or its stream failed (`detail.error`).
+ * @fires {CustomEvent<ParleySpeechErrorDetail>} parley-speech-error - The request or its stream failed (`detail.error`), or no sound can be played on this device (`detail.error.code` `audio_not_started`: its AudioContext did not start after the press).
  * @fires {CustomEvent<ParleyErrorDetail>} parley-error - The relay does not serve this page's origin (`detail.error.code` is `origin_not_allowed`; the visitor sees a neutral message).
  * @fires {CustomEvent<ParleySpeechUnderrunDetail>} parley-speech-underrun - Audio arrived late and a gap was heard (`detail.underruns`).
  */
@@ -293,7 +293,7 @@ export class SpeechPlayer extends ParleyElement {
     // Announced once, politely, through the live region; the error line stays visible.
     this.#liveRegion.announce(this.#t.errorMessage(this.error));
     // The visitor sees a sentence in their language; the platform's own words are for the site owner.
-    if (!isOriginRefusal(this.error) && this.error.message) console.warn('[parley] <speech-player> speech failed:', this.error);
+    if (!refusalKind(this.error) && this.error.message) console.warn('[parley] <speech-player> speech failed:', this.error);
     emitOriginRefusal(this, error);
   }
 

@@ -42,6 +42,7 @@ export interface SpeechPlayerStrings {
 
 const SPEECH_ERRORS: Record<SpeechErrorKind, string> = {
   unavailable: 'Speech is not available on this page.',
+  'no-sound': 'No sound can be played on this device.',
   network: 'The speech service could not be reached.',
   cut: 'The audio was cut off before it finished.',
   forbidden: 'Speaking this text is not allowed.',

@@ -115,15 +115,18 @@ async function sendWebResponse(res, response, abort) {
 /**
  * Two more relays in front of the same platform, each on a loopback port of its own at `127.0.0.1`, so
  * on another origin than the test page (`localhost`): one lists the page's origin (`allowed`), one does
- * not (`refused`). Cross-origin embedding is tested against them: real CORS, preflights included.
+ * not (`refused`). Cross-origin embedding is tested against them: real CORS, preflights included. A third
+ * (`restricted`) serves the page but allows only the model `parley-local`, no agent, and transcriptions of 4 KB:
+ * refusals retrying cannot fix (test/browser/refusals.test.ts).
  */
 async function startCrossOriginRelays({ createRelay, serveFetch, platformUrl, apiKey, origin, policy }) {
   const servers = [];
   const urls = {};
-  for (const [name, allowedOrigins] of [['allowed', [origin]], ['refused', []]]) {
+  const restricted = { ...policy, agents: [], models: ['parley-local'] };
+  for (const [name, allowedOrigins, relayPolicy, bodyLimits] of [['allowed', [origin], policy], ['refused', [], policy], ['restricted', [origin], restricted, { transcription: 4096 }]]) {
     const relay = createRelay({
-      upstream: { baseUrl: platformUrl, apiKey }, basePath: '/api', allowedOrigins,
-      policy, limits: { requestsPerMinute: 12000, burst: 2000, sessionsPerMinute: 1000, sessionBurst: 500 },
+      upstream: { baseUrl: platformUrl, apiKey }, basePath: '/api', allowedOrigins, bodyLimits,
+      policy: relayPolicy, limits: { requestsPerMinute: 12000, burst: 2000, sessionsPerMinute: 1000, sessionBurst: 500 },
       onError: (error) => console.error(`[relay ${name}]`, error),
     });
     const server = await serveFetch(relay.fetch, { hostname: '127.0.0.1', port: 0, upgrade: [relay.handleUpgrade] });

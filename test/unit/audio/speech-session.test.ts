@@ -6,6 +6,7 @@ import { SpeechSession, type SpeechSessionOptions, type Utterance } from '../../
 import { ReplySpeaker } from '../../../src/audio/reply-speaker.js';
 import type { SpeechPlaybackOptions } from '../../../src/audio/speech-playback.js';
 import { PlatformError } from '../../../src/client/errors.js';
+import { AUDIO_START_TIMEOUT_MS } from '../../../src/audio/audio-start.js';
 import type { ParleyClientApi, SpeechAudioStream, SpeechRequest } from '../../../src/client/contracts.js';
 
 // The scripted playback and its helper are made before the mocked module is (vi.mock is hoisted above the imports).
@@ -25,6 +26,13 @@ const { deferred, ScriptedPlayback } = vi.hoisted(() => {
     readonly feeds: Request[] = [];
     drained = deferred();
     paused = false;
+    /** The context: running unless a test says otherwise (`state`, and `statechange` listeners it can call). */
+    readonly context = {
+      state: 'running',
+      listeners: new Set<() => void>(),
+      addEventListener(_type: string, listener: () => void) { this.listeners.add(listener); },
+      removeEventListener(_type: string, listener: () => void) { this.listeners.delete(listener); },
+    };
     readonly scheduler = { endRun: () => this.log.push('end-run') };
     constructor(readonly options: SpeechPlaybackOptions) {
       ScriptedPlayback.made = this;
@@ -166,6 +174,29 @@ describe('SpeechSession', () => {
     await over;
     expect(events).toEqual(['error:422']);
     expect(playback.log).toEqual(['feed:Hello.', 'stop']);
+  });
+
+  it('a context that does not start is reported as audio_not_started and stops the utterance; one that starts late is not', async () => {
+    vi.useFakeTimers();
+    try {
+      const errors: (string | null)[] = [];
+      const { session, playback, requests, utterance } = setup({ onError: (error) => errors.push(error.code) });
+      playback.context.state = 'suspended';
+      void session.speak('Hello.', utterance);
+      await vi.advanceTimersByTimeAsync(AUDIO_START_TIMEOUT_MS);
+      expect(errors).toEqual(['audio_not_started']);
+      expect(requests[0]!.aborted).toBe(true);
+      expect(playback.log).toContain('stop');
+
+      void session.speak('Again.', utterance);
+      playback.context.state = 'running';
+      for (const listener of playback.context.listeners) listener();
+      await vi.advanceTimersByTimeAsync(AUDIO_START_TIMEOUT_MS);
+      expect(errors).toEqual(['audio_not_started']);
+      expect(requests[1]!.aborted).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('says nothing when no utterance was begun', () => {

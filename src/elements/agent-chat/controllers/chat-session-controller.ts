@@ -355,6 +355,11 @@ export class ChatSessionController implements ReactiveController {
     if (wasBusy && !this.busy) this.#hooks.turnEnded();
   }
 
+  /** A failure outside a turn (a reply read aloud that cannot be heard): shown in the error box until dismissed or the next turn. */
+  showError(error: PlatformErrorShape): void {
+    this.#setLocalError(error);
+  }
+
   async #run(action: () => Promise<void>): Promise<void> {
     try {
       await action();

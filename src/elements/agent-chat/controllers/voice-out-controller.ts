@@ -12,6 +12,8 @@ import type { ParleyElement } from '../../internal/parley-element.js';
 import type { ReplySpeaker } from '../../../audio/reply-speaker.js';
 import { sharedClient } from '../../internal/shared-client.js';
 import { unlockedContext } from '../../../audio/gesture-context.js';
+import { AUDIO_NOT_STARTED } from '../../../client/errors.js';
+import type { PlatformErrorShape } from '../../../client/contracts.js';
 
 /** What the controller reads of `<agent-chat>`. */
 export interface VoiceOutHost extends ParleyElement {
@@ -27,6 +29,8 @@ export interface VoiceOutHooks {
   replyText(entryId: string): string;
   /** A reply started (true) or stopped (false) being read aloud. */
   speakingChanged(speaking: boolean): void;
+  /** No sound can be played (the context did not start, code `audio_not_started`): to be shown in words. */
+  noSound(error: PlatformErrorShape): void;
 }
 
 /** See the module comment. */
@@ -84,7 +88,10 @@ export class VoiceOutController implements ReactiveController {
           } else if (was) host.emit('parley-speech-end', { stopped: false, played: p.played, received: p.received, underruns: p.underruns });
         },
         onFirstAudio: (_id, latencyMs) => host.emit('parley-speech-first-audio', { latencyMs }),
-        onError: (error) => host.emit('parley-speech-error', { error }),
+        onError: (error) => {
+          host.emit('parley-speech-error', { error });
+          if (error.code === AUDIO_NOT_STARTED) this.#hooks.noSound(error);
+        },
       });
       return this.#speaker;
     }, () => {

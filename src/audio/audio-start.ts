@@ -1,0 +1,37 @@
+/**
+ * Whether an AudioContext really started after a press. Resuming a context does not mean it runs: with no
+ * audio output device (Firefox keeps every context suspended then) or a browser that never lets it start,
+ * `resume()` neither resolves nor fails and the context stays `suspended`. The kit waits a short, fixed time
+ * for `running`, then reports in words ("No sound can be played on this device", "The microphone could not
+ * start") instead of a player stuck at 0:00 or a microphone that hears nothing.
+ */
+
+/** How long after a press a context may take to run before the kit says it cannot (ms). */
+export const AUDIO_START_TIMEOUT_MS = 1500;
+
+/** What {@link audioStarted} reads of a context (the browser's AudioContext or standardized-audio-context's). */
+export interface StartingContext {
+  readonly state: string;
+  addEventListener(type: 'statechange', listener: () => void): void;
+  removeEventListener(type: 'statechange', listener: () => void): void;
+}
+
+/**
+ * Resolves true once `context` is `running` (at once when it already is), false when it is not running
+ * `timeoutMs` after the call, or was closed. Never rejects.
+ */
+export function audioStarted(context: StartingContext, timeoutMs = AUDIO_START_TIMEOUT_MS): Promise<boolean> {
+  if (context.state === 'running') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      context.removeEventListener('statechange', changed);
+      resolve(context.state === 'running');
+    };
+    const changed = () => {
+      if (context.state === 'running' || context.state === 'closed') done();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    context.addEventListener('statechange', changed);
+  });
+}
