@@ -22,6 +22,9 @@ export const ENGINE_SUITES = [
   'speech-player.test.ts', // speech through the relay into Web Audio
   'doc-ocr-viewer.test.ts', // documents through the relay, pdf.js, search across pages
   'elements-import.test.ts', // the built elements load and define
+  'text-field.test.ts', // message boxes that grow (WebKit's fallback for field-sizing) and follow the page's direction
+  'refusals.test.ts', // refusals retrying cannot fix: no retry, a neutral sentence, the console line
+  'audio-not-started.test.ts', // an AudioContext that never starts, said in words
 ].map((file) => `test/browser/${file}`);
 
 /** Suites left out in one engine, and why (each flow still runs there in test/e2e/engines.e2e.test.ts). */

@@ -6,8 +6,11 @@
  * start") instead of a player stuck at 0:00 or a microphone that hears nothing.
  */
 
-/** How long after a press a context may take to run before the kit says it cannot (ms). */
-export const AUDIO_START_TIMEOUT_MS = 1500;
+/**
+ * How long after a press a context may take to run before the kit says it cannot (ms). Firefox ESR opens its
+ * output in about 2 s on a PulseAudio null sink (measured here); Bluetooth outputs can take as long to wake.
+ */
+export const AUDIO_START_TIMEOUT_MS = 5000;
 
 /** What {@link audioStarted} reads of a context (the browser's AudioContext or standardized-audio-context's). */
 export interface StartingContext {

@@ -9,6 +9,7 @@ import '../../src/elements/agent-chat/define.js';
 import '../../src/elements/doc-ocr-viewer/define.js';
 import { textFieldSizing } from '../../src/elements/internal/text-field.js';
 import { FakeSession } from './helpers/fake-session.js';
+import { pressWith } from './helpers/keys.js';
 
 async function settle(el: AgentChat): Promise<void> {
   await el.updateComplete;
@@ -38,9 +39,7 @@ async function clear(el: AgentChat, input: HTMLTextAreaElement): Promise<void> {
 }
 
 async function newline(): Promise<void> {
-  await sendKeys({ down: 'Shift' });
-  await sendKeys({ press: 'Enter' });
-  await sendKeys({ up: 'Shift' });
+  await pressWith('Shift', 'Enter');
 }
 
 describe('the message box direction', () => {

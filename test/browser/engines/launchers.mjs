@@ -84,13 +84,13 @@ export function webkitCapabilities() {
   };
 }
 
-/** WebKitWebDriver on a free port, and an X display for it; `stop()` ends both. */
-export async function startWebKitDriver() {
+/** WebKitWebDriver on a free port (its browsers get `env` too), and an X display for it; `stop()` ends both. */
+export async function startWebKitDriver(env = {}) {
   need(WEBKIT_DRIVER, 'WebKitWebDriver', 'webkit2gtk-driver');
   need(MINIBROWSER, 'WebKitGTK MiniBrowser', 'webkit2gtk-driver');
   const x = await xDisplay();
   const port = await freePort();
-  const child = spawn(WEBKIT_DRIVER, [`--port=${port}`, '--host=127.0.0.1'], { stdio: 'ignore', env: { ...process.env, DISPLAY: x.display } });
+  const child = spawn(WEBKIT_DRIVER, [`--port=${port}`, '--host=127.0.0.1'], { stdio: 'ignore', env: { ...process.env, ...env, DISPLAY: x.display } });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     try {

@@ -49,12 +49,18 @@ export function missingEngine(name: EngineName): string | null {
   return existsSync(WEBKIT_DRIVER) ? null : 'apt-get install -y webkit2gtk-driver xvfb';
 }
 
-export async function launchEngine(name: EngineName): Promise<EngineBrowser> {
+/** Options of a launch: `noSound` points the engine at a sound server that is not there (no output device). */
+export interface LaunchOptions { noSound?: boolean }
+
+/** The environment of an engine without a sound device: PulseAudio's server nowhere, and no ALSA device either. */
+const NO_SOUND_ENV = { PULSE_SERVER: 'unix:/nonexistent/pulse', ALSA_CONFIG_PATH: '/nonexistent/alsa.conf' };
+
+export async function launchEngine(name: EngineName, options: LaunchOptions = {}): Promise<EngineBrowser> {
   const missing = missingEngine(name);
   if (missing) throw new Error(`${name} is not installed: ${missing}`);
   if (name === 'chromium') return chromium();
-  if (name === 'firefox') return firefox();
-  return webkit();
+  if (name === 'firefox') return firefox(options);
+  return webkit(options);
 }
 
 async function chromium(): Promise<EngineBrowser> {
@@ -80,10 +86,11 @@ async function chromium(): Promise<EngineBrowser> {
   };
 }
 
-async function firefox(): Promise<EngineBrowser> {
+async function firefox({ noSound = false }: LaunchOptions): Promise<EngineBrowser> {
   const puppeteer = await import('puppeteer-core');
   const browser: PuppeteerBrowser = await puppeteer.launch({
     browser: 'firefox', executablePath: FIREFOX, headless: true, extraPrefsFirefox: firefoxPrefs,
+    ...(noSound ? { env: { ...process.env, ...NO_SOUND_ENV } } : {}),
   });
   return {
     name: 'firefox',
@@ -104,9 +111,9 @@ async function firefox(): Promise<EngineBrowser> {
   };
 }
 
-async function webkit(): Promise<EngineBrowser> {
+async function webkit({ noSound = false }: LaunchOptions): Promise<EngineBrowser> {
   const { Builder } = await import('selenium-webdriver');
-  const server = await startWebKitDriver();
+  const server = await startWebKitDriver(noSound ? NO_SOUND_ENV : {});
   const drivers = new Set<WebDriver>();
   return {
     name: 'webkit',
