@@ -5,11 +5,12 @@
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { probeMiddleware } from './test/browser/server/probe-middleware.mjs';
 import { createRelayServer } from './test/browser/server/relay-middleware.mjs';
 import { writeFakeMicWav } from './test/browser/server/fake-mic.mjs';
+// A port free now, so the relay can be told the page origin before the server starts.
+import { freePort } from './test/browser/server/free-port.mjs';
 
 const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
 if (!existsSync(executablePath)) {
@@ -27,17 +28,6 @@ export const chromiumFlags = [
   '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${writeFakeMicWav(rootDir)}`,
 ];
 
-/** A port free now, so the relay can be told the page origin before the server starts. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const hostname = 'localhost';
 const port = Number(process.env.WTR_PORT) || await freePort();

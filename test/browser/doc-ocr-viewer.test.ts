@@ -5,6 +5,7 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { sendKeys, setViewport } from '@web/test-runner-commands';
 import { pressWith } from './helpers/keys.js';
+import { textPdfSource } from '../fixtures/text-pdf.js';
 import '../../src/elements/doc-ocr-viewer/define.js';
 import type { DocOcrViewer } from '../../src/elements/doc-ocr-viewer/doc-ocr-viewer.js';
 import type { OcrPage, OcrResponse } from '../../src/client/index.js';
@@ -14,32 +15,9 @@ const RELAY = '/api';
 /** A 1×1 red PNG as the platform would inline it. */
 const RED_DOT = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 
-/**
- * A PDF with a text layer, one line per page (`Page N says apples`), with a correct xref table;
- * `shapes` small squares per page make each page slow to draw.
- */
+/** {@link textPdfSource} as a picked file. */
 function textPdf(pages: number, shapes = 0): File {
-  const objects: string[] = [];
-  const pageIds = Array.from({ length: pages }, (_, i) => 4 + i * 2);
-  objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
-  objects[2] = `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages} >>`;
-  objects[3] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
-  pageIds.forEach((id, i) => {
-    const squares = Array.from({ length: shapes }, (_, k) => `${72 + (k % 150) * 3} ${100 + Math.floor(k / 150) * 3} 2 2 re`).join('\n');
-    const content = `BT /F1 28 Tf 72 700 Td (Page ${i + 1} says apples) Tj ET${shapes ? `\n0.8 g\n${squares}\nf` : ''}`;
-    objects[id] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${id + 1} 0 R >>`;
-    objects[id + 1] = `<< /Length ${content.length} >>\nstream\n${content}\nendstream`;
-  });
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  for (let id = 1; id < objects.length; id++) {
-    offsets[id] = out.length;
-    out += `${id} 0 obj\n${objects[id]}\nendobj\n`;
-  }
-  const xref = out.length;
-  out += `xref\n0 ${objects.length}\n0000000000 65535 f \n${offsets.slice(1).map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  out += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return new File([out], 'apples.pdf', { type: 'application/pdf' });
+  return new File([textPdfSource(pages, shapes)], 'apples.pdf', { type: 'application/pdf' });
 }
 
 /** Pixels of a decoded image darker than light grey (text), drawn through a canvas. */

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: an untyped .mjs (the manual check script, shared with this test)
 import { startCspStack } from '../../scripts/csp-check.mjs';
-import { ENGINES, launchEngine, type EngineBrowser } from './harness/engines.js';
+import { ENGINES, useEngine } from './harness/engines.js';
 
 interface Violation { directive: string; blocked: string; source: string; line: number; sample: string }
 
@@ -20,16 +20,11 @@ afterAll(async () => {
 });
 
 describe.each(ENGINES)('%s', (engine) => {
-  let browser: EngineBrowser;
-  beforeAll(async () => {
-    browser = await launchEngine(engine);
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const engineBrowser = useEngine(engine);
 
   it('runs all four elements with no violation: chat, speech, a PDF, character references, the microphone', async () => {
     expect(stack.csp).toContain("require-trusted-types-for 'script'");
+    const browser = engineBrowser();
     const page = await browser.newPage();
     try {
       await page.goto(stack.page);

@@ -9,8 +9,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, launchEngine, type EngineBrowser, type EnginePage } from './harness/engines.js';
+import { ENGINES, useEngine, type EnginePage } from './harness/engines.js';
 import { parleyStartUrl, ROOT } from './harness/parley-start.js';
+import { textPdfSource } from '../fixtures/text-pdf.js';
 
 let child: ChildProcess;
 let url: string;
@@ -89,15 +90,10 @@ function chatState(page: EnginePage) {
 const MARKDOWN_PROMPT = 'Show me everything in markdown, please: headings, a table, code, a list and links.';
 
 describe.each(ENGINES)('%s', (engine) => {
-  let browser: EngineBrowser;
-  beforeAll(async () => {
-    browser = await launchEngine(engine);
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const engineBrowser = useEngine(engine);
 
   it('the chat streams markdown, keeps it across a reload, resumes a reply cut by a reload, and searches it', async () => {
+    const browser = engineBrowser();
     const page = await browser.newPage();
     try {
       await page.goto(url + '/');
@@ -162,6 +158,7 @@ describe.each(ENGINES)('%s', (engine) => {
   }, 180_000);
 
   it('the phone launcher opens a modal panel with the focus in its message box, and Escape closes it', async () => {
+    const browser = engineBrowser();
     const page = await browser.newPage({ width: 390, height: 760 });
     try {
       await page.goto(url + '/shop.html');
@@ -189,6 +186,7 @@ describe.each(ENGINES)('%s', (engine) => {
   }, 90_000);
 
   it('speaks typed text with <speech-player>: first audio, then the end', async () => {
+    const browser = engineBrowser();
     const page = await browser.newPage();
     try {
       await page.goto(url + '/');
@@ -214,6 +212,7 @@ describe.each(ENGINES)('%s', (engine) => {
   }, 90_000);
 
   it('reads a PDF page by page in <doc-ocr-viewer>', async () => {
+    const browser = engineBrowser();
     const page = await browser.newPage();
     try {
       await page.goto(url + '/documents.html');
@@ -224,7 +223,7 @@ describe.each(ENGINES)('%s', (engine) => {
         files.items.add(new File([pdf], 'apples.pdf', { type: 'application/pdf' }));
         input.files = files.files;
         input.dispatchEvent(new Event('change', { bubbles: true, composed: true }));
-      }, textPdf(2));
+      }, textPdfSource(2));
       await until(page, 'both pages read', () => {
         const root = document.querySelector('doc-ocr-viewer')!.shadowRoot!;
         const text = root.querySelector('[part="page"]')?.textContent ?? '';
@@ -236,6 +235,7 @@ describe.each(ENGINES)('%s', (engine) => {
   }, 90_000);
 
   it('writes down a WAV file given to the gallery\'s transcriber as shipped, then records from the microphone', async () => {
+    const browser = engineBrowser();
     const page = await browser.newPage();
     try {
       await page.goto(url + '/');
@@ -296,15 +296,10 @@ describe.each(ENGINES)('%s', (engine) => {
 // end. Chromium's headless build has a device of its own whatever the host has: its no-sound path is the
 // browser suite's (test/browser/audio-not-started.test.ts, a context that never starts, in all three engines).
 describe.each(ENGINES.filter((e) => e !== 'chromium'))('%s with no sound device', (engine) => {
-  let browser: EngineBrowser;
-  beforeAll(async () => {
-    browser = await launchEngine(engine, { noSound: true });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const engineBrowser = useEngine(engine, { noSound: true });
 
   it('the player says in words that no sound can be played (Firefox), or plays to the end (WebKit): never stuck', async () => {
+    const browser = engineBrowser();
     const page = await browser.newPage();
     try {
       await page.goto(url + '/');
@@ -334,27 +329,3 @@ describe.each(ENGINES.filter((e) => e !== 'chromium'))('%s with no sound device'
     }
   }, 90_000);
 });
-
-/** A PDF with a text layer, one line per page (`Page N says apples`), with a correct xref table. */
-function textPdf(pages: number): string {
-  const objects: string[] = [];
-  const pageIds = Array.from({ length: pages }, (_, i) => 4 + i * 2);
-  objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
-  objects[2] = `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages} >>`;
-  objects[3] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
-  pageIds.forEach((id, i) => {
-    const content = `BT /F1 28 Tf 72 700 Td (Page ${i + 1} says apples) Tj ET`;
-    objects[id] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${id + 1} 0 R >>`;
-    objects[id + 1] = `<< /Length ${content.length} >>\nstream\n${content}\nendstream`;
-  });
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  for (let id = 1; id < objects.length; id++) {
-    offsets[id] = out.length;
-    out += `${id} 0 obj\n${objects[id]}\nendobj\n`;
-  }
-  const xref = out.length;
-  out += `xref\n0 ${objects.length}\n0000000000 65535 f \n${offsets.slice(1).map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  out += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return out;
-}

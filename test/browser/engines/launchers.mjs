@@ -9,7 +9,7 @@
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
+import { freePort } from '../server/free-port.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Builder, Key } from 'selenium-webdriver';
 
@@ -40,17 +40,6 @@ export function firefoxLauncher() {
   });
   launcher.name = 'Firefox';
   return launcher;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** An X display for WebKitGTK: DISPLAY when set, else Xvfb started on a free display (stopped by `stop`). */

@@ -8,6 +8,7 @@
 // the drivers only open, reload and resize pages. Each engine fakes the microphone its own way (Chromium: a WAV
 // file of a sentence; Firefox and WebKit: a generated tone), and plays sound without a gesture.
 import { existsSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import type { Browser as PlaywrightBrowser } from 'playwright-core';
 import type { Browser as PuppeteerBrowser } from 'puppeteer-core';
 import type { WebDriver } from 'selenium-webdriver';
@@ -54,6 +55,21 @@ export interface LaunchOptions { noSound?: boolean }
 
 /** The environment of an engine without a sound device: PulseAudio's server nowhere, and no ALSA device either. */
 const NO_SOUND_ENV = { PULSE_SERVER: 'unix:/nonexistent/pulse', ALSA_CONFIG_PATH: '/nonexistent/alsa.conf' };
+
+/**
+ * In a describe block: the engine launched before its tests and closed after them; returns a getter (the
+ * browser exists once the block's beforeAll ran).
+ */
+export function useEngine(name: EngineName, options: LaunchOptions = {}): () => EngineBrowser {
+  let browser: EngineBrowser | undefined;
+  beforeAll(async () => {
+    browser = await launchEngine(name, options);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => browser!;
+}
 
 export async function launchEngine(name: EngineName, options: LaunchOptions = {}): Promise<EngineBrowser> {
   const missing = missingEngine(name);
