@@ -19,15 +19,21 @@ export interface StartingContext {
   removeEventListener(type: 'statechange', listener: () => void): void;
 }
 
+/** How often the state is read besides its `statechange` event (a wrapped context may not forward the event). */
+const POLL_MS = 50;
+
 /**
  * Resolves true once `context` is `running` (at once when it already is), false when it is not running
- * `timeoutMs` after the call, or was closed. Never rejects.
+ * `timeoutMs` after the call, or was closed. Never rejects. The state is read on its `statechange` event and
+ * every {@link POLL_MS}: standardized-audio-context's contexts do not always forward the native event, and a
+ * context that started silently must not be waited on until the timeout.
  */
 export function audioStarted(context: StartingContext, timeoutMs = AUDIO_START_TIMEOUT_MS): Promise<boolean> {
   if (context.state === 'running') return Promise.resolve(true);
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
+      clearInterval(poll);
       context.removeEventListener('statechange', changed);
       resolve(context.state === 'running');
     };
@@ -35,6 +41,7 @@ export function audioStarted(context: StartingContext, timeoutMs = AUDIO_START_T
       if (context.state === 'running' || context.state === 'closed') done();
     };
     const timer = setTimeout(done, timeoutMs);
+    const poll = setInterval(changed, POLL_MS);
     context.addEventListener('statechange', changed);
   });
 }

@@ -50,7 +50,7 @@ describe('<speech-player> through the relay', () => {
       await first;
       expect(el.playback!.context as unknown, 'the player plays into the context the press started').to.equal(made[0]);
       // Running once its sound device has opened (Firefox resumes it a moment after the first audio is queued).
-      await waitUntil(() => made[0]!.state === 'running', 'the context running');
+      await waitUntil(() => made[0]!.state === 'running', 'the context running', { timeout: 10_000 });
       expect((await end).detail.received).to.be.greaterThan(0);
     } finally {
       restore();
