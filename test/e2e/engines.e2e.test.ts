@@ -87,6 +87,29 @@ function chatState(page: EnginePage) {
   });
 }
 
+/**
+ * Presses the gallery's player (with `text` in its box, when given) once it is there, recording its events in
+ * `window.speech` (an error with its detail) and the codes of its errors in `window.codes`.
+ */
+async function play(page: EnginePage, text?: string): Promise<void> {
+  await until(page, 'the player', () => !!document.querySelector('speech-player')?.shadowRoot?.querySelector('[part="play-button"]'));
+  await page.run((typed: string | null) => {
+    const w = window as unknown as { speech: string[]; codes: string[] };
+    w.speech = [];
+    w.codes = [];
+    const player = document.querySelector('speech-player')!;
+    for (const type of ['parley-speech-first-audio', 'parley-speech-end', 'parley-speech-error']) {
+      player.addEventListener(type, (e) => {
+        const detail = (e as CustomEvent).detail;
+        if (type === 'parley-speech-error') w.codes.push(detail.error?.code ?? '?');
+        w.speech.push(type === 'parley-speech-error' ? `${type}: ${JSON.stringify(detail)}` : type);
+      });
+    }
+    if (typed !== null) (document.querySelector('#speech-text') as HTMLTextAreaElement).value = typed;
+    player.shadowRoot!.querySelector<HTMLElement>('[part="play-button"]')!.click();
+  }, text ?? null);
+}
+
 const MARKDOWN_PROMPT = 'Show me everything in markdown, please: headings, a table, code, a list and links.';
 
 describe.each(ENGINES)('%s', (engine) => {
@@ -190,17 +213,7 @@ describe.each(ENGINES)('%s', (engine) => {
     const page = await browser.newPage();
     try {
       await page.goto(url + '/');
-      await until(page, 'the player', () => !!document.querySelector('speech-player')?.shadowRoot?.querySelector('[part="play-button"]'));
-      await page.run(() => {
-        const w = window as unknown as { speech: string[] };
-        w.speech = [];
-        const player = document.querySelector('speech-player')!;
-        for (const type of ['parley-speech-first-audio', 'parley-speech-end', 'parley-speech-error']) {
-          player.addEventListener(type, (e) => w.speech.push(type === 'parley-speech-error' ? `${type}: ${JSON.stringify((e as CustomEvent).detail)}` : type));
-        }
-        (document.querySelector('#speech-text') as HTMLTextAreaElement).value = 'Hello from the shop.';
-        player.shadowRoot!.querySelector<HTMLElement>('[part="play-button"]')!.click();
-      });
+      await play(page, 'Hello from the shop.');
       const events = await until(page, 'the end of speech', () => {
         const speech = (window as unknown as { speech: string[] }).speech;
         return speech.some((s) => s !== 'parley-speech-first-audio') ? speech : null;
@@ -303,20 +316,12 @@ describe.each(ENGINES.filter((e) => e !== 'chromium'))('%s with no sound device'
     const page = await browser.newPage();
     try {
       await page.goto(url + '/');
-      await until(page, 'the player', () => !!document.querySelector('speech-player')?.shadowRoot?.querySelector('[part="play-button"]'));
-      await page.run(() => {
-        const w = window as unknown as { codes: string[]; ended: boolean };
-        w.codes = [];
-        w.ended = false;
-        const player = document.querySelector('speech-player')!;
-        player.addEventListener('parley-speech-error', (e) => w.codes.push((e as CustomEvent).detail.error?.code ?? '?'));
-        player.addEventListener('parley-speech-end', () => { w.ended = true; });
-        player.shadowRoot!.querySelector<HTMLElement>('[part="play-button"]')!.click();
-      });
+      await play(page);
       const shown = await until(page, 'the words or the end', () => {
-        const w = window as unknown as { codes: string[]; ended: boolean };
+        const w = window as unknown as { speech: string[]; codes: string[] };
+        const ended = w.speech.includes('parley-speech-end');
         const error = document.querySelector('speech-player')!.shadowRoot!.querySelector('[part~="error"]')?.textContent?.trim() ?? null;
-        return error || w.ended ? { error, codes: w.codes, ended: w.ended } : null;
+        return error || ended ? { error, codes: w.codes, ended } : null;
       });
       if (engine === 'firefox') {
         expect(shown.error).toContain('No sound can be played on this device');
