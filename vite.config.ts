@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { minifyHTMLLiterals } from 'minify-literals';
 
@@ -7,25 +6,10 @@ import { minifyHTMLLiterals } from 'minify-literals';
  * `parley start` serves these to the demo pages under /assets/, and CDN users load them as they are.
  * Everything is bundled (lit, marked, idb, fetch-event-source): a page needs nothing else. What a page
  * loads per element, and the byte budgets: scripts/bundle-sizes.mjs.
- * The vendor entries are the two browser libraries parley-kit bundles rather than depends on (pdf.js,
- * standardized-audio-context): dist/vendor/ (the npm ESM build, compiled by tsc) re-exports these same
+ * The vendor entries are the browser library parley-kit bundles rather than depends on (pdf.js, its
+ * document and its worker code): dist/vendor/ (the npm ESM build, compiled by tsc) re-exports these same
  * files, so the package holds one copy of each (scripts/vendor.mjs). Server code is compiled by tsc only.
  */
-/**
- * standardized-audio-context wires every node type at module level (`const x = createX(...)`) and declares
- * no `sideEffects`, so a bundler keeps them all (27 KB gzip). The factories only make classes and
- * functions: marked pure, the ones the microphone does not use (MinimalAudioContext, AudioWorkletNode,
- * MediaStreamAudioSourceNode, addAudioWorkletModule) are dropped (15 KB left). Its helper
- * automation-events is taken as its ES module, not the ES5 bundle its `browser` field names.
- */
-const pureFactories = {
-  name: 'standardized-audio-context-pure',
-  transform(code: string, id: string) {
-    if (!/standardized-audio-context[\\/]build[\\/]es2019[\\/]module\.js$/.test(id)) return null;
-    return { code: code.replace(/^(\s*(?:export )?const [\w$]+ = )(?=[\w$]+\()/gm, '$1/*#__PURE__*/ '), map: null };
-  },
-};
-
 /**
  * Lit's `css` and `html` templates minified (minify-literals: Lightning CSS, html-minifier-next), as Lit's
  * docs advise for production. HTML is only collapsed (runs of whitespace to one space, never removed)
@@ -45,10 +29,7 @@ const minifyLiterals = {
 
 export default defineConfig({
   publicDir: false,
-  resolve: {
-    alias: [{ find: /^automation-events$/, replacement: fileURLToPath(new URL('node_modules/automation-events/build/es2019/module.js', import.meta.url)) }],
-  },
-  plugins: [minifyLiterals, pureFactories],
+  plugins: [minifyLiterals],
   build: {
     outDir: 'dist/browser',
     emptyOutDir: true,
@@ -70,9 +51,8 @@ export default defineConfig({
         // `panel`: what the three panels load first and <agent-chat> never uses (their control styles,
         // FocusRescueController, the transcriber's and the viewer's file drop, the bars' cssProps directive): a file more for a page of
         // panels, kept out of the chat's first load.
-        // `audio-in`: the microphone (capture, the chat's voice composer, standardized-audio-context; the
-        // vendor/audio-context entry re-exports that library from this chunk, and its capture code is unused
-        // there, so a bundler that takes dist/vendor drops it). `client-media`: the speech, transcription,
+        // `audio-in`: the microphone (capture, the chat's voice composer; its worklet module is the file
+        // parley-mic-worklet.js beside the chunks, scripts/mic-worklet.mjs). `client-media`: the speech, transcription,
         // realtime and OCR calls. `markdown`: the lexer and the chat's search, which only runs over rendered
         // replies. A group's chunk reaches its importers through namespace objects (and the bundler's runtime
         // chunk that makes them); a module loaded by import() and importing all it needs statically is a
@@ -85,7 +65,7 @@ export default defineConfig({
             // audio-start (did the AudioContext start?) serves speech out and the microphone, which both load client-media:
             // it goes there, not into audio-in with the microphone code that imports it (speech out must not load that).
             { name: 'client-media', priority: 3, test: /[\\/]src[\\/]audio[\\/]audio-start\.ts$/ },
-            { name: 'audio-in', priority: 2, test: /[\\/]src[\\/](?:audio[\\/]capture[\\/]|elements[\\/]agent-chat[\\/](?:voice-in|voice-composer)\.ts|vendor[\\/]audio-context)/ },
+            { name: 'audio-in', priority: 2, test: /[\\/]src[\\/](?:audio[\\/]capture[\\/]|elements[\\/]agent-chat[\\/](?:voice-in|voice-composer)\.ts)/ },
             { name: 'client-media', priority: 1, test: /[\\/]src[\\/]client[\\/](?:sse-request-stream|realtime|ocr|transcription|speech|base64)\.ts$/ },
             { name: 'markdown', priority: 1, test: /node_modules[\\/]marked[\\/]|[\\/]src[\\/]elements[\\/](?:internal[\\/]markdown|agent-chat[\\/]transcript-search)\.ts$/ },
           ],
@@ -100,7 +80,6 @@ export default defineConfig({
         'doc-ocr-viewer': 'src/elements/doc-ocr-viewer/define.ts',
         'vendor/pdfjs': 'src/vendor/pdfjs.js',
         'vendor/pdf-worker': 'src/vendor/pdf-worker.js',
-        'vendor/audio-context': 'src/vendor/audio-context.js',
       },
       formats: ['es'],
       fileName: (_format, name) => `${name}.js`,

@@ -7,6 +7,7 @@ import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { probeMiddleware } from './test/browser/server/probe-middleware.mjs';
+import { micWorkletMiddleware } from './test/browser/server/mic-worklet-middleware.mjs';
 import { createRelayServer } from './test/browser/server/relay-middleware.mjs';
 import { writeFakeMicWav } from './test/browser/server/fake-mic.mjs';
 // A port free now, so the relay can be told the page origin before the server starts.
@@ -64,7 +65,7 @@ export default {
   // A whole file's budget: the real-microphone files run several tests of up to 60 s each.
   testsFinishTimeout: 600_000,
   testFramework: { config: { timeout: 15_000 } },
-  middleware: [probeMiddleware(), relay.middleware],
+  middleware: [probeMiddleware(), micWorkletMiddleware(), relay.middleware],
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: 'tsconfig.json' }), relay.plugin, forcedColorsPlugin],
   // Chromium without the PulseAudio server CI starts for Firefox (chromiumEnv): with it, Chromium's fake microphone
   // starts its looping sentence at another point, and the suites that expect the whole sentence fail.

@@ -77,8 +77,8 @@ export function chunkSources(dist, file) {
   return map.sources.map((s) => s.replace(/^(?:\.\.\/)+/, ''));
 }
 
-/** The budgets (issue 15): KB = 1,024 bytes, min+gzip. */
-export const BUDGETS = { agentChatFirstLoadKB: 45, allFourKB: 127 };
+/** The budgets (issue 15): KB = 1,024 bytes, min+gzip. allFourKB went 127 → 116 when the microphone moved to the browser's own AudioWorklet (issue 25: no standardized-audio-context in any chunk). */
+export const BUDGETS = { agentChatFirstLoadKB: 45, allFourKB: 116 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const dist = process.argv[2] ?? join(import.meta.dirname, '../dist/browser');

@@ -1,11 +1,10 @@
 #!/usr/bin/env node
 // After `vite build`: writes the npm ESM build's vendor modules (dist/vendor/*.js; src/vendor/ holds
-// plain JavaScript re-exports of pdfjs-dist and standardized-audio-context, packages parley-kit does not
-// depend on, which tsc does not emit) as re-exports of the bundles vite made of them in
+// plain JavaScript re-exports of pdfjs-dist, a package parley-kit does not depend on, which tsc does not
+// emit) as re-exports of the bundles vite made of them in
 // dist/browser/vendor/, so bundlers and Node resolve them inside the package, which holds one copy of
 // each. The bundles' names carry a content hash (`pdfjs-<hash>.js`), found here after each build. Their
-// declarations are self-contained: pdf.js's are the few types the viewer names; the audio context's are
-// the DOM's Web Audio types.
+// declarations are self-contained: the few types of pdf.js the viewer names.
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -21,23 +20,6 @@ export declare function getDocument(source: { data: Uint8Array; isEvalSupported?
 `,
   'pdf-worker': `// pdf.js's worker code (pdfjs-dist, Apache-2.0), bundled in dist/browser/vendor/pdf-worker-<hash>.js.
 export declare const WorkerMessageHandler: unknown;
-`,
-  'audio-context': `// standardized-audio-context (MIT), bundled in dist/browser/vendor/audio-context-<hash>.js. Declared with the
-// DOM's Web Audio types, which its classes implement.
-export declare const MinimalAudioContext: typeof globalThis.AudioContext;
-export declare const AudioWorkletNode: typeof globalThis.AudioWorkletNode;
-export declare const MediaStreamAudioSourceNode: typeof globalThis.MediaStreamAudioSourceNode;
-/** Undefined outside a secure context. */
-export declare const addAudioWorkletModule: undefined | ((context: globalThis.AudioContext, moduleURL: string, options?: WorkletOptions) => Promise<void>);
-export type IAudioContext = globalThis.AudioContext;
-export type IMinimalAudioContext = globalThis.AudioContext;
-export type IOfflineAudioContext = globalThis.OfflineAudioContext;
-export type IAudioNode<T = unknown> = globalThis.AudioNode;
-export type IAudioBufferSourceNode<T = unknown> = globalThis.AudioBufferSourceNode;
-export type IAnalyserNode<T = unknown> = globalThis.AnalyserNode;
-export type IGainNode<T = unknown> = globalThis.GainNode;
-export type IAudioWorkletNode<T = unknown> = globalThis.AudioWorkletNode;
-export type IMediaStreamAudioSourceNode<T = unknown> = globalThis.MediaStreamAudioSourceNode;
 `,
 };
 

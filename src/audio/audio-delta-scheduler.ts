@@ -4,14 +4,13 @@
  * buffer). A chunk that arrives after its slot is an underrun: it is counted and the timeline restarts
  * with a longer lead. `stop()` silences everything scheduled at once.
  */
-import type { IAudioBufferSourceNode, IAudioContext, IAudioNode, IOfflineAudioContext } from '../vendor/audio-context.js';
 import {
   DEFAULT_SCHEDULE, contentPlayed, initialSchedule, placeChunk,
   type ScheduleOptions, type ScheduleState, type ScheduledSpan,
 } from './schedule.js';
 
-/** The contexts the scheduler plays into: the browser's (SpeechPlayback), or standardized-audio-context's (typed as its, which the DOM's implement). */
-export type SpeechAudioContext = IAudioContext | IOfflineAudioContext;
+/** The contexts the scheduler plays into: the browser's (SpeechPlayback), or an offline one (tests, rendering). */
+export type SpeechAudioContext = BaseAudioContext;
 
 /** What happened to one chunk: where it went on the timeline, and how quickly. */
 export interface ScheduledChunk {
@@ -41,14 +40,14 @@ export interface AudioDeltaSchedulerOptions {
 }
 
 interface Playing {
-  source: IAudioBufferSourceNode<SpeechAudioContext>;
+  source: AudioBufferSourceNode;
   span: ScheduledSpan;
 }
 
 /** Schedules decoded chunks back to back on one context. */
 export class AudioDeltaScheduler {
   readonly context: SpeechAudioContext;
-  readonly #destination: IAudioNode<SpeechAudioContext>;
+  readonly #destination: AudioNode;
   readonly #options: ScheduleOptions;
   readonly #onUnderrun?: AudioDeltaSchedulerOptions['onUnderrun'];
   #state: ScheduleState;
@@ -60,7 +59,7 @@ export class AudioDeltaScheduler {
   #runEnded = false;
   #drainWaiters: Array<() => void> = [];
 
-  constructor(context: SpeechAudioContext, destination: IAudioNode<SpeechAudioContext>, options: AudioDeltaSchedulerOptions = {}) {
+  constructor(context: SpeechAudioContext, destination: AudioNode, options: AudioDeltaSchedulerOptions = {}) {
     this.context = context;
     this.#destination = destination;
     this.#options = { ...DEFAULT_SCHEDULE, ...options.schedule };
@@ -116,7 +115,7 @@ export class AudioDeltaScheduler {
   enqueue(samples: Float32Array, sampleRate: number, arrivedAt = performance.now()): ScheduledChunk | null {
     if (samples.length === 0) return null;
     const buffer = this.context.createBuffer(1, samples.length, sampleRate);
-    buffer.copyToChannel(samples, 0);
+    buffer.copyToChannel(samples as Float32Array<ArrayBuffer>, 0); // the DOM's type refuses shared memory; a shared buffer copies the same
     return this.#schedule(buffer, samples.length / sampleRate, arrivedAt);
   }
 

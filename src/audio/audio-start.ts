@@ -12,7 +12,7 @@
  */
 export const AUDIO_START_TIMEOUT_MS = 5000;
 
-/** What {@link audioStarted} reads of a context (the browser's AudioContext or standardized-audio-context's). */
+/** What {@link audioStarted} reads of a context. */
 export interface StartingContext {
   readonly state: string;
   addEventListener(type: 'statechange', listener: () => void): void;
@@ -25,8 +25,8 @@ const POLL_MS = 50;
 /**
  * Resolves true once `context` is `running` (at once when it already is), false when it is not running
  * `timeoutMs` after the call, or was closed. Never rejects. The state is read on its `statechange` event and
- * every {@link POLL_MS}: standardized-audio-context's contexts do not always forward the native event, and a
- * context that started silently must not be waited on until the timeout.
+ * every {@link POLL_MS}: a context wrapped by a library (standardized-audio-context's) does not always forward
+ * the native event, and a context that started silently must not be waited on until the timeout.
  */
 export function audioStarted(context: StartingContext, timeoutMs = AUDIO_START_TIMEOUT_MS): Promise<boolean> {
   if (context.state === 'running') return Promise.resolve(true);

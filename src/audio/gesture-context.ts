@@ -1,7 +1,7 @@
 /**
  * Audio unlocked inside a user gesture before the audio code is loaded. iOS Safari lets an AudioContext
  * start only from a gesture, while the kit loads its audio code (SpeechPlayback; for the microphone,
- * standardized-audio-context) on the first press that needs it: the press makes the browser's own
+ * its capture) on the first press that needs it: the press makes the browser's own
  * AudioContext there and then, resumed and given one silent sample, and the player plays into that
  * context once its code has arrived (SpeechPlayback's `createContext`). No imports: this module rides in the elements' first load.
  */

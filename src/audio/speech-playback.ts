@@ -4,7 +4,6 @@
  * {@link AudioDeltaScheduler} that plays decoded stream chunks gaplessly. Feed it the byte streams of
  * `client.speech.stream()` one after another; `stop()` flushes everything and cancels the stream being read.
  */
-import type { IAnalyserNode, IAudioContext, IGainNode } from '../vendor/audio-context.js';
 import type { SpeechFormat } from '../client/contracts.js';
 import { LatestRun } from '../client/latest-run.js';
 import { AudioDeltaScheduler, type ScheduledChunk } from './audio-delta-scheduler.js';
@@ -14,7 +13,7 @@ import { createSpeechDecoder } from './speech-decoder.js';
 
 export interface SpeechPlaybackOptions {
   /** Makes the context (default: the browser's `AudioContext` at 24 kHz, `interactive` latency). */
-  createContext?: () => IAudioContext;
+  createContext?: () => AudioContext;
   /** Jitter buffer: lead before the first chunk, lead after an underrun… (see `ScheduleOptions`). */
   schedule?: Partial<ScheduleOptions>;
   /** 0–1 (default 1). */
@@ -50,19 +49,17 @@ export interface FeedResult {
 export type SpeechPlaybackState = 'idle' | 'playing' | 'paused';
 
 /**
- * The browser's own AudioContext at the speech rate. Playback has always run on it in the elements (the
- * press that plays unlocks one before this code has loaded, for iOS), and it has all SpeechPlayback uses
- * of standardized-audio-context's, whose full AudioContext costs 27 KB gzip; that library's
- * MinimalAudioContext stays the microphone's (capture/mic-capture.ts).
+ * The browser's own AudioContext at the speech rate. Playback runs on it in the elements (the press that
+ * plays unlocks one before this code has loaded, for iOS).
  */
-const defaultContext = () => speechContext() as unknown as IAudioContext;
+const defaultContext = () => speechContext();
 
 /** Plays streamed speech; one instance per player (each has its own context, so pausing one pauses only it). */
 export class SpeechPlayback {
   readonly #options: SpeechPlaybackOptions;
-  #context: IAudioContext | null = null;
-  #gain: IGainNode<IAudioContext> | null = null;
-  #analyser: IAnalyserNode<IAudioContext> | null = null;
+  #context: AudioContext | null = null;
+  #gain: GainNode | null = null;
+  #analyser: AnalyserNode | null = null;
   #scheduler: AudioDeltaScheduler | null = null;
   #volume: number;
   #rate: number;
@@ -79,7 +76,7 @@ export class SpeechPlayback {
   }
 
   /** The context, created on first use. */
-  get context(): IAudioContext {
+  get context(): AudioContext {
     if (!this.#context) {
       const context = this.#options.createContext?.() ?? defaultContext();
       const gain = context.createGain();
@@ -107,7 +104,7 @@ export class SpeechPlayback {
   }
 
   /** The analyser after the gain, for level meters and visualisers. */
-  get analyser(): IAnalyserNode<IAudioContext> {
+  get analyser(): AnalyserNode {
     void this.context;
     return this.#analyser!;
   }

@@ -9,7 +9,6 @@
 import type { ParleyClientApi, SpeechAudioStream, SpeechFormat } from '../client/contracts.js';
 import { AUDIO_NOT_STARTED, PlatformError } from '../client/errors.js';
 import { LatestRun } from '../client/latest-run.js';
-import type { IAudioContext } from '../vendor/audio-context.js';
 import { SpeechPlayback } from './speech-playback.js';
 import { audioStarted, type StartingContext } from './audio-start.js';
 
@@ -59,8 +58,7 @@ export class SpeechSession {
     this.#options = options;
     const context = options.context;
     this.playback = new SpeechPlayback({
-      // The DOM's AudioContext has all SpeechPlayback uses of standardized-audio-context's.
-      ...(context ? { createContext: () => context as unknown as IAudioContext } : {}),
+      ...(context ? { createContext: () => context } : {}),
       onFirstAudio: ({ chunk }) => {
         if (this.#heard || !this.#utterance) return;
         this.#heard = true;

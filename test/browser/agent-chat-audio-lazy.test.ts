@@ -7,7 +7,7 @@ import { sendKeys } from '@web/test-runner-commands';
 import { RELAY, chat, handsFreeButton, input, harness, q } from './helpers/voice-chat.js';
 import { watchAudioContexts } from './helpers/audio-contexts.js';
 
-const AUDIO_MODULES = /reply-speaker|\/voice-in\.|speech-playback|mic-capture|standardized-audio-context|vendor\/audio-context/;
+const AUDIO_MODULES = /reply-speaker|\/voice-in\.|speech-playback|mic-capture|capture-worklet/;
 const audioRequests = () => performance.getEntriesByType('resource').map((e) => e.name).filter((name) => AUDIO_MODULES.test(name));
 
 let model = '';

@@ -34,7 +34,7 @@ const shadow = (el: Element) => el.shadowRoot!;
 const errorText = (el: Element) => shadow(el).querySelector('[part~="error"]')?.textContent?.trim() ?? '';
 
 describe('an AudioContext that does not start', function () {
-  // The first press loads the audio code (standardized-audio-context for the microphone) through the dev server.
+  // The first press loads the audio code (the microphone's capture and its worklet file) through the dev server.
   this.timeout(45_000);
   it('the test page\'s contexts really stay suspended', async () => {
     const context = new AudioContext();

@@ -1,6 +1,5 @@
-// The audio layer in Chromium: gapless joins rendered offline, first-sample latency, underruns, stop.
+// The audio layer (the browser's own Web Audio) in Chromium: gapless joins rendered offline, first-sample latency, underruns, stop.
 import { expect } from '@open-wc/testing';
-import { AudioContext, OfflineAudioContext } from 'standardized-audio-context';
 import { AudioDeltaScheduler } from '../../src/audio/audio-delta-scheduler.js';
 import { SpeechPlayback, type FirstAudioDetail } from '../../src/audio/speech-playback.js';
 

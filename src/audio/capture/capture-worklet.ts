@@ -2,15 +2,18 @@
  * The microphone worklet, as source text: on the audio thread it downmixes each 128-frame block to mono,
  * resamples it to the transcription rate with {@link CaptureResampler} (embedded from its own source, so
  * the unit-tested code is the code that runs) and posts s16 chunks of a fixed length to the main thread,
- * transferring their buffers. Loaded from a Blob URL, so a bundle needs no extra file.
+ * transferring their buffers. The build writes this text to {@link MIC_WORKLET_FILE} beside the modules that
+ * load it (dist/browser/ for the CDN bundles, dist/audio/capture/ for the npm build: scripts/mic-worklet.mjs),
+ * and the capture loads that file, falling back to a `blob:` URL of the same text where it is missing.
  *
  * Content Security Policy: `audioWorklet.addModule()` requests have the destination `audioworklet`, which
- * CSP governs with `script-src-elem` (falling back to `script-src`, then `default-src`), not `worker-src`.
- * standardized-audio-context also reads the module with `fetch()` before wrapping it (`connect-src`).
- * A strict policy therefore needs `script-src 'self' blob:` (or `script-src-elem … blob:`) and
- * `connect-src 'self' blob:` (plus the relay's origin, `https:`/`wss:`, as usual).
+ * CSP governs with `script-src-elem` (falling back to `script-src`, then `default-src`), not `worker-src`:
+ * the shipped file needs only the scripts' own origin there.
  */
 import { CaptureResampler } from './resampler.js';
+
+/** The worklet module's file name, beside the capture's own module. */
+export const MIC_WORKLET_FILE = 'parley-mic-worklet.js';
 
 /** Name the processor is registered under. */
 export const CAPTURE_PROCESSOR_NAME = 'parley-mic-capture';

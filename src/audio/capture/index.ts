@@ -13,5 +13,5 @@ export type { VoiceActivityEvent, VoiceActivityOptions } from './vad.js';
 export { SILENCE_DBFS, meterLevel, rms, toDbfs } from './level.js';
 export { encodeWav } from './wav.js';
 export { CaptureResampler } from './resampler.js';
-export { CAPTURE_PROCESSOR_NAME, captureWorkletSource } from './capture-worklet.js';
+export { CAPTURE_PROCESSOR_NAME, MIC_WORKLET_FILE, captureWorkletSource } from './capture-worklet.js';
 export type { CaptureChunkMessage, CaptureProcessorOptions } from './capture-worklet.js';

@@ -1,13 +1,19 @@
 /**
- * Microphone capture: `getUserMedia` → a standardized-audio-context MinimalAudioContext at the device's own
- * rate → the capture worklet (downmix, band-limited resampling to 16 kHz) → s16 mono chunks of 50 ms on
- * the main thread. `stop()` hands over the last partial chunk, stops the tracks (the browser's recording
- * indicator goes off) and closes the context. Failures are {@link VoiceInputFailure}s with a kind.
+ * Microphone capture: `getUserMedia` → the browser's AudioContext at the device's own rate → the capture
+ * worklet (downmix, band-limited resampling to 16 kHz) → s16 mono chunks of 50 ms on the main thread.
+ * `stop()` hands over the last partial chunk, stops the tracks (the browser's recording indicator goes off)
+ * and closes the context. Failures are {@link VoiceInputFailure}s with a kind.
+ *
+ * The browser's own Web Audio, not standardized-audio-context (which speech out uses): that library loads
+ * every worklet module back from a `blob:` URL it writes, which a strict Content-Security-Policy refuses.
+ * Here the module is the file the build ships beside this one ({@link MIC_WORKLET_FILE}), so `script-src
+ * 'self'` (or the CDN's host) is enough. AudioWorklet, which the capture needs, is in every engine the kit
+ * supports (Chromium 66, Firefox 76, Safari 14.1); the bugs the library works around for it do not touch
+ * this processor (it transfers only its own buffers, and skips empty inputs).
  */
-import { AudioWorkletNode, MediaStreamAudioSourceNode, addAudioWorkletModule, MinimalAudioContext, type IAudioWorkletNode, type IMediaStreamAudioSourceNode, type IMinimalAudioContext } from '../../vendor/audio-context.js';
-import { CAPTURE_PROCESSOR_NAME, captureWorkletSource, type CaptureChunkMessage, type CaptureProcessorOptions } from './capture-worklet.js';
+import { CAPTURE_PROCESSOR_NAME, MIC_WORKLET_FILE, captureWorkletSource, type CaptureChunkMessage, type CaptureProcessorOptions } from './capture-worklet.js';
 import { VoiceInputFailure, microphoneFailure } from './voice-input-error.js';
-import { audioStarted, type StartingContext } from '../audio-start.js';
+import { audioStarted } from '../audio-start.js';
 
 /** Rate of the chunks by default: what the realtime transcription expects. */
 export const CAPTURE_SAMPLE_RATE = 16000;
@@ -43,13 +49,13 @@ export class MicCapture {
   /** Label of the microphone track (empty until permission is granted in some browsers). */
   readonly label: string;
   readonly #stream: MediaStream;
-  readonly #context: IMinimalAudioContext;
-  readonly #source: IMediaStreamAudioSourceNode<IMinimalAudioContext>;
-  readonly #node: IAudioWorkletNode<IMinimalAudioContext>;
+  readonly #context: AudioContext;
+  readonly #source: MediaStreamAudioSourceNode;
+  readonly #node: AudioWorkletNode;
   #flushed: (() => void) | null = null;
   #stopping: Promise<void> | null = null;
 
-  private constructor(stream: MediaStream, context: IMinimalAudioContext, source: IMediaStreamAudioSourceNode<IMinimalAudioContext>, node: IAudioWorkletNode<IMinimalAudioContext>, sampleRate: number, options: MicCaptureOptions) {
+  private constructor(stream: MediaStream, context: AudioContext, source: MediaStreamAudioSourceNode, node: AudioWorkletNode, sampleRate: number, options: MicCaptureOptions) {
     this.#stream = stream;
     this.#context = context;
     this.#source = source;
@@ -86,14 +92,15 @@ export class MicCapture {
     if (typeof navigator === 'undefined' || !navigator.mediaDevices?.getUserMedia) {
       throw new VoiceInputFailure('unsupported', 'This browser cannot use a microphone here (it needs a secure page: HTTPS or localhost).');
     }
-    if (AudioWorkletNode === undefined || addAudioWorkletModule === undefined) {
-      throw new VoiceInputFailure('unsupported', 'This browser cannot process microphone audio (no AudioWorklet).');
-    }
-    let context: IMinimalAudioContext;
+    let context: AudioContext;
     try {
-      context = new MinimalAudioContext({ latencyHint: 'interactive' });
+      context = new globalThis.AudioContext({ latencyHint: 'interactive' });
     } catch (error) {
       throw new VoiceInputFailure('unsupported', 'This browser cannot process audio (no Web Audio).', error);
+    }
+    if (!context.audioWorklet || typeof globalThis.AudioWorkletNode !== 'function') {
+      void context.close().catch(() => {});
+      throw new VoiceInputFailure('unsupported', 'This browser cannot process microphone audio (no AudioWorklet).');
     }
     void context.resume().catch(() => {}); // allowed in the gesture; never awaited (it waits for one otherwise)
     let stream: MediaStream | null = null;
@@ -109,15 +116,8 @@ export class MicCapture {
       // Granted, but the context may never start (no sound device): checked below, once the graph is built, so
       // waiting for it does not delay the worklet's loading.
       if (context.state !== 'running') void context.resume().catch(() => {});
-      const started = audioStarted(context as unknown as StartingContext);
-      const url = URL.createObjectURL(new Blob([captureWorkletSource()], { type: 'text/javascript' }));
-      try {
-        await addAudioWorkletModule(context, url);
-      } catch (error) {
-        throw new VoiceInputFailure('unsupported', 'The microphone processor could not be loaded (a Content Security Policy must allow blob: in script-src and connect-src).', error);
-      } finally {
-        URL.revokeObjectURL(url);
-      }
+      const started = audioStarted(context);
+      await loadCaptureWorklet(context);
       const processorOptions: CaptureProcessorOptions = { outputRate: sampleRate, chunkSamples };
       const node = new AudioWorkletNode(context, CAPTURE_PROCESSOR_NAME, {
         numberOfInputs: 1,
@@ -127,7 +127,7 @@ export class MicCapture {
         channelInterpretation: 'speakers',
         processorOptions,
       });
-      const source = new MediaStreamAudioSourceNode(context, { mediaStream: stream });
+      const source = context.createMediaStreamSource(stream);
       const capture = new MicCapture(stream, context, source, node, sampleRate, options);
       source.connect(node);
       if (!(await started)) throw new VoiceInputFailure('audio-not-started', 'The microphone could not start.');
@@ -163,5 +163,39 @@ export class MicCapture {
     this.#source.disconnect();
     for (const track of this.#stream.getTracks()) track.stop();
     await this.#context.close().catch(() => {});
+  }
+}
+
+/** URL of the worklet file shipped beside this module, or null where the module has no URL to resolve it against. */
+function shippedWorkletUrl(): string | null {
+  try {
+    return new URL(/* @vite-ignore */ `./${MIC_WORKLET_FILE}`, import.meta.url).href;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Registers the capture processor in `context`: from the file shipped beside this module; where that file is
+ * missing (a bundler that moved this module and left the file behind) from a `blob:` URL of the same source,
+ * which a strict Content-Security-Policy refuses (then the failure says what to allow).
+ */
+async function loadCaptureWorklet(context: AudioContext): Promise<void> {
+  const shipped = shippedWorkletUrl();
+  if (shipped) {
+    try {
+      await context.audioWorklet.addModule(shipped);
+      return;
+    } catch {
+      // not served beside this module: the source text below
+    }
+  }
+  const url = URL.createObjectURL(new Blob([captureWorkletSource()], { type: 'text/javascript' }));
+  try {
+    await context.audioWorklet.addModule(url);
+  } catch (error) {
+    throw new VoiceInputFailure('unsupported', `The microphone processor could not be loaded: serve ${MIC_WORKLET_FILE} beside the kit's scripts, or let the Content-Security-Policy allow blob: in script-src.`, error);
+  } finally {
+    URL.revokeObjectURL(url);
   }
 }

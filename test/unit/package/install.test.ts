@@ -60,12 +60,12 @@ describe('the packed parley-kit installed into an empty project', () => {
   });
 
   it('carries the elements, the CDN bundles, the relay and the manifest, and nothing of the local platform', () => {
-    for (const file of ['dist/browser/agent-chat.js', 'dist/browser/doc-ocr-viewer.js', 'dist/elements/agent-chat/define.js', 'dist/relay/index.js', 'dist/vendor/pdfjs.js', 'custom-elements.json', 'bin/parley-relay.js', 'types/react.d.ts', 'types/vue.d.ts']) {
+    for (const file of ['dist/browser/agent-chat.js', 'dist/browser/doc-ocr-viewer.js', 'dist/elements/agent-chat/define.js', 'dist/relay/index.js', 'dist/vendor/pdfjs.js', 'dist/browser/parley-mic-worklet.js', 'dist/audio/capture/parley-mic-worklet.js', 'custom-elements.json', 'bin/parley-relay.js', 'types/react.d.ts', 'types/vue.d.ts']) {
       expect(installed.files).toContain(file);
     }
     expect(installed.files.filter((f) => /platform|engines|\.map$/.test(f))).toEqual([]);
     // The vendor bundles carry a content hash (cached for good by CDNs); dist/vendor/ re-exports them by that name.
-    expect(installed.files.filter((f) => /^dist\/browser\/vendor\/(pdfjs|pdf-worker|audio-context)-[\w-]{8}\.js$/.test(f))).toHaveLength(3);
+    expect(installed.files.filter((f) => /^dist\/browser\/vendor\/(pdfjs|pdf-worker)-[\w-]{8}\.js$/.test(f))).toHaveLength(2);
     expect(installed.names).not.toContain('@parley-kit/platform');
     expect(installed.names).not.toContain('pdfjs-dist');
   });

@@ -1,7 +1,7 @@
 /**
  * Voice out of `<agent-chat>`: reads replies aloud as they stream (`speak-replies`, hands-free) and
  * finished replies on request ("Read aloud"), through a `ReplySpeaker`. The speaker and its audio code
- * (and the microphone's, standardized-audio-context among it) are separate chunks, loaded on first use — the first press of
+ * (and the microphone's) are separate chunks, loaded on first use — the first press of
  * "Read aloud", the microphone or "Hands-free", or `speak-replies` — never on focus: this module imports
  * their types only. So that a reply can still be heard on iOS, which lets audio start only inside a
  * gesture, a press that needs the voice before it is loaded makes the browser's own AudioContext there and
