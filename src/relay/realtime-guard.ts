@@ -1,0 +1,176 @@
+/**
+ * Flood-proofing of the relay's realtime sockets (realtime.ts pipes, this module decides):
+ *
+ * - a token bucket on the messages a page sends and a cap on its invalid messages (not JSON, unknown
+ *   type, invalid fields, binary), both counted per session: shared by all the session's sockets on
+ *   this instance and kept for 10 minutes after its last one closed. A socket alone is held to the same
+ *   caps; two sockets of one session share them; reconnecting with a new ticket does not reset them;
+ * - backpressure: when the page is not reading its replies (its socket's send buffer passes
+ *   `maxBufferedBytes`), the relay stops reading from the page and from the upstream until it drains,
+ *   and closes the session if it stays over for `stallTimeoutMs` (or passes four times the bound).
+ *
+ * No Node imports: the sockets are `ws` ones, passed in.
+ */
+import type { WebSocket as NodeWebSocket } from 'ws';
+
+/** The flood caps of realtime sessions (part of `RealtimeLimits`). */
+export interface RealtimeFloodLimits {
+  /** Messages a session's sockets may send per second, sustained (default 100; a microphone sends 20). */
+  messagesPerSecond: number;
+  /** Messages a page may send at once above that rate (default 400). Over it: `error` 429 and close 1008. */
+  messageBurst: number;
+  /** Invalid messages a session's sockets may send (default 20); the next: `error` 400 and close 1008. */
+  maxInvalidMessages: number;
+  /** Bytes waiting to be sent to a page above which the relay stops reading from it and from the upstream (default 1 MiB). */
+  maxBufferedBytes: number;
+  /** How long a page may stay over `maxBufferedBytes` before it is closed with 1008, ms (default 15 s). */
+  stallTimeoutMs: number;
+}
+
+export const DEFAULT_REALTIME_FLOOD_LIMITS: RealtimeFloodLimits = {
+  messagesPerSecond: 100,
+  messageBurst: 400,
+  maxInvalidMessages: 20,
+  maxBufferedBytes: 1024 * 1024,
+  stallTimeoutMs: 15_000,
+};
+
+/** How long a session's counts are kept after its last socket closed, ms. */
+export const SESSION_MEMORY_MS = 10 * 60_000;
+
+/** A token bucket (monotonic clock, ms). */
+export class TokenBucket {
+  #tokens: number;
+  #at: number;
+  constructor(readonly rate: number, readonly burst: number, now: number) {
+    this.#tokens = burst;
+    this.#at = now;
+  }
+
+  /** Takes one token if there is one. */
+  take(now: number): boolean {
+    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#at) / 1000) * this.rate);
+    this.#at = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+}
+
+/** One session's counts on this instance, shared by its sockets. */
+interface SessionCounts {
+  bucket: TokenBucket;
+  invalid: number;
+  sockets: number;
+  forget?: ReturnType<typeof setTimeout>;
+}
+
+/** Why a page's socket must close: the `error` event's code and message. */
+export interface MessageVerdict {
+  status: number;
+  message: string;
+}
+
+/** The guard of one page socket (its session's counts). */
+export interface SocketGuard {
+  /** Counts a message from the page; a verdict when it breaks the rate cap (the socket must close). */
+  admit(): MessageVerdict | null;
+  /** Counts an invalid message; a verdict when the cap is passed (the socket must close). */
+  invalid(): MessageVerdict | null;
+  /** The socket closed: its session's counts are forgotten a while after its last socket. */
+  release(): void;
+}
+
+/** This instance's realtime sessions' counts (one per relay), and the guard of each new socket. */
+export interface RealtimeGuards {
+  open(sessionId: string): SocketGuard;
+  /** Sessions with counts held now (for tests). */
+  readonly size: number;
+}
+
+/** Creates the counts of one relay's realtime sessions. `clock` is monotonic (ms). */
+export function createRealtimeGuards(limits: RealtimeFloodLimits, clock: () => number = () => performance.now()): RealtimeGuards {
+  const sessions = new Map<string, SessionCounts>();
+  const rate = `at most ${limits.messagesPerSecond} messages a second (${limits.messageBurst} at once)`;
+  return {
+    get size() {
+      return sessions.size;
+    },
+    open(sessionId) {
+      let session = sessions.get(sessionId);
+      if (!session) {
+        session = { bucket: new TokenBucket(limits.messagesPerSecond, limits.messageBurst, clock()), invalid: 0, sockets: 0 };
+        sessions.set(sessionId, session);
+      }
+      clearTimeout(session.forget);
+      session.sockets++;
+      let released = false;
+      const counts = session;
+      return {
+        admit() {
+          return counts.bucket.take(clock()) ? null : { status: 429, message: `Too many messages: ${rate}` };
+        },
+        invalid() {
+          return ++counts.invalid > limits.maxInvalidMessages ? { status: 400, message: `Too many invalid messages (more than ${limits.maxInvalidMessages} in this session)` } : null;
+        },
+        release() {
+          if (released) return;
+          released = true;
+          if (--counts.sockets > 0) return;
+          counts.forget = setTimeout(() => {
+            if (sessions.get(sessionId) === counts && counts.sockets === 0) sessions.delete(sessionId);
+          }, SESSION_MEMORY_MS);
+          counts.forget.unref?.();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Backpressure between a page socket and its upstream socket: call `check()` after each send and from
+ * each send's callback. While the page's send buffer is over the bound, neither the page nor the
+ * upstream is read (the page's messages only make more replies; the upstream's would pile up here);
+ * while the upstream's is over it, the page is not read. `onStall` is called when the page stays over
+ * for `stallTimeoutMs`, or passes four times the bound.
+ */
+export function createBackpressure(page: NodeWebSocket, upstream: NodeWebSocket, limits: RealtimeFloodLimits, onStall: () => void) {
+  let pagePaused = false;
+  let upstreamPaused = false;
+  let stall: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const setPaused = (socket: NodeWebSocket, paused: boolean, was: boolean) => {
+    if (paused === was) return was;
+    if (paused) socket.pause();
+    else socket.resume();
+    return paused;
+  };
+  const check = () => {
+    if (stopped) return;
+    const pageBacklog = page.bufferedAmount;
+    const pageOver = pageBacklog > limits.maxBufferedBytes;
+    const upstreamOver = upstream.bufferedAmount > limits.maxBufferedBytes;
+    pagePaused = setPaused(page, pageOver || upstreamOver, pagePaused);
+    upstreamPaused = setPaused(upstream, pageOver, upstreamPaused);
+    if (pageBacklog > 4 * limits.maxBufferedBytes) return onStall();
+    if (pageOver && !stall) {
+      stall = setTimeout(() => {
+        stall = undefined;
+        if (!stopped && page.bufferedAmount > limits.maxBufferedBytes) onStall();
+      }, limits.stallTimeoutMs);
+    } else if (!pageOver && stall) {
+      clearTimeout(stall);
+      stall = undefined;
+    }
+  };
+  return {
+    check,
+    /** Stops watching; the upstream is read again (so that its close handshake completes). */
+    stop() {
+      stopped = true;
+      clearTimeout(stall);
+      if (upstreamPaused) upstream.resume();
+      upstreamPaused = false;
+    },
+  };
+}
