@@ -38,7 +38,7 @@ export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
 };
 
 /** How long a page socket closed for a flood or a stall may take to finish its close handshake before it is cut, ms. */
-const CLOSE_GRACE_MS = 1_000;
+const CLOSE_GRACE_MS = 2_000;
 
 /** The realtime path under the relay's base path (also the upstream path). */
 export const REALTIME_PATH = '/v1/audio/transcriptions/realtime';
