@@ -112,16 +112,24 @@ export async function openRealtimeSocket(relayUrl) {
   return { socket, received, closed };
 }
 
+/** One masked text frame of `text` (under 126 bytes), as a page sends it. */
+function maskedFrame(text) {
+  const payload = Buffer.from(text);
+  const mask = [1, 2, 3, 4];
+  return Buffer.from([0x81, 0x80 | payload.length, ...mask, ...payload.map((b, i) => b ^ mask[i % 4])]);
+}
+
 /**
- * Writes `frames` one-byte masked text frames straight to the socket, 64 KB at a time (as fast as the
- * relay takes them), until all are written, the socket closes, or the relay stops taking them for
- * `stallMs`. With `read: false` the page does not read its replies while it floods (it reads them after,
- * to learn the close code). Resolves with the frames written and how the socket closed.
+ * Writes `frames` masked text frames of `text` (default one byte, `x`: invalid) straight to the socket,
+ * 64 KB at a time (as fast as the relay takes them), until all are written, the socket closes, or the
+ * relay stops taking them for `stallMs`. With `read: false` the page does not read its replies while it
+ * floods (it reads them after, to learn the close code). Resolves with the frames written and how the
+ * socket closed.
  */
-export async function floodSocket(opened, { frames = 1_000_000, read = true, stallMs = 3000 } = {}) {
+export async function floodSocket(opened, { frames = 1_000_000, read = true, stallMs = 3000, text = 'x' } = {}) {
   const { socket, closed } = opened;
   const raw = socket._socket;
-  const FRAME = Buffer.from([0x81, 0x81, 1, 2, 3, 4, 'x'.charCodeAt(0) ^ 1]);
+  const FRAME = maskedFrame(text);
   const perChunk = Math.floor(65536 / FRAME.length);
   const chunk = Buffer.concat(Array.from({ length: perChunk }, () => FRAME));
   if (!read) socket.pause();
@@ -151,18 +159,19 @@ export async function floodSocket(opened, { frames = 1_000_000, read = true, sta
   return { sent, stalled, close: how ?? { code: 0, reason: 'still open after 60 s' } };
 }
 
-/** The whole measure: one flood with replies read or unread, an unrelated request during it, and the relay's figures. */
-export async function measureFlood(read, frames = 1_000_000) {
+/**
+ * The whole measure: one flood with replies read or unread, an unrelated visitor's `POST /session` while
+ * it runs, and the relay's figures (peak RSS: the kernel's high-water mark, VmHWM).
+ */
+export async function measureFlood({ read = true, frames = 1_000_000, text = 'x' } = {}) {
   const upstream = await startRealtimeStandIn();
   const relay = await startRelayProcess(upstream.url);
   try {
     const start = processStats(relay.pid);
-    let peak = start.rss;
-    const sampler = setInterval(() => { peak = Math.max(peak, processStats(relay.pid).rss); }, 25);
     const page = await openRealtimeSocket(relay.url);
-    const flooding = floodSocket(page, { frames, read });
+    const flooding = floodSocket(page, { frames, read, text });
     const other = (async () => {
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 50));
       const t0 = performance.now();
       const { status } = await visitorSession(relay.url);
       return { status, ms: performance.now() - t0 };
@@ -170,11 +179,10 @@ export async function measureFlood(read, frames = 1_000_000) {
     const [flood, unrelated] = await Promise.all([flooding, other]);
     const during = processStats(relay.pid);
     await new Promise((r) => setTimeout(r, 2000));
-    clearInterval(sampler);
     const after = processStats(relay.pid);
     return {
       sent: flood.sent, close: flood.close, received: page.received, unrelated,
-      startRss: start.rss, peakRss: Math.max(peak, during.rss), afterRss: after.rss,
+      startRss: start.rss, peakRss: during.peakRss, afterRss: after.rss,
       cpuSeconds: after.cpuSeconds - start.cpuSeconds, upstreamOpen: upstream.open(),
     };
   } finally {
@@ -187,9 +195,8 @@ const MiB = (n) => `${(n / 1048576).toFixed(0)} MiB`;
 
 export async function benchRealtimeFlood() {
   const figures = {};
-  for (const read of [false, true]) {
-    const m = await measureFlood(read);
-    const label = read ? 'replies read' : 'replies unread';
+  for (const [read, text, label] of [[false, 'x', 'invalid, replies unread'], [true, 'x', 'invalid, replies read'], [true, '{"type":"input_audio.flush"}', 'valid flush, replies read']]) {
+    const m = await measureFlood({ read, text });
     figures[`${label}: frames written, close`] = `${m.sent} of 1000000; ${m.close.code} ${m.close.reason}`;
     figures[`${label}: relay RSS start / peak / 2 s after the close`] = `${MiB(m.startRss)} / ${MiB(m.peakRss)} / ${MiB(m.afterRss)}`;
     figures[`${label}: relay CPU seconds`] = m.cpuSeconds.toFixed(2);
