@@ -9,9 +9,9 @@
  *   `maxBufferedBytes`), the relay stops reading from the page and from the upstream until it drains,
  *   and closes the session if it stays over for `stallTimeoutMs` (or passes four times the bound).
  *
- * No Node imports: the sockets are `ws` ones, passed in.
+ * The token bucket and the backpressure are server/socket-flow.ts's (the platform's realtime route uses them too).
  */
-import type { WebSocket as NodeWebSocket } from 'ws';
+import { TokenBucket } from '../server/socket-flow.js';
 
 /** The flood caps of realtime sessions (part of `RealtimeLimits`). */
 export interface RealtimeFloodLimits {
@@ -37,25 +37,6 @@ export const DEFAULT_REALTIME_FLOOD_LIMITS: RealtimeFloodLimits = {
 
 /** How long a session's counts are kept after its last socket closed, ms. */
 export const SESSION_MEMORY_MS = 10 * 60_000;
-
-/** A token bucket (monotonic clock, ms). */
-export class TokenBucket {
-  #tokens: number;
-  #at: number;
-  constructor(readonly rate: number, readonly burst: number, now: number) {
-    this.#tokens = burst;
-    this.#at = now;
-  }
-
-  /** Takes one token if there is one. */
-  take(now: number): boolean {
-    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#at) / 1000) * this.rate);
-    this.#at = now;
-    if (this.#tokens < 1) return false;
-    this.#tokens -= 1;
-    return true;
-  }
-}
 
 /** One session's counts on this instance, shared by its sockets. */
 interface SessionCounts {
@@ -123,54 +104,6 @@ export function createRealtimeGuards(limits: RealtimeFloodLimits, clock: () => n
           counts.forget.unref?.();
         },
       };
-    },
-  };
-}
-
-/**
- * Backpressure between a page socket and its upstream socket: call `check()` after each send and from
- * each send's callback. While the page's send buffer is over the bound, neither the page nor the
- * upstream is read (the page's messages only make more replies; the upstream's would pile up here);
- * while the upstream's is over it, the page is not read. `onStall` is called when the page stays over
- * for `stallTimeoutMs`, or passes four times the bound.
- */
-export function createBackpressure(page: NodeWebSocket, upstream: NodeWebSocket, limits: RealtimeFloodLimits, onStall: () => void) {
-  let pagePaused = false;
-  let upstreamPaused = false;
-  let stall: ReturnType<typeof setTimeout> | undefined;
-  let stopped = false;
-  const setPaused = (socket: NodeWebSocket, paused: boolean, was: boolean) => {
-    if (paused === was) return was;
-    if (paused) socket.pause();
-    else socket.resume();
-    return paused;
-  };
-  const check = () => {
-    if (stopped) return;
-    const pageBacklog = page.bufferedAmount;
-    const pageOver = pageBacklog > limits.maxBufferedBytes;
-    const upstreamOver = upstream.bufferedAmount > limits.maxBufferedBytes;
-    pagePaused = setPaused(page, pageOver || upstreamOver, pagePaused);
-    upstreamPaused = setPaused(upstream, pageOver, upstreamPaused);
-    if (pageBacklog > 4 * limits.maxBufferedBytes) return onStall();
-    if (pageOver && !stall) {
-      stall = setTimeout(() => {
-        stall = undefined;
-        if (!stopped && page.bufferedAmount > limits.maxBufferedBytes) onStall();
-      }, limits.stallTimeoutMs);
-    } else if (!pageOver && stall) {
-      clearTimeout(stall);
-      stall = undefined;
-    }
-  };
-  return {
-    check,
-    /** Stops watching; the upstream is read again (so that its close handshake completes). */
-    stop() {
-      stopped = true;
-      clearTimeout(stall);
-      if (upstreamPaused) upstream.resume();
-      upstreamPaused = false;
     },
   };
 }

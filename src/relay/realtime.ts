@@ -25,7 +25,8 @@ import { openStreamSlot, type StreamSlot } from './proxy/limits.js';
 import { scrubKey } from './proxy/scrub.js';
 import type { RealtimeLimits, RelayRuntime } from './runtime.js';
 import type { TicketClaims } from './sessions/session-tokens.js';
-import { DEFAULT_REALTIME_FLOOD_LIMITS, createBackpressure, createRealtimeGuards, type RealtimeGuards, type SocketGuard } from './realtime-guard.js';
+import { DEFAULT_REALTIME_FLOOD_LIMITS, createRealtimeGuards, type RealtimeGuards, type SocketGuard } from './realtime-guard.js';
+import { createBackpressure } from '../server/socket-flow.js';
 
 /** Default realtime caps. */
 export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { describeRelayConfig, relayHelp, relayOptionsOf, resolveRelayConfig } from '../../../src/relay/config.js';
-import { createRealtimeGuards, DEFAULT_REALTIME_FLOOD_LIMITS, TokenBucket } from '../../../src/relay/realtime-guard.js';
+import { createRealtimeGuards, DEFAULT_REALTIME_FLOOD_LIMITS } from '../../../src/relay/realtime-guard.js';
+import { TokenBucket } from '../../../src/server/socket-flow.js';
 import { openSession, sleep, within } from './helpers.js';
 import { openPage, ticketFor, useRealtimeHarness } from './realtime-helpers.js';
 

@@ -1,0 +1,88 @@
+/**
+ * Flow control of a WebSocket a visitor holds open, shared by the relay's realtime pipe and the
+ * platform's realtime session (exported as `parley-kit/server`): a token bucket for message rates, and
+ * backpressure (a socket whose peer does not read what is sent to it is not read either).
+ */
+
+/** What the backpressure needs of a socket (a `ws` WebSocket has it). */
+export interface FlowSocket {
+  readonly bufferedAmount: number;
+  pause(): void;
+  resume(): void;
+}
+
+/** A token bucket (monotonic clock, ms). */
+export class TokenBucket {
+  #tokens: number;
+  #at: number;
+  constructor(readonly rate: number, readonly burst: number, now: number) {
+    this.#tokens = burst;
+    this.#at = now;
+  }
+
+  /** Takes one token if there is one. */
+  take(now: number): boolean {
+    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#at) / 1000) * this.rate);
+    this.#at = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+}
+
+/** Bounds of {@link createBackpressure}. */
+export interface BackpressureLimits {
+  /** Bytes waiting to be sent to the client above which reading stops (default 1 MiB in the relay and the platform). */
+  maxBufferedBytes: number;
+  /** How long the client may stay over `maxBufferedBytes` before `onStall`, ms. */
+  stallTimeoutMs: number;
+}
+
+/**
+ * Backpressure of a client socket (`page`) and, for a proxy, the socket it is piped to (`upstream`):
+ * call `check()` after each send and from each send's callback. While the page's send buffer is over the
+ * bound, neither the page nor the upstream is read (the page's messages only make more replies; the
+ * upstream's would pile up here); while the upstream's is over it, the page is not read. `onStall` is
+ * called when the page stays over for `stallTimeoutMs`, or passes four times the bound.
+ */
+export function createBackpressure(page: FlowSocket, upstream: FlowSocket | undefined, limits: BackpressureLimits, onStall: () => void) {
+  let pagePaused = false;
+  let upstreamPaused = false;
+  let stall: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const setPaused = (socket: FlowSocket | undefined, paused: boolean, was: boolean) => {
+    if (!socket) return false;
+    if (paused === was) return was;
+    if (paused) socket.pause();
+    else socket.resume();
+    return paused;
+  };
+  const check = () => {
+    if (stopped) return;
+    const pageBacklog = page.bufferedAmount;
+    const pageOver = pageBacklog > limits.maxBufferedBytes;
+    const upstreamOver = (upstream?.bufferedAmount ?? 0) > limits.maxBufferedBytes;
+    pagePaused = setPaused(page, pageOver || upstreamOver, pagePaused);
+    upstreamPaused = setPaused(upstream, pageOver, upstreamPaused);
+    if (pageBacklog > 4 * limits.maxBufferedBytes) return onStall();
+    if (pageOver && !stall) {
+      stall = setTimeout(() => {
+        stall = undefined;
+        if (!stopped && page.bufferedAmount > limits.maxBufferedBytes) onStall();
+      }, limits.stallTimeoutMs);
+    } else if (!pageOver && stall) {
+      clearTimeout(stall);
+      stall = undefined;
+    }
+  };
+  return {
+    check,
+    /** Stops watching; the upstream is read again (so that its close handshake completes). */
+    stop() {
+      stopped = true;
+      clearTimeout(stall);
+      if (upstreamPaused) upstream?.resume();
+      upstreamPaused = false;
+    },
+  };
+}
