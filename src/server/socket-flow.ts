@@ -57,6 +57,13 @@ export function createBackpressure(page: FlowSocket, upstream: FlowSocket | unde
     else socket.resume();
     return paused;
   };
+  /** Once: `onStall` may send (an error event), which must not check again. */
+  const stalled = () => {
+    if (stopped) return;
+    stopped = true;
+    clearTimeout(stall);
+    onStall();
+  };
   const check = () => {
     if (stopped) return;
     const pageBacklog = page.bufferedAmount;
@@ -64,11 +71,11 @@ export function createBackpressure(page: FlowSocket, upstream: FlowSocket | unde
     const upstreamOver = (upstream?.bufferedAmount ?? 0) > limits.maxBufferedBytes;
     pagePaused = setPaused(page, pageOver || upstreamOver, pagePaused);
     upstreamPaused = setPaused(upstream, pageOver, upstreamPaused);
-    if (pageBacklog > 4 * limits.maxBufferedBytes) return onStall();
+    if (pageBacklog > 4 * limits.maxBufferedBytes) return stalled();
     if (pageOver && !stall) {
       stall = setTimeout(() => {
         stall = undefined;
-        if (!stopped && page.bufferedAmount > limits.maxBufferedBytes) onStall();
+        if (page.bufferedAmount > limits.maxBufferedBytes) stalled();
       }, limits.stallTimeoutMs);
     } else if (!pageOver && stall) {
       clearTimeout(stall);
