@@ -45,7 +45,7 @@ import { speechRoutes } from './speech/routes.js';
 import { DEFAULT_MAX_AUDIO_BYTES, transcriptionRoutes } from './transcription/routes.js';
 import { clientSessionRoutes } from './realtime/routes.js';
 import { realtimeTranscriptionEndpoint } from './realtime/endpoint.js';
-import { DEFAULT_REALTIME_FLOOD_LIMITS, type RealtimeFloodLimits } from './realtime/transcription-session.js';
+import { DEFAULT_REALTIME_FLOOD_LIMITS, type RealtimeFloodLimits } from 'parley-kit/server';
 import { ClientSecretStore } from './realtime/client-secrets.js';
 import { MIGRATIONS as REALTIME } from './realtime/migrations.js';
 import { ocrRoutes } from './ocr/routes.js';

@@ -11,29 +11,9 @@
  *
  * The token bucket and the backpressure are server/socket-flow.ts's (the platform's realtime route uses them too).
  */
-import { TokenBucket } from '../server/socket-flow.js';
+import { TokenBucket, type RealtimeFloodLimits } from '../server/socket-flow.js';
 
-/** The flood caps of realtime sessions (part of `RealtimeLimits`). */
-export interface RealtimeFloodLimits {
-  /** Messages a session's sockets may send per second, sustained (default 100; a microphone sends 20). */
-  messagesPerSecond: number;
-  /** Messages a page may send at once above that rate (default 400). Over it: `error` 429 and close 1008. */
-  messageBurst: number;
-  /** Invalid messages a session's sockets may send (default 20); the next: `error` 400 and close 1008. */
-  maxInvalidMessages: number;
-  /** Bytes waiting to be sent to a page above which the relay stops reading from it and from the upstream (default 1 MiB). */
-  maxBufferedBytes: number;
-  /** How long a page may stay over `maxBufferedBytes` before it is closed with 1008, ms (default 15 s). */
-  stallTimeoutMs: number;
-}
-
-export const DEFAULT_REALTIME_FLOOD_LIMITS: RealtimeFloodLimits = {
-  messagesPerSecond: 100,
-  messageBurst: 400,
-  maxInvalidMessages: 20,
-  maxBufferedBytes: 1024 * 1024,
-  stallTimeoutMs: 15_000,
-};
+export { DEFAULT_REALTIME_FLOOD_LIMITS, type RealtimeFloodLimits } from '../server/socket-flow.js';
 
 /** How long a session's counts are kept after its last socket closed, ms. */
 export const SESSION_MEMORY_MS = 10 * 60_000;

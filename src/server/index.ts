@@ -6,4 +6,4 @@
  */
 export { DEFAULT_SERVER_TIMEOUTS, serveFetch, type NodeIncoming, type ServedFetch, type ServerTimeouts, type UpgradeHandler } from './node-serve.js';
 export { BodyTooLargeError, readCapped } from './read-capped.js';
-export { TokenBucket, createBackpressure, type BackpressureLimits, type FlowSocket } from './socket-flow.js';
+export { DEFAULT_REALTIME_FLOOD_LIMITS, TokenBucket, createBackpressure, type BackpressureLimits, type FlowSocket, type RealtimeFloodLimits } from './socket-flow.js';

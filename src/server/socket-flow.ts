@@ -1,7 +1,8 @@
 /**
  * Flow control of a WebSocket a visitor holds open, shared by the relay's realtime pipe and the
  * platform's realtime session (exported as `parley-kit/server`): a token bucket for message rates, and
- * backpressure (a socket whose peer does not read what is sent to it is not read either).
+ * backpressure (a socket whose peer does not read what is sent to it is not read either), and their
+ * default caps.
  */
 
 /** What the backpressure needs of a socket (a `ws` WebSocket has it). */
@@ -29,6 +30,28 @@ export class TokenBucket {
     return true;
   }
 }
+
+/** The flood caps of realtime sockets: the relay's (per session, `RealtimeLimits`) and the platform's (`realtimeFlood`). */
+export interface RealtimeFloodLimits {
+  /** Messages a session's sockets may send per second, sustained (default 100; a microphone sends 20). */
+  messagesPerSecond: number;
+  /** Messages a session may send at once above that rate (default 400). Over it: `error` 429 and close 1008. */
+  messageBurst: number;
+  /** Invalid messages a session's sockets may send (default 20); the next: `error` 400 and close 1008. */
+  maxInvalidMessages: number;
+  /** Bytes waiting to be sent to a client above which it (and a relay's upstream) is not read (default 1 MiB). */
+  maxBufferedBytes: number;
+  /** How long a client may stay over `maxBufferedBytes` before it is closed with 1008, ms (default 15 s). */
+  stallTimeoutMs: number;
+}
+
+export const DEFAULT_REALTIME_FLOOD_LIMITS: RealtimeFloodLimits = {
+  messagesPerSecond: 100,
+  messageBurst: 400,
+  maxInvalidMessages: 20,
+  maxBufferedBytes: 1024 * 1024,
+  stallTimeoutMs: 15_000,
+};
 
 /** Bounds of {@link createBackpressure}. */
 export interface BackpressureLimits {

@@ -23,7 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
-import { TokenBucket, createBackpressure } from 'parley-kit/server';
+import { TokenBucket, createBackpressure, type RealtimeFloodLimits } from 'parley-kit/server';
 import type { RealtimeAudioFormat, RealtimeServerEvent, RealtimeSessionInfo } from 'parley-kit/types';
 import { issuesToDetail } from '../http/validation.js';
 import { Transcript } from '../engines/transcription/transcript.js';
@@ -39,27 +39,9 @@ export interface RealtimeLimits {
   maxSessionMs: number;
   /** Larger frames get error 413 and are dropped. */
   maxMessageBytes: number;
-  /** Flood caps (PlatformOptions `realtimeFlood`). */
+  /** Flood caps (PlatformOptions `realtimeFlood`; defaults: parley-kit/server's `DEFAULT_REALTIME_FLOOD_LIMITS`). */
   flood: RealtimeFloodLimits;
 }
-
-/** A realtime socket's caps on floods: message rate, refused messages, and what may wait unread. */
-export interface RealtimeFloodLimits {
-  /** Messages per second, sustained (default 100; a microphone sends about 20). */
-  messagesPerSecond: number;
-  /** Messages at once above that rate (default 400); more → error 429 and close 1008. */
-  messageBurst: number;
-  /** Refused messages a session may send (default 20); the next → error 400 and close 1008. */
-  maxInvalidMessages: number;
-  /** Bytes waiting for the client above which it is no longer read (default 1 MiB). */
-  maxBufferedBytes: number;
-  /** How long a client may stay over that, ms (default 15 s); then error 408 and close 1008. */
-  stallTimeoutMs: number;
-}
-
-export const DEFAULT_REALTIME_FLOOD_LIMITS: RealtimeFloodLimits = {
-  messagesPerSecond: 100, messageBurst: 400, maxInvalidMessages: 20, maxBufferedBytes: 1024 * 1024, stallTimeoutMs: 15_000,
-};
 
 /** How long a client closed for a flood may take to answer the close before it is cut, ms. */
 const CLOSE_GRACE_MS = 2_000;

@@ -8,6 +8,7 @@ import { WebSocket } from 'ws';
 import { describeRelayConfig, relayHelp, relayOptionsOf, resolveRelayConfig } from '../../../src/relay/config.js';
 import { createRealtimeGuards, DEFAULT_REALTIME_FLOOD_LIMITS } from '../../../src/relay/realtime-guard.js';
 import { TokenBucket } from '../../../src/server/socket-flow.js';
+import type { RelayOptions } from '../../../src/relay/index.js';
 import { openSession, sleep, within } from './helpers.js';
 import { openPage, ticketFor, useRealtimeHarness } from './realtime-helpers.js';
 
@@ -17,6 +18,15 @@ const MB = 1024 * 1024;
 const CREATED = JSON.stringify({ type: 'session.created', session: { request_id: 'r', model: MODEL, audio_format: { encoding: 'pcm_s16le', sample_rate: 16000 } } });
 
 const { relayOver, withUpstream, open } = useRealtimeHarness();
+
+/** A relay with these realtime caps over a realtime stand-in (`upstreamOptions`), and a page socket of a new session. */
+async function pageOn(realtime: RelayOptions['realtime'], upstreamOptions: Parameters<typeof withUpstream>[0] = {}) {
+  const upstream = await withUpstream(upstreamOptions);
+  const { relay, served } = await relayOver(upstream, { realtime });
+  const { token } = await openSession(relay);
+  const page = open(await openPage(served.url, PATH, ['realtime', await ticketFor(relay, token)]));
+  return { upstream, page };
+}
 
 /** Resolves once `condition` holds (checked every 20 ms), failing after `ms`. */
 async function until(condition: () => boolean, ms: number, what: string): Promise<void> {
@@ -34,10 +44,7 @@ describe('realtime flood caps', () => {
   });
 
   it('a session over its message rate gets an error event 429 and close 1008; the upstream got no more than the burst and is closed', async () => {
-    const upstream = await withUpstream();
-    const { relay, served } = await relayOver(upstream, { realtime: { messagesPerSecond: 5, messageBurst: 10 } });
-    const { token } = await openSession(relay);
-    const page = open(await openPage(served.url, PATH, ['realtime', await ticketFor(relay, token)]));
+    const { upstream, page } = await pageOn({ messagesPerSecond: 5, messageBurst: 10 });
     await page.next('session.created');
     for (let i = 0; i < 200; i++) page.socket.send(JSON.stringify({ type: 'input_audio.flush' }));
     const error = await page.next('error');
@@ -49,10 +56,7 @@ describe('realtime flood caps', () => {
   });
 
   it('a session sending only a few messages a second is never cut', async () => {
-    const upstream = await withUpstream();
-    const { relay, served } = await relayOver(upstream, { realtime: { messagesPerSecond: 20, messageBurst: 5 } });
-    const { token } = await openSession(relay);
-    const page = open(await openPage(served.url, PATH, ['realtime', await ticketFor(relay, token)]));
+    const { page } = await pageOn({ messagesPerSecond: 20, messageBurst: 5 });
     await page.next('session.created');
     for (let i = 0; i < 12; i++) {
       page.socket.send(JSON.stringify({ type: 'input_audio.flush' }));
@@ -65,10 +69,7 @@ describe('realtime flood caps', () => {
   });
 
   it('invalid messages are answered one by one up to the cap, then the socket is closed with 1008', async () => {
-    const upstream = await withUpstream();
-    const { relay, served } = await relayOver(upstream, { realtime: { maxInvalidMessages: 3 } });
-    const { token } = await openSession(relay);
-    const page = open(await openPage(served.url, PATH, ['realtime', await ticketFor(relay, token)]));
+    const { upstream, page } = await pageOn({ maxInvalidMessages: 3 });
     await page.next('session.created');
     for (let i = 0; i < 1000; i++) page.socket.send('x');
     const { code, reason } = await page.closed;
@@ -166,7 +167,7 @@ describe('realtime backpressure', () => {
 
   it('a page that does not read its replies stops the relay reading the upstream; when it reads again it gets every message, in order', async () => {
     let pumped: ReturnType<typeof pump> | undefined;
-    const upstream = await withUpstream({
+    const { page } = await pageOn({ maxBufferedBytes: 64 * 1024, stallTimeoutMs: 120_000 }, {
       onConnect: (socket) => {
         socket.send(CREATED);
         const text = 'y'.repeat(64 * 1024);
@@ -174,9 +175,6 @@ describe('realtime backpressure', () => {
         return true;
       },
     });
-    const { relay, served } = await relayOver(upstream, { realtime: { maxBufferedBytes: 64 * 1024, stallTimeoutMs: 120_000 } });
-    const { token } = await openSession(relay);
-    const page = open(await openPage(served.url, PATH, ['realtime', await ticketFor(relay, token)]));
     page.socket.pause();
     await until(() => pumped !== undefined, 10_000, 'upstream connection');
     const { queued, writtenBytes } = await pumped!;
@@ -217,7 +215,7 @@ describe('realtime backpressure', () => {
   });
 
   it('a page that stays over the bound is closed with 1008 after the stall timeout, and its upstream socket with it', async () => {
-    const upstream = await withUpstream({
+    const { upstream, page } = await pageOn({ maxBufferedBytes: 64 * 1024, stallTimeoutMs: 300 }, {
       onConnect: (socket) => {
         socket.send(CREATED);
         const text = 'z'.repeat(16 * 1024);
@@ -229,9 +227,6 @@ describe('realtime backpressure', () => {
         return true;
       },
     });
-    const { relay, served } = await relayOver(upstream, { realtime: { maxBufferedBytes: 64 * 1024, stallTimeoutMs: 300 } });
-    const { token } = await openSession(relay);
-    const page = open(await openPage(served.url, PATH, ['realtime', await ticketFor(relay, token)]));
     page.socket.pause();
     expect(await within(upstream.connections[0]!.closed, 30_000, 'upstream close')).toBeGreaterThan(0);
     page.socket.resume();
