@@ -5,6 +5,7 @@ import { benchPlatform } from './platform.mjs';
 import { benchPlatformDb } from './platform-db.mjs';
 import { benchRelay } from './relay.mjs';
 import { benchRelayOverhead } from './relay-overhead.mjs';
+import { benchRealtimeFlood } from './realtime-flood.mjs';
 import { benchElement } from './element.mjs';
 import { benchSpeech } from './speech.mjs';
 import { benchAudio } from './audio.mjs';
@@ -21,6 +22,7 @@ const benches = [
   ['platform-db', 'conversation starts on PGlite, on PostgreSQL, and with two processes on one PostgreSQL', benchPlatformDb],
   ['relay', 'relay overhead against the platform directly', benchRelay],
   ['relay-overhead', 'relay overhead against a mock upstream, with nginx as the reference (issue 13 targets)', benchRelayOverhead],
+  ['realtime-flood', "a million one-byte frames on the relay's realtime socket (parley-relay as a child process)", benchRealtimeFlood],
   ['element', '<agent-chat> rendering and size (Chromium)', benchElement],
   ['speech', 'speech synthesis in the local platform', benchSpeech],
   ['audio', 'streamed speech played in Chromium over a throttled connection', benchAudio],

@@ -45,6 +45,7 @@ import { speechRoutes } from './speech/routes.js';
 import { DEFAULT_MAX_AUDIO_BYTES, transcriptionRoutes } from './transcription/routes.js';
 import { clientSessionRoutes } from './realtime/routes.js';
 import { realtimeTranscriptionEndpoint } from './realtime/endpoint.js';
+import { DEFAULT_REALTIME_FLOOD_LIMITS, type RealtimeFloodLimits } from 'parley-kit/server';
 import { ClientSecretStore } from './realtime/client-secrets.js';
 import { MIGRATIONS as REALTIME } from './realtime/migrations.js';
 import { ocrRoutes } from './ocr/routes.js';
@@ -128,6 +129,11 @@ export interface PlatformOptions {
   realtimeMaxSessionMs?: number;
   /** Realtime transcription WebSocket: larger frames get error 413 and are dropped (default 1 MiB; above 4× ws closes with 1009). */
   realtimeMaxMessageBytes?: number;
+  /**
+   * Realtime transcription WebSocket: flood caps per session (defaults: 100 messages/s with bursts of 400, 20
+   * refused messages, then error and close 1008; reading stops while 1 MiB waits unread, closed after 15 s of that).
+   */
+  realtimeFlood?: Partial<RealtimeFloodLimits>;
   /** Where unexpected errors are reported (default: console.error). */
   onError?: (error: unknown) => void;
 }
@@ -180,6 +186,7 @@ export function createPlatform(options: PlatformOptions): Platform {
       idleTimeoutMs: options.realtimeIdleTimeoutMs ?? 30_000,
       maxSessionMs: options.realtimeMaxSessionMs ?? 15 * 60_000,
       maxMessageBytes: options.realtimeMaxMessageBytes ?? 1024 * 1024,
+      flood: { ...DEFAULT_REALTIME_FLOOD_LIMITS, ...options.realtimeFlood },
     },
     report,
   });

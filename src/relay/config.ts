@@ -9,6 +9,7 @@
 import * as v from 'valibot';
 import { normaliseOrigin } from './proxy/cors.js';
 import { DEFAULT_ADDRESS_LIMITS, type AddressLimits } from './proxy/limits.js';
+import { DEFAULT_REALTIME_FLOOD_LIMITS, type RealtimeFloodLimits } from './realtime-guard.js';
 import { operatorSecretProblem } from './sessions/operator.js';
 import { DEFAULT_RESUME_LIMITS } from './streams/resumable.js';
 import { ALL_SCOPES, ANY, DEFAULT_SESSION_LIMITS, type RelayPolicy, type RelayScope, type SessionLimits } from './sessions/policy.js';
@@ -48,6 +49,8 @@ export interface RelayConfig {
   feedbackDataset?: string;
   /** How long a streamed reply's events are kept for resumption after it ends, and how many bytes per reply (resumable.ts). */
   resume: { ttlSeconds: number; maxBytesPerStream: number };
+  /** Flood caps of realtime sockets: message rate, invalid messages, backpressure (realtime-guard.ts). */
+  realtime: RealtimeFloodLimits;
 }
 
 /** Thrown for any invalid setting; the CLI prints the message and exits with code 2. */
@@ -111,6 +114,11 @@ export const RELAY_SETTINGS: readonly Setting[] = [
   { key: 'feedbackDataset', env: 'PARLEY_FEEDBACK_DATASET', flag: 'feedback-dataset', kind: 'string', expect: 'a dataset id (letters, digits, _ and -)', schema: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/)), help: "write each visitor's rating of a reply (<agent-chat>'s thumbs) as a record of this observability dataset on the platform (default: off)" },
   { key: 'resume.ttlSeconds', env: 'PARLEY_RESUME_TTL', flag: 'resume-ttl', kind: 'int', expect: 'a whole number of seconds from 1 to 86400', schema: int(1, 86_400), help: `seconds a streamed reply is kept after it ends, for pages that lost the connection to resume it (default ${DEFAULT_RESUME_LIMITS.ttlSeconds})` },
   { key: 'resume.maxBytesPerStream', env: 'PARLEY_RESUME_MAX_BYTES', flag: 'resume-max-bytes', kind: 'int', expect: 'a whole number of bytes from 1024 to 1073741824', schema: int(1024, 1024 ** 3), help: `bytes kept per streamed reply for resumption; a longer reply cannot be resumed (default ${DEFAULT_RESUME_LIMITS.maxBytesPerStream})` },
+  { key: 'realtime.messagesPerSecond', env: 'PARLEY_REALTIME_RATE', flag: 'realtime-rate', kind: 'int', expect: 'a whole number from 1 to 100000', schema: int(1, 100_000), help: `messages per second a session may send on its realtime sockets; faster → close 1008 (default ${DEFAULT_REALTIME_FLOOD_LIMITS.messagesPerSecond})` },
+  { key: 'realtime.messageBurst', env: 'PARLEY_REALTIME_BURST', flag: 'realtime-burst', kind: 'int', expect: 'a whole number from 1 to 1000000', schema: int(1, 1_000_000), help: `realtime messages a session may send at once above that rate (default ${DEFAULT_REALTIME_FLOOD_LIMITS.messageBurst})` },
+  { key: 'realtime.maxInvalidMessages', env: 'PARLEY_REALTIME_MAX_INVALID', flag: 'realtime-max-invalid', kind: 'int', expect: 'a whole number from 0 to 100000', schema: int(0, 100_000), help: `invalid realtime messages a session may send, each answered with an error event; the next → close 1008 (default ${DEFAULT_REALTIME_FLOOD_LIMITS.maxInvalidMessages})` },
+  { key: 'realtime.maxBufferedBytes', env: 'PARLEY_REALTIME_MAX_BUFFERED_BYTES', flag: 'realtime-max-buffered-bytes', kind: 'int', expect: 'a whole number of bytes from 1024 to 268435456', schema: int(1024, 256 * 1024 * 1024), help: `bytes waiting for a page that does not read, above which the relay stops reading its socket and its upstream (default ${DEFAULT_REALTIME_FLOOD_LIMITS.maxBufferedBytes})` },
+  { key: 'realtime.stallTimeoutMs', env: 'PARLEY_REALTIME_STALL_TIMEOUT_MS', flag: 'realtime-stall-timeout-ms', kind: 'int', expect: 'a whole number of ms from 100 to 3600000', schema: int(100, 3_600_000), help: `ms a page may stay over that before its socket is closed (1008) (default ${DEFAULT_REALTIME_FLOOD_LIMITS.stallTimeoutMs})` },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis', kind: 'string', expect: 'a redis:// or rediss:// URL', schema: redisUrl, help: 'shared state in Redis for several instances (default: in memory; a URL with a password belongs in REDIS_URL)', secret: true },
 ];
 
@@ -197,6 +205,7 @@ const DEFAULTS: RelayConfig = {
   allowRemoteFiles: false,
   attachments: { ...DEFAULT_ATTACHMENT_LIMITS, types: [...DEFAULT_ATTACHMENT_LIMITS.types] },
   resume: { ttlSeconds: DEFAULT_RESUME_LIMITS.ttlSeconds, maxBytesPerStream: DEFAULT_RESUME_LIMITS.maxBytesPerStream },
+  realtime: { ...DEFAULT_REALTIME_FLOOD_LIMITS },
 };
 
 /** Merges file, environment and flags (in that order of precedence, lowest first) into a validated config. */
@@ -234,6 +243,7 @@ export function relayOptionsOf(config: RelayConfig): RelayOptions {
     attachments: { ...config.attachments, types: [...config.attachments.types] },
     ...(config.feedbackDataset ? { feedback: { datasetId: config.feedbackDataset } } : {}),
     resume: { ...config.resume },
+    realtime: { ...config.realtime },
   };
 }
 
@@ -260,6 +270,7 @@ export function describeRelayConfig(config: RelayConfig, store: string): string[
     `  attachments    ${config.attachments.maxCount ? `${config.attachments.maxCount} per message, ${Math.round(config.attachments.maxBytes / 1024)} KB each, ${Math.round(config.attachments.maxTotalBytes / 1024)} KB in all: ${config.attachments.types.join(' ')}` : 'refused (--max-attachments 0)'}`,
     `  feedback       ${config.feedbackDataset ? `ratings written to dataset ${config.feedbackDataset}` : '(off: set --feedback-dataset to keep visitors\' ratings in a dataset)'}`,
     `  resumption     replies kept ${config.resume.ttlSeconds} s after they end, up to ${Math.round(config.resume.maxBytesPerStream / 1024)} KB each (--resume-ttl, --resume-max-bytes)`,
+    `  realtime       ${config.realtime.messagesPerSecond} messages/s per session, burst ${config.realtime.messageBurst}, ${config.realtime.maxInvalidMessages} invalid; reading paused over ${Math.round(config.realtime.maxBufferedBytes / 1024)} KB unread, closed after ${config.realtime.stallTimeoutMs} ms`,
     `  store          ${store}`,
     `  operator       ${config.operatorSecret ? 'endpoint enabled (PARLEY_OPERATOR_SECRET)' : '(no endpoint: set PARLEY_OPERATOR_SECRET to revoke sessions from outside)'}`,
   ];

@@ -7,7 +7,9 @@
  * the upstream socket is opened with the relay's key (never seen by the page), the page's socket is
  * accepted with subprotocol `realtime`, and text frames are piped both ways: page messages only
  * when they are one of the four client message types and valid, under caps on frame size, total
- * audio, session length and idle time, each answered with an `error` event and a close.
+ * audio, session length and idle time, each answered with an `error` event and a close. Floods are
+ * held by realtime-guard.ts: a message rate and an invalid-message cap per session (close 1008), and
+ * backpressure (a page that does not read its replies is not read either, then closed).
  *
  * `ws` is loaded on the first upgrade, so the relay's fetch handler stays free of Node modules.
  */
@@ -23,6 +25,8 @@ import { openStreamSlot, type StreamSlot } from './proxy/limits.js';
 import { scrubKey } from './proxy/scrub.js';
 import type { RealtimeLimits, RelayRuntime } from './runtime.js';
 import type { TicketClaims } from './sessions/session-tokens.js';
+import { DEFAULT_REALTIME_FLOOD_LIMITS, createRealtimeGuards, type RealtimeGuards, type SocketGuard } from './realtime-guard.js';
+import { createBackpressure } from '../server/socket-flow.js';
 
 /** Default realtime caps. */
 export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
@@ -31,7 +35,11 @@ export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
   maxSessionMs: 30 * 60_000,
   idleTimeoutMs: 60_000,
   revocationCheckMs: 5_000,
+  ...DEFAULT_REALTIME_FLOOD_LIMITS,
 };
+
+/** How long a page socket closed for a flood or a stall may take to finish its close handshake before it is cut, ms. */
+const CLOSE_GRACE_MS = 2_000;
 
 /** The realtime path under the relay's base path (also the upstream path). */
 export const REALTIME_PATH = '/v1/audio/transcriptions/realtime';
@@ -75,12 +83,13 @@ export function createRealtimeEndpoint(runtime: RelayRuntime): RealtimeEndpoint 
     WebSocket,
   })));
 
+  const guards = createRealtimeGuards(runtime.realtime);
   const handleUpgrade: UpgradeHandler = (request, socket, head) => {
     const target = request.url ?? '';
     const q = target.indexOf('?');
     // Exact, case-sensitive raw path: `%2F`, `//`, `;`, trailing `/` and case variants are someone else's (or 404).
     if ((q < 0 ? target : target.slice(0, q)) !== path) return false;
-    void accept(runtime, load, request, socket, head, q < 0 ? '' : target.slice(q + 1)).catch((error: unknown) => {
+    void accept(runtime, load, guards, request, socket, head, q < 0 ? '' : target.slice(q + 1)).catch((error: unknown) => {
       if (!(error instanceof RelayError)) runtime.report(error);
       refuse(socket, error instanceof RelayError ? error : internalError());
     });
@@ -93,6 +102,7 @@ export function createRealtimeEndpoint(runtime: RelayRuntime): RealtimeEndpoint 
 async function accept(
   runtime: RelayRuntime,
   load: () => Promise<{ wss: WebSocketServer; WebSocket: typeof NodeWebSocket }>,
+  guards: RealtimeGuards,
   request: IncomingMessage, socket: Duplex, head: Buffer, query: string,
 ): Promise<void> {
   const model = modelOf(query);
@@ -148,7 +158,7 @@ async function accept(
   wss.handleUpgrade(request, socket, head, (page) => {
     socket.off('close', pageGone);
     upstream.off('message', onEarly);
-    pipe(runtime, page, upstream, slot, early, ticket);
+    pipe(runtime, page, upstream, slot, early, ticket, guards.open(ticket.sid));
   });
 }
 
@@ -204,12 +214,15 @@ export function webSocketBaseOf(httpBaseUrl: string): string {
 }
 
 /** Pipes an accepted page socket and an open upstream socket until either closes. */
-function pipe(runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocket, slot: StreamSlot, early: string[], ticket: TicketClaims): void {
+function pipe(runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocket, slot: StreamSlot, early: string[], ticket: TicketClaims, guard: SocketGuard): void {
   const limits = runtime.realtime;
   const key = runtime.upstream.apiKey;
   let audioBytes = 0;
   let done = false;
+  // Idleness is checked by one timer re-armed when it fires, not one timer per message (floods).
+  let lastActive = performance.now();
   let idle: ReturnType<typeof setTimeout> | undefined;
+  let cut: ReturnType<typeof setTimeout> | undefined;
 
   const finish = () => {
     if (done) return false;
@@ -218,29 +231,59 @@ function pipe(runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocke
     clearTimeout(longest);
     unregister();
     slot.release();
+    guard.release();
+    flow.stop();
     return true;
   };
   const unregister = runtime.openStreams.add({
     sessionId: ticket.sid, subject: ticket.sub, issuedAt: ticket.iat,
     end: () => fail(401, 'The session was revoked', CLOSE.policy),
   });
-  /** Answers an error event, then closes both sides. */
-  const fail = (code: number, message: string, closeCode: number) => {
+  /**
+   * Answers an error event, then closes both sides. A page that broke a flood cap is no longer read;
+   * either side that has not finished its close handshake after a grace is cut (no 30 s wait).
+   */
+  const fail = (code: number, message: string, closeCode: number, flood = false) => {
     if (!finish()) return;
     sendError(page, code, message);
     page.close(closeCode, message.slice(0, 120));
+    if (flood) page.pause();
     upstream.close(CLOSE.normal);
+    cut = setTimeout(() => {
+      page.terminate();
+      upstream.terminate();
+    }, CLOSE_GRACE_MS);
+    cut.unref?.();
+  };
+  const watchIdle = (ms: number) => {
+    idle = setTimeout(() => {
+      const quiet = performance.now() - lastActive;
+      if (quiet < limits.idleTimeoutMs) return watchIdle(limits.idleTimeoutMs - quiet);
+      fail(408, `The session was idle for ${Math.round(limits.idleTimeoutMs / 1000)} s`, CLOSE.policy);
+    }, ms);
   };
   const touch = () => {
-    clearTimeout(idle);
-    idle = setTimeout(() => fail(408, `The session was idle for ${Math.round(limits.idleTimeoutMs / 1000)} s`, CLOSE.policy), limits.idleTimeoutMs);
+    lastActive = performance.now();
   };
   const longest = setTimeout(() => fail(408, `The session reached its limit of ${Math.round(limits.maxSessionMs / 1000)} s`, CLOSE.policy), limits.maxSessionMs);
-  touch();
+  watchIdle(limits.idleTimeoutMs);
+  const flow = createBackpressure(page, upstream, limits, () => {
+    fail(408, `The page did not read its messages for ${Math.round(limits.stallTimeoutMs / 1000)} s`, CLOSE.policy, true);
+  });
+  /** Send callback: a write finished, so a paused side may be read again. */
+  const sent = () => flow.check();
 
   const toPage = (text: string) => {
     // The key is never sent to a page, even if an upstream message were to echo it.
-    page.send(scrubKey(text, key));
+    page.send(scrubKey(text, key), sent);
+    flow.check();
+  };
+  /** An invalid message: an error event, or the close once the session sent too many. */
+  const refuse = (code: number, message: string) => {
+    const over = guard.invalid();
+    if (over) return fail(over.status, over.message, CLOSE.policy, true);
+    sendError(page, code, message, sent);
+    flow.check();
   };
   for (const text of early) toPage(text);
 
@@ -252,28 +295,32 @@ function pipe(runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocke
   page.on('message', (data, isBinary) => {
     if (done) return;
     touch();
+    const over = guard.admit();
+    if (over) return fail(over.status, over.message, CLOSE.policy, true);
     const size = byteLength(data);
     if (size > limits.maxFrameBytes) return fail(413, `Messages are limited to ${limits.maxFrameBytes} bytes`, CLOSE.tooBig);
-    if (isBinary) return sendError(page, 400, 'Send JSON text messages (audio goes base64 in input_audio.append)');
+    if (isBinary) return refuse(400, 'Send JSON text messages (audio goes base64 in input_audio.append)');
     let value: unknown;
     try {
       value = JSON.parse(data.toString());
     } catch {
-      return sendError(page, 400, 'Messages must be JSON');
+      return refuse(400, 'Messages must be JSON');
     }
     const type = (value as { type?: unknown } | null)?.type;
-    if (typeof type !== 'string' || !CLIENT_TYPES.has(type)) return sendError(page, 400, `Unknown message type '${String(type).slice(0, 60)}'`);
+    if (typeof type !== 'string' || !CLIENT_TYPES.has(type)) return refuse(400, `Unknown message type '${String(type).slice(0, 60)}'`);
     const parsed = v.safeParse(ClientMessage, value);
-    if (!parsed.success) return sendError(page, 422, `Invalid ${type}: ${parsed.issues.map((i) => `${v.getDotPath(i) || 'message'} ${i.message}`).join('; ')}`);
+    if (!parsed.success) return refuse(422, `Invalid ${type}: ${parsed.issues.map((i) => `${v.getDotPath(i) || 'message'} ${i.message}`).join('; ')}`);
     if (parsed.output.type === 'input_audio.append') {
       audioBytes += Math.floor(parsed.output.audio.length * 3 / 4);
       if (audioBytes > limits.maxAudioBytes) return fail(413, `A session may send at most ${limits.maxAudioBytes} bytes of audio`, CLOSE.policy);
     }
-    upstream.send(JSON.stringify(parsed.output));
+    upstream.send(JSON.stringify(parsed.output), sent);
+    flow.check();
   });
 
   page.on('close', () => {
     finish();
+    clearTimeout(cut);
     if (upstream.readyState === upstream.OPEN) upstream.close(CLOSE.normal);
     else upstream.terminate();
   });
@@ -296,9 +343,9 @@ function pipe(runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocke
   });
 }
 
-function sendError(page: NodeWebSocket, code: number, message: string): void {
+function sendError(page: NodeWebSocket, code: number, message: string, sent?: () => void): void {
   const event: RealtimeErrorEvent = { type: 'error', error: { message, code } };
-  if (page.readyState === page.OPEN) page.send(JSON.stringify(event));
+  if (page.readyState === page.OPEN) page.send(JSON.stringify(event), sent);
 }
 
 function byteLength(data: RawData): number {

@@ -100,7 +100,11 @@ export interface RelayOptions {
   routes?: RelayRoute[];
   /** Silence on a stream after which a `: ping` comment is sent (default 15 000 ms). */
   heartbeatMs?: number;
-  /** Caps of realtime WebSocket sessions (frame 256 KB, audio 64 MB, 30 min, idle 60 s). */
+  /**
+   * Caps of realtime WebSocket sessions (frame 256 KB, audio 64 MB, 30 min, idle 60 s) and their flood
+   * caps (100 messages/s with bursts of 400 and 20 invalid messages per session, close 1008; reading stops
+   * while 1 MiB waits for the page, which is closed after 15 s of that).
+   */
   realtime?: Partial<RealtimeLimits>;
   /** Upstream silence after which a stream is closed and the upstream aborted (default 300 000 ms). */
   streamIdleTimeoutMs?: number;

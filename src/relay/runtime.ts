@@ -5,6 +5,7 @@
 import type { RelayEnv } from './proxy/client-address.js';
 import type { BodyRateLimits } from './proxy/body-rate.js';
 import type { AddressLimits } from './proxy/limits.js';
+import type { RealtimeFloodLimits } from './realtime-guard.js';
 import type { RelayPolicy } from './sessions/policy.js';
 import type { ResumeLimits, StreamBuffers } from './streams/resumable.js';
 import type { OpenStreams } from './sessions/revocation.js';
@@ -40,8 +41,8 @@ export type AuthorizeDecision = boolean | void | { subject?: string; policy?: Pa
 /** Decides whether a session may be minted, resumed or refreshed, and with what policy. */
 export type AuthorizeHook = (request: Request, context: SessionRequestContext) => AuthorizeDecision | Promise<AuthorizeDecision>;
 
-/** Caps of one realtime session through the relay. */
-export interface RealtimeLimits {
+/** Caps of one realtime session through the relay (the flood caps: realtime-guard.ts). */
+export interface RealtimeLimits extends RealtimeFloodLimits {
   /** Largest message a page may send, in bytes (default 256 KB); larger → `error` 413 and close 1009. */
   maxFrameBytes: number;
   /** Audio a session may send in all, in decoded bytes (default 64 MB ≈ 33 min of 16 kHz s16). */

@@ -333,3 +333,51 @@ describe('realtime transcription with the official SDK', () => {
     await expect(client.connect('no-such-model')).rejects.toThrow(/Invalid model: no-such-model/);
   });
 });
+
+describe('realtime transcription under a flood', () => {
+  it('answers refused messages one by one up to 20, then closes with 1008 and reads no more', async () => {
+    const c = await connect(main.ws);
+    await c.next('session.created');
+    for (let i = 0; i < 1000; i++) c.ws.send('x');
+    expect(await c.closed).toEqual({ code: 1008, reason: 'Session closed: too many invalid messages (more than 20)' });
+    const errors = c.events.filter((e) => e.type === 'error').map((e) => e.error);
+    expect(errors).toHaveLength(21);
+    expect(errors.slice(0, 20).every((e) => e.code === 400 && e.message.startsWith('Message is not valid JSON'))).toBe(true);
+    expect(errors[20]).toEqual({ code: 400, message: 'Session closed: too many invalid messages (more than 20)' });
+  });
+
+  it('closes a client sending more than its burst above the message rate with 429 and 1008', async () => {
+    const c = await connect(main.ws);
+    await c.next('session.created');
+    for (let i = 0; i < 1000; i++) c.send({ type: 'session.update', session: {} });
+    expect((await c.closed).code).toBe(1008);
+    // The burst and what the rate refilled meanwhile were answered; the rest was not read.
+    expect(c.events.filter((e) => e.type === 'session.updated').length).toBeLessThan(1000);
+    expect(c.events.filter((e) => e.type === 'error').map((e) => e.error)).toEqual([
+      { code: 429, message: 'Session closed: too many messages (at most 100 a second, 400 at once)' },
+    ]);
+  });
+
+  it('stops reading a client that does not read its replies, and closes it after the stall timeout', async () => {
+    const s = await serve({ realtimeFlood: { maxBufferedBytes: 1024, stallTimeoutMs: 300, messagesPerSecond: 1_000_000, messageBurst: 1_000_000 } });
+    try {
+      const c = await connect(s.ws);
+      await c.next('session.created');
+      c.ws.pause();
+      let open = true;
+      void c.closed.then(() => { open = false; });
+      // Session updates as fast as they are taken, each answered: the answers pile up unread.
+      const update = JSON.stringify({ type: 'session.update', session: {} });
+      while (open && c.ws.readyState === WebSocket.OPEN) {
+        for (let i = 0; i < 50 && c.ws.bufferedAmount < 1024 * 1024; i++) c.ws.send(update);
+        await new Promise((r) => setTimeout(r, 5));
+        if (c.ws.bufferedAmount >= 1024 * 1024) break;
+      }
+      c.ws.resume();
+      // 1008 when the close frame got through before the platform cut the socket, 1006 when it did not.
+      expect([1008, 1006]).toContain((await c.closed).code);
+    } finally {
+      await stop(s);
+    }
+  });
+});

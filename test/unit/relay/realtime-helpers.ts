@@ -2,9 +2,10 @@
 // relay's WebSocket tests.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { ORIGIN, RELAY, within } from './helpers.js';
-import type { Relay } from '../../../src/relay/index.js';
+import { ORIGIN, RELAY, UPSTREAM, UPSTREAM_KEY, fakeUpstream, makeRelay, within } from './helpers.js';
+import { serveRelay, type Relay, type RelayOptions } from '../../../src/relay/index.js';
 
 /** What the fake upstream saw of one connection. */
 export interface UpstreamConnection {
@@ -129,4 +130,53 @@ export function audioChunk(samples: number): string {
   const pcm = new Int16Array(samples);
   for (let i = 0; i < samples; i++) pcm[i] = Math.round(3000 * Math.sin(i / 8));
   return Buffer.from(pcm.buffer).toString('base64');
+}
+
+type Upstream = Awaited<ReturnType<typeof fakeRealtimeUpstream>>;
+
+/**
+ * A test file's realtime set-up: relays served on loopback over a realtime upstream, page sockets, each
+ * closed after its test (registers an `afterEach`; call it at the top of the file).
+ */
+export function useRealtimeHarness() {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  /** A relay served on loopback whose upstream WebSocket base is `upstream`; errors are collected. */
+  async function relayOver(upstream: Upstream, options: Partial<RelayOptions> = {}) {
+    const http = fakeUpstream();
+    const errors: unknown[] = [];
+    const relay = makeRelay(http.fetch, {
+      upstream: { baseUrl: UPSTREAM, apiKey: UPSTREAM_KEY, fetch: http.fetch, webSocketBaseUrl: () => upstream.url },
+      onError: (e) => errors.push(e),
+      ...options,
+    });
+    const served = await serveRelay(relay);
+    cleanups.push(() => served.close());
+    return { relay, served, http, errors };
+  }
+
+  async function withUpstream(options: Parameters<typeof fakeRealtimeUpstream>[0] = {}): Promise<Upstream> {
+    const upstream = await fakeRealtimeUpstream(options);
+    cleanups.push(() => upstream.close());
+    return upstream;
+  }
+
+  function open(opened: Opened): Extract<Opened, { kind: 'open' }> {
+    if (opened.kind !== 'open') throw new Error(`refused ${opened.status}: ${opened.body}`);
+    cleanups.push(() => opened.socket.terminate());
+    return opened;
+  }
+
+  function refused(opened: Opened): { status: number; body: any } {
+    if (opened.kind !== 'refused') {
+      opened.socket.terminate();
+      throw new Error('the socket was accepted');
+    }
+    return { status: opened.status, body: opened.body ? JSON.parse(opened.body) : null };
+  }
+
+  return { relayOver, withUpstream, open, refused, cleanups };
 }

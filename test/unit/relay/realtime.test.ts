@@ -3,54 +3,15 @@
 import { Mistral } from '@mistralai/mistralai';
 import { HTTPClient } from '@mistralai/mistralai/lib/http.js';
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryStateStore, serveRelay, type RelayOptions, type RelayStateStore } from '../../../src/relay/index.js';
-import { ORIGIN, UPSTREAM, UPSTREAM_KEY, fakeUpstream, makeRelay, openSession, sleep, within } from './helpers.js';
-import { audioChunk, fakeRealtimeUpstream, mintTicket, openPage, ticketFor, type Opened } from './realtime-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { createMemoryStateStore, type RelayStateStore } from '../../../src/relay/index.js';
+import { ORIGIN, UPSTREAM_KEY, fakeUpstream, makeRelay, openSession, sleep, within } from './helpers.js';
+import { audioChunk, mintTicket, openPage, ticketFor, useRealtimeHarness } from './realtime-helpers.js';
 
 const MODEL = 'voxtral-mini-transcribe-realtime-2602';
 const PATH = `/api/v1/audio/transcriptions/realtime?model=${MODEL}`;
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-type Upstream = Awaited<ReturnType<typeof fakeRealtimeUpstream>>;
-
-/** A relay served on loopback whose upstream WebSocket base is `upstream`; errors are collected. */
-async function relayOver(upstream: Upstream, options: Partial<RelayOptions> = {}) {
-  const http = fakeUpstream();
-  const errors: unknown[] = [];
-  const relay = makeRelay(http.fetch, {
-    upstream: { baseUrl: UPSTREAM, apiKey: UPSTREAM_KEY, fetch: http.fetch, webSocketBaseUrl: () => upstream.url },
-    onError: (e) => errors.push(e),
-    ...options,
-  });
-  const served = await serveRelay(relay);
-  cleanups.push(() => served.close());
-  return { relay, served, http, errors };
-}
-
-async function withUpstream(options: Parameters<typeof fakeRealtimeUpstream>[0] = {}): Promise<Upstream> {
-  const upstream = await fakeRealtimeUpstream(options);
-  cleanups.push(() => upstream.close());
-  return upstream;
-}
-
-function open(opened: Opened): Extract<Opened, { kind: 'open' }> {
-  if (opened.kind !== 'open') throw new Error(`refused ${opened.status}: ${opened.body}`);
-  cleanups.push(() => opened.socket.terminate());
-  return opened;
-}
-
-function refused(opened: Opened): { status: number; body: any } {
-  if (opened.kind !== 'refused') {
-    opened.socket.terminate();
-    throw new Error('the socket was accepted');
-  }
-  return { status: opened.status, body: opened.body ? JSON.parse(opened.body) : null };
-}
+const { relayOver, withUpstream, open, refused } = useRealtimeHarness();
 
 describe('RelayStateStore.useOnce (memory)', () => {
   it('is true once per id, false after, until its ttl has passed', async () => {
