@@ -48,6 +48,8 @@ export interface RelayConfig {
   feedbackDataset?: string;
   /** How long a streamed reply's events are kept for resumption after it ends, and how many bytes per reply (resumable.ts). */
   resume: { ttlSeconds: number; maxBytesPerStream: number };
+  /** On SIGTERM/SIGINT, how long open replies and sockets may take to end before they are ended (drain.ts). */
+  drainTimeoutSeconds: number;
 }
 
 /** Thrown for any invalid setting; the CLI prints the message and exits with code 2. */
@@ -111,6 +113,7 @@ export const RELAY_SETTINGS: readonly Setting[] = [
   { key: 'feedbackDataset', env: 'PARLEY_FEEDBACK_DATASET', flag: 'feedback-dataset', kind: 'string', expect: 'a dataset id (letters, digits, _ and -)', schema: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/)), help: "write each visitor's rating of a reply (<agent-chat>'s thumbs) as a record of this observability dataset on the platform (default: off)" },
   { key: 'resume.ttlSeconds', env: 'PARLEY_RESUME_TTL', flag: 'resume-ttl', kind: 'int', expect: 'a whole number of seconds from 1 to 86400', schema: int(1, 86_400), help: `seconds a streamed reply is kept after it ends, for pages that lost the connection to resume it (default ${DEFAULT_RESUME_LIMITS.ttlSeconds})` },
   { key: 'resume.maxBytesPerStream', env: 'PARLEY_RESUME_MAX_BYTES', flag: 'resume-max-bytes', kind: 'int', expect: 'a whole number of bytes from 1024 to 1073741824', schema: int(1024, 1024 ** 3), help: `bytes kept per streamed reply for resumption; a longer reply cannot be resumed (default ${DEFAULT_RESUME_LIMITS.maxBytesPerStream})` },
+  { key: 'drainTimeoutSeconds', env: 'PARLEY_DRAIN_TIMEOUT', flag: 'drain-timeout', kind: 'int', expect: 'a whole number of seconds from 0 to 3600', schema: int(0, 3600), help: 'on SIGTERM or SIGINT, seconds open replies and realtime sockets get to end before they are ended; with Redis, pages resume their replies on another instance at once (default 30)' },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis', kind: 'string', expect: 'a redis:// or rediss:// URL', schema: redisUrl, help: 'shared state in Redis for several instances (default: in memory; a URL with a password belongs in REDIS_URL)', secret: true },
 ];
 
@@ -197,6 +200,7 @@ const DEFAULTS: RelayConfig = {
   allowRemoteFiles: false,
   attachments: { ...DEFAULT_ATTACHMENT_LIMITS, types: [...DEFAULT_ATTACHMENT_LIMITS.types] },
   resume: { ttlSeconds: DEFAULT_RESUME_LIMITS.ttlSeconds, maxBytesPerStream: DEFAULT_RESUME_LIMITS.maxBytesPerStream },
+  drainTimeoutSeconds: 30,
 };
 
 /** Merges file, environment and flags (in that order of precedence, lowest first) into a validated config. */
@@ -261,6 +265,7 @@ export function describeRelayConfig(config: RelayConfig, store: string): string[
     `  feedback       ${config.feedbackDataset ? `ratings written to dataset ${config.feedbackDataset}` : '(off: set --feedback-dataset to keep visitors\' ratings in a dataset)'}`,
     `  resumption     replies kept ${config.resume.ttlSeconds} s after they end, up to ${Math.round(config.resume.maxBytesPerStream / 1024)} KB each (--resume-ttl, --resume-max-bytes)`,
     `  store          ${store}`,
+    `  restarts       on SIGTERM: replies and sockets get ${config.drainTimeoutSeconds} s to end${config.redisUrl ? ' (pages resume theirs on another instance at once)' : ''} (--drain-timeout)`,
     `  operator       ${config.operatorSecret ? 'endpoint enabled (PARLEY_OPERATOR_SECRET)' : '(no endpoint: set PARLEY_OPERATOR_SECRET to revoke sessions from outside)'}`,
   ];
   if (!config.agents.length && !config.models.length) {

@@ -72,6 +72,10 @@ export interface StreamBuffers {
   stop(streamId: string, sessionId: string): Promise<void>;
   /** Calls `listener` with the id of each stream stopped through {@link stop} (any instance). Returns the unlink. */
   onStopped(listener: (streamId: string) => void): () => void;
+  /** Whether other instances read these buffers (Redis): a draining relay then hands its pages over (drain.ts). */
+  readonly shared?: boolean;
+  /** Resolves once every write made so far has reached the store (a draining relay waits for it before it exits). */
+  settled?(): Promise<void>;
 }
 
 const STREAM_ID = /^rs_[A-Za-z0-9_-]{22}$/;
