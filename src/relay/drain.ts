@@ -4,13 +4,15 @@
  *
  * - new requests are refused with 503 `relay_draining` (`Retry-After: 1`, `Connection: close`): the page's
  *   client retries them, and a load balancer sends the retry to another instance;
- * - when the resumable buffers are shared (Redis), every page reading a reply here is handed over at once:
- *   its connection ends cleanly before the final event, which the client takes for a broken connection and
- *   resumes (`GET {base}/streams/{id}`) on another instance; this instance keeps reading each upstream reply
- *   to its end into Redis, where the other instance reads it. The page thus leaves a process that is going
- *   away at once, and the reply is not cut: only the upstream read stays here (the upstream call cannot move);
- * - without shared buffers (memory store), nothing else could serve the rest: the pages keep reading here
- *   and the replies finish as usual;
+ * - when the resumable buffers are shared (Redis) with another instance, every page reading a reply here is
+ *   handed over at once: its connection ends cleanly before the final event, which the client takes for a
+ *   broken connection and resumes (`GET {base}/streams/{id}`) on another instance; this instance keeps reading
+ *   each upstream reply to its end into Redis, where the other instance reads it. The page thus leaves a
+ *   process that is going away at once, and the reply is not cut: only the upstream read stays here (the
+ *   upstream call cannot move);
+ * - without shared buffers (memory store), or with no other instance on them (counted in Redis: the relays
+ *   subscribed to it), nothing else could serve the rest: the pages keep reading here and the replies finish
+ *   as usual;
  * - realtime sockets cannot move either: they have the drain time to end by themselves;
  * - at the deadline (`timeoutMs`), or at once when `signal` aborts, what is still open ends: streams with an
  *   error event ("The relay restarted before this reply finished"), kept in the buffer so a page resuming
@@ -63,7 +65,9 @@ export function createRelayDrain(runtime: RelayRuntime): RelayDrain {
     draining = true;
     const { openStreams } = runtime;
     const buffers = runtime.resume?.buffers;
-    const handedOver = buffers?.shared ? openStreams.handOver() : 0;
+    // Handed over only when another instance can read the rest (else the pages read their replies here to the end).
+    const others = buffers?.otherInstances ? await buffers.otherInstances().catch(() => 0) : 0;
+    const handedOver = others > 0 ? openStreams.handOver() : 0;
     const allEnded = Promise.all([openStreams.whenEmpty(), alsoWaitFor]);
     let endedAtDeadline = 0;
     if (!await within(allEnded, timeoutMs, signal)) {

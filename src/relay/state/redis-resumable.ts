@@ -95,6 +95,8 @@ export interface RedisStreamDeps {
   run(script: StreamScript, keys: string[], args: Array<string | Uint8Array>): Promise<unknown>;
   /** Adds a listener of the stream-stop channel (the store's subscriber connection). */
   onStopMessage(listener: (streamId: string) => void): () => void;
+  /** How many connections listen on the stream-stop channel: one per relay instance on this Redis and prefix. */
+  stopListeners(): Promise<number>;
   /** Seconds a live stream's keys live after its last event, beyond `ttlSeconds` (the stream idle timeout). */
   liveExtraSeconds: number;
   report(error: unknown): void;
@@ -245,7 +247,9 @@ export function createRedisStreamBuffers(limits: ResumeLimits, deps: RedisStream
       listeners.add(listener);
       return () => { listeners.delete(listener); };
     },
-    shared: true,
+    async otherInstances() {
+      return Math.max(0, (await deps.stopListeners()) - 1);
+    },
     settled() {
       return new Promise<void>((resolve) => {
         // Looked at after a turn of the event loop: an answered write's follow-up (the next batch, the end) has then started.

@@ -186,6 +186,25 @@ describe('parley-relay on SIGTERM, two instances on Redis', () => {
     expect(withoutIds(await whole.text())).toBe(replies.at(-1)!.emitted.join(''));
   });
 
+  it('alone on its Redis, hands nothing over: the page reads the whole reply from the draining instance', async () => {
+    replyLength = 40;
+    intervalMs = 40;
+    const a = await startRelay(['--drain-timeout', '60'], { REDIS_URL: redis.url });
+    const token = await openSession(a.url);
+    const log: string[] = [];
+    const stream = new ConversationEventStream(`${FRONT}/v1/conversations`, { model: MODEL, inputs: 'hello', stream: true },
+      frontTransport([a], token, log), undefined, { resumeBase: FRONT });
+    let terminated: Promise<void> | undefined;
+    const { events, error } = await within(readReply(stream, (n) => { if (n === 5) terminated = terminate(a); }), SAFETY_MS * 2, 'the whole reply');
+    await terminated;
+
+    expect(error).toBeNull();
+    expect(deltasOf(events)).toEqual(expectedDeltas(40));
+    expect(log).toEqual([expect.stringMatching(/^POST \/v1\/conversations → 0$/)]);
+    expect(await within(a.exited, SAFETY_MS, 'the instance to exit')).toBe(0);
+    expect(a.out()).toMatch(/drained \(0 replies handed over to other instances, 0 ended at the deadline\)/);
+  });
+
   it('a reply longer than the drain timeout ends, for the page resuming elsewhere, with an error event saying so', async () => {
     replyLength = 400;
     intervalMs = 40;
