@@ -150,35 +150,56 @@ async function readReply(stream: ConversationEventStream, onDelta: (n: number) =
   }
 }
 
+/** A page's streamed reply through the front (the browser client's stream), read to its end: `onDelta(n)` after the n-th delta. */
+function pageReply(instances: Instance[], token: string, onDelta: (n: number) => void, log: string[] = []) {
+  const stream = new ConversationEventStream(`${FRONT}/v1/conversations`, { model: MODEL, inputs: 'hello', stream: true },
+    frontTransport(instances, token, log), undefined, { resumeBase: FRONT });
+  return { stream, read: within(readReply(stream, onDelta), SAFETY_MS * 2, 'the end of the reply') };
+}
+
+/** The instance exited 0 after the drain, which says what it did. */
+async function expectDrained(instance: Instance, handedOver: number, atDeadline: number): Promise<void> {
+  expect(await within(instance.exited, SAFETY_MS, 'the relay to exit')).toBe(0);
+  expect(instance.out()).toContain(`drained (${handedOver} repl${handedOver === 1 ? 'y' : 'ies'} handed over to other instances, ${atDeadline} ended at the deadline)`);
+}
+
+/** A reply cut at the drain deadline: its first deltas (none lost or twice), then the error event, which the client throws. */
+function expectCutByRestart({ events, error }: { events: ConversationEvent[]; error: unknown }): void {
+  expect(events.at(-1)).toMatchObject({ type: 'conversation.response.error', message: CUT_BY_RESTART, code: 503 });
+  expect(error).toMatchObject({ message: CUT_BY_RESTART });
+  const deltas = deltasOf(events);
+  expect(deltas.length).toBeGreaterThanOrEqual(5);
+  expect(deltas).toEqual(expectedDeltas(deltas.length));
+}
+
 const deltasOf = (events: ConversationEvent[]) => events.filter((e) => e.type === 'message.output.delta').map((e) => (e as { content: string }).content);
 const expectedDeltas = (n: number) => Array.from({ length: n }, (_, i) => `d${i} `);
 
 describe('parley-relay on SIGTERM, two instances on Redis', () => {
   it('restarted mid-reply: the page resumes on the other instance and gets the whole reply, byte for byte, while the first reads the platform to the end and exits 0', async () => {
-    replyLength = 60;
+    // Long enough (6 s after the SIGTERM) that the hand-over comes before its end even on a loaded machine.
+    replyLength = 160;
     intervalMs = 40;
     const a = await startRelay(['--drain-timeout', '60'], { REDIS_URL: redis.url });
     const b = await startRelay(['--drain-timeout', '60'], { REDIS_URL: redis.url });
     const token = await openSession(a.url);
     const log: string[] = [];
-    const stream = new ConversationEventStream(`${FRONT}/v1/conversations`, { model: MODEL, inputs: 'hello', stream: true },
-      frontTransport([a, b], token, log), undefined, { resumeBase: FRONT });
     let terminated: Promise<void> | undefined;
-    const { events, error } = await within(readReply(stream, (n) => { if (n === 10) terminated = terminate(a); }), SAFETY_MS * 2, 'the whole reply');
+    const { stream, read } = pageReply([a, b], token, (n) => { if (n === 10) terminated = terminate(a); }, log);
+    const { events, error } = await read;
     await terminated;
 
     expect(error).toBeNull();
-    expect(deltasOf(events)).toEqual(expectedDeltas(60));
+    expect(deltasOf(events)).toEqual(expectedDeltas(160));
     expect(events[0]!.type).toBe('conversation.response.started');
     expect(events.at(-1)!.type).toBe('conversation.response.done');
     // The reply started on the first instance and was resumed on the second, after the last event the page had.
     expect(log[0]).toMatch(/^POST \/v1\/conversations → 0$/);
     expect(log.slice(1).some((line) => /^GET \/streams\/rs_\S+ rs_\S+:\d+ → 1$/.test(line))).toBe(true);
     // The first instance read the platform's reply to its end (nothing cancelled), then exited 0.
-    expect(await within(a.exited, SAFETY_MS, 'the first instance to exit')).toBe(0);
+    await expectDrained(a, 1, 0);
     expect(replies.at(-1)!.emitted.length).toBe(replies.at(-1)!.total);
     expect(replies.at(-1)!.cancelled).toBe(false);
-    expect(a.out()).toMatch(/drained \(1 reply handed over to other instances, 0 ended at the deadline\)/);
 
     // What Redis kept is the platform's reply, byte for byte (the relay only added the ids).
     const whole = await fetch(`${b.url}/streams/${stream.streamId}`, { headers: { authorization: `Bearer ${token}`, origin: ORIGIN } });
@@ -192,17 +213,14 @@ describe('parley-relay on SIGTERM, two instances on Redis', () => {
     const a = await startRelay(['--drain-timeout', '60'], { REDIS_URL: redis.url });
     const token = await openSession(a.url);
     const log: string[] = [];
-    const stream = new ConversationEventStream(`${FRONT}/v1/conversations`, { model: MODEL, inputs: 'hello', stream: true },
-      frontTransport([a], token, log), undefined, { resumeBase: FRONT });
     let terminated: Promise<void> | undefined;
-    const { events, error } = await within(readReply(stream, (n) => { if (n === 5) terminated = terminate(a); }), SAFETY_MS * 2, 'the whole reply');
+    const { events, error } = await pageReply([a], token, (n) => { if (n === 5) terminated = terminate(a); }, log).read;
     await terminated;
 
     expect(error).toBeNull();
     expect(deltasOf(events)).toEqual(expectedDeltas(40));
     expect(log).toEqual([expect.stringMatching(/^POST \/v1\/conversations → 0$/)]);
-    expect(await within(a.exited, SAFETY_MS, 'the instance to exit')).toBe(0);
-    expect(a.out()).toMatch(/drained \(0 replies handed over to other instances, 0 ended at the deadline\)/);
+    await expectDrained(a, 0, 0);
   });
 
   it('a reply longer than the drain timeout ends, for the page resuming elsewhere, with an error event saying so', async () => {
@@ -211,21 +229,9 @@ describe('parley-relay on SIGTERM, two instances on Redis', () => {
     const a = await startRelay(['--drain-timeout', '1'], { REDIS_URL: redis.url });
     const b = await startRelay([], { REDIS_URL: redis.url });
     const token = await openSession(a.url);
-    const stream = new ConversationEventStream(`${FRONT}/v1/conversations`, { model: MODEL, inputs: 'hello', stream: true },
-      frontTransport([a, b], token, []), undefined, { resumeBase: FRONT });
-    const { events, error } = await within(readReply(stream, (n) => { if (n === 5) a.child.kill('SIGTERM'); }), SAFETY_MS * 2, 'the end of the reply');
-
-    const last = events.at(-1) as { type: string; message?: string; code?: number };
-    expect(last.type).toBe('conversation.response.error');
-    expect(last).toMatchObject({ message: CUT_BY_RESTART, code: 503 });
-    expect(error).toMatchObject({ message: CUT_BY_RESTART });
-    // The deltas before it are the reply's first ones, none lost or twice.
-    const deltas = deltasOf(events);
-    expect(deltas.length).toBeGreaterThanOrEqual(5);
-    expect(deltas).toEqual(expectedDeltas(deltas.length));
-    expect(await within(a.exited, SAFETY_MS, 'the first instance to exit')).toBe(0);
+    expectCutByRestart(await pageReply([a, b], token, (n) => { if (n === 5) a.child.kill('SIGTERM'); }).read);
+    await expectDrained(a, 1, 1);
     expect(replies.at(-1)!.cancelled).toBe(true);
-    expect(a.out()).toMatch(/drained \(1 reply handed over to other instances, 1 ended at the deadline\)/);
   });
 });
 
@@ -234,9 +240,8 @@ describe('parley-relay on SIGTERM, one instance (memory store)', () => {
     const relay = await startRelay(['--drain-timeout', '3600']);
     await openSession(relay.url);
     relay.child.kill('SIGTERM');
-    // A safety net far below the 3600 s timeout: the drain ended because nothing was open.
-    expect(await within(relay.exited, SAFETY_MS, 'the relay to exit')).toBe(0);
-    expect(relay.out()).toMatch(/drained \(0 replies handed over to other instances, 0 ended at the deadline\)/);
+    // The safety net is far below the 3600 s timeout: the drain ended because nothing was open.
+    await expectDrained(relay, 0, 0);
   });
 
   it('refuses new connections while a reply is open, lets the reply finish on the page, then exits 0', async () => {
@@ -245,13 +250,11 @@ describe('parley-relay on SIGTERM, one instance (memory store)', () => {
     const relay = await startRelay(['--drain-timeout', '3600']);
     const token = await openSession(relay.url);
     const log: string[] = [];
-    const stream = new ConversationEventStream(`${FRONT}/v1/conversations`, { model: MODEL, inputs: 'hello', stream: true },
-      frontTransport([relay], token, log), undefined, { resumeBase: FRONT });
     let refused: Promise<unknown> | undefined;
-    const { events, error } = await within(readReply(stream, (n) => {
+    const { events, error } = await pageReply([relay], token, (n) => {
       if (n !== 5) return;
       refused = terminate(relay).then(() => fetch(`${relay.url}/session`, { method: 'POST', headers: { origin: ORIGIN } }).then(() => null, (e: unknown) => e));
-    }), SAFETY_MS * 2, 'the whole reply');
+    }, log).read;
 
     expect(await refused).toMatchObject({ cause: { code: 'ECONNREFUSED' } });
     expect(error).toBeNull();
@@ -259,8 +262,7 @@ describe('parley-relay on SIGTERM, one instance (memory store)', () => {
     expect(events.at(-1)!.type).toBe('conversation.response.done');
     // Nothing to hand over to: the page read the whole reply on its first connection.
     expect(log).toEqual([expect.stringMatching(/^POST \/v1\/conversations → 0$/)]);
-    expect(await within(relay.exited, SAFETY_MS, 'the relay to exit')).toBe(0);
-    expect(relay.out()).toMatch(/drained \(0 replies handed over to other instances, 0 ended at the deadline\)/);
+    await expectDrained(relay, 0, 0);
   });
 
   it('ends a reply still open at its drain timeout with an error event, cancels the platform call and exits 0', async () => {
@@ -268,16 +270,8 @@ describe('parley-relay on SIGTERM, one instance (memory store)', () => {
     intervalMs = 40;
     const relay = await startRelay(['--drain-timeout', '1']);
     const token = await openSession(relay.url);
-    const stream = new ConversationEventStream(`${FRONT}/v1/conversations`, { model: MODEL, inputs: 'hello', stream: true },
-      frontTransport([relay], token, []), undefined, { resumeBase: FRONT });
-    const { events, error } = await within(readReply(stream, (n) => { if (n === 5) relay.child.kill('SIGTERM'); }), SAFETY_MS * 2, 'the end of the reply');
-
-    expect(events.at(-1)).toMatchObject({ type: 'conversation.response.error', message: CUT_BY_RESTART, code: 503 });
-    expect(error).toMatchObject({ message: CUT_BY_RESTART });
-    const deltas = deltasOf(events);
-    expect(deltas).toEqual(expectedDeltas(deltas.length));
-    expect(await within(relay.exited, SAFETY_MS, 'the relay to exit')).toBe(0);
+    expectCutByRestart(await pageReply([relay], token, (n) => { if (n === 5) relay.child.kill('SIGTERM'); }).read);
+    await expectDrained(relay, 0, 1);
     expect(replies.at(-1)!.cancelled).toBe(true);
-    expect(relay.out()).toMatch(/drained \(0 replies handed over to other instances, 1 ended at the deadline\)/);
   });
 });
