@@ -274,4 +274,15 @@ describe('parley-relay on SIGTERM, one instance (memory store)', () => {
     await expectDrained(relay, 0, 1);
     expect(replies.at(-1)!.cancelled).toBe(true);
   });
+
+  it('a second SIGTERM during the drain ends what is open at once', async () => {
+    replyLength = 400;
+    intervalMs = 40;
+    const relay = await startRelay(['--drain-timeout', '3600']);
+    const token = await openSession(relay.url);
+    const cut = pageReply([relay], token, (n) => { if (n === 5) void terminate(relay).then(() => relay.child.kill('SIGTERM')); }).read;
+    expectCutByRestart(await cut);
+    await expectDrained(relay, 0, 1);
+    expect(replies.at(-1)!.cancelled).toBe(true);
+  });
 });
