@@ -14,6 +14,7 @@ import type { ConversationEvent } from '../../../src/client/types.js';
 import { CUT_BY_RESTART } from '../../../src/relay/drain.js';
 import { ORIGIN, SECRET, deltaEvent, scriptedStream, sseEvent, startedEvent, withoutIds, within } from './helpers.js';
 import { startRedis, waitFor, type RedisServer } from './redis-helpers.js';
+import { requireNginx, startNginx } from './nginx-helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const BIN = join(ROOT, 'bin/parley-relay.js');
@@ -58,7 +59,9 @@ afterAll(async () => {
 
 interface Instance { url: string; child: ChildProcess; out: () => string; exited: Promise<number | null> }
 const children: ChildProcess[] = [];
+const stops: Array<() => Promise<void>> = [];
 afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
   for (const child of children.splice(0)) {
     if (child.exitCode !== null || child.signalCode !== null) continue;
     const exited = new Promise((r) => child.once('exit', r));
@@ -151,9 +154,9 @@ async function readReply(stream: ConversationEventStream, onDelta: (n: number) =
 }
 
 /** A page's streamed reply through the front (the browser client's stream), read to its end: `onDelta(n)` after the n-th delta. */
-function pageReply(instances: Instance[], token: string, onDelta: (n: number) => void, log: string[] = []) {
-  const stream = new ConversationEventStream(`${FRONT}/v1/conversations`, { model: MODEL, inputs: 'hello', stream: true },
-    frontTransport(instances, token, log), undefined, { resumeBase: FRONT });
+function pageReply(transport: StreamTransport, onDelta: (n: number) => void, base = FRONT) {
+  const stream = new ConversationEventStream(`${base}/v1/conversations`, { model: MODEL, inputs: 'hello', stream: true },
+    transport, undefined, { resumeBase: base });
   return { stream, read: within(readReply(stream, onDelta), SAFETY_MS * 2, 'the end of the reply') };
 }
 
@@ -185,7 +188,7 @@ describe('parley-relay on SIGTERM, two instances on Redis', () => {
     const token = await openSession(a.url);
     const log: string[] = [];
     let terminated: Promise<void> | undefined;
-    const { stream, read } = pageReply([a, b], token, (n) => { if (n === 10) terminated = terminate(a); }, log);
+    const { stream, read } = pageReply(frontTransport([a, b], token, log), (n) => { if (n === 10) terminated = terminate(a); });
     const { events, error } = await read;
     await terminated;
 
@@ -214,7 +217,7 @@ describe('parley-relay on SIGTERM, two instances on Redis', () => {
     const token = await openSession(a.url);
     const log: string[] = [];
     let terminated: Promise<void> | undefined;
-    const { events, error } = await pageReply([a], token, (n) => { if (n === 5) terminated = terminate(a); }, log).read;
+    const { events, error } = await pageReply(frontTransport([a], token, log), (n) => { if (n === 5) terminated = terminate(a); }).read;
     await terminated;
 
     expect(error).toBeNull();
@@ -229,9 +232,54 @@ describe('parley-relay on SIGTERM, two instances on Redis', () => {
     const a = await startRelay(['--drain-timeout', '1'], { REDIS_URL: redis.url });
     const b = await startRelay([], { REDIS_URL: redis.url });
     const token = await openSession(a.url);
-    expectCutByRestart(await pageReply([a, b], token, (n) => { if (n === 5) a.child.kill('SIGTERM'); }).read);
+    expectCutByRestart(await pageReply(frontTransport([a, b], token, []), (n) => { if (n === 5) a.child.kill('SIGTERM'); }).read);
     await expectDrained(a, 1, 1);
     expect(replies.at(-1)!.cancelled).toBe(true);
+  });
+});
+
+describe('parley-relay on SIGTERM, two instances on Redis behind nginx', () => {
+  it('the instance serving a reply is restarted mid-reply: the page resumes through nginx on the other one and gets the whole reply', async () => {
+    requireNginx();
+    replyLength = 160;
+    intervalMs = 40;
+    const instances = [await startRelay([], { REDIS_URL: redis.url }), await startRelay([], { REDIS_URL: redis.url })];
+    // As a site would set it up for restarts: keep-alive to the relays, no buffering of streams, a resume that meets
+    // a draining instance (503) or a closed port tried on the other one; which instance answered, in a header.
+    const nginx = await startNginx(instances.map((i) => i.url), `      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_next_upstream error timeout http_503;
+      add_header X-Relay $upstream_addr always;
+`);
+    stops.push(() => nginx.stop());
+    const token = await openSession(nginx.url);
+    const served: string[] = [];
+    const transport: StreamTransport = async (url, init) => {
+      const headers = new Headers(init.headers);
+      headers.set('authorization', `Bearer ${token}`);
+      headers.set('origin', ORIGIN);
+      const res = await fetch(url, { ...init, headers });
+      served.push(`${init.method ?? 'GET'} ${new URL(url).pathname} → ${res.status} ${res.headers.get('x-relay')}`);
+      return res;
+    };
+    const hostOf = (instance: Instance) => new URL(instance.url).host;
+    let restarted: Instance | undefined;
+    let terminated: Promise<void> | undefined;
+    const { events, error } = await pageReply(transport, (n) => {
+      if (n !== 10) return;
+      restarted = instances.find((i) => served[0]!.endsWith(hostOf(i)))!;
+      terminated = terminate(restarted);
+    }, nginx.url).read;
+    await terminated;
+
+    expect(error).toBeNull();
+    expect(deltasOf(events)).toEqual(expectedDeltas(160));
+    expect(events.at(-1)!.type).toBe('conversation.response.done');
+    const other = instances.find((i) => i !== restarted)!;
+    expect(served.slice(1).some((line) => line.startsWith('GET /streams/') && line.endsWith(`→ 200 ${hostOf(other)}`))).toBe(true);
+    await expectDrained(restarted!, 1, 0);
+    expect(replies.at(-1)!.cancelled).toBe(false);
   });
 });
 
@@ -251,10 +299,10 @@ describe('parley-relay on SIGTERM, one instance (memory store)', () => {
     const token = await openSession(relay.url);
     const log: string[] = [];
     let refused: Promise<unknown> | undefined;
-    const { events, error } = await pageReply([relay], token, (n) => {
+    const { events, error } = await pageReply(frontTransport([relay], token, log), (n) => {
       if (n !== 5) return;
       refused = terminate(relay).then(() => fetch(`${relay.url}/session`, { method: 'POST', headers: { origin: ORIGIN } }).then(() => null, (e: unknown) => e));
-    }, log).read;
+    }).read;
 
     expect(await refused).toMatchObject({ cause: { code: 'ECONNREFUSED' } });
     expect(error).toBeNull();
@@ -270,7 +318,7 @@ describe('parley-relay on SIGTERM, one instance (memory store)', () => {
     intervalMs = 40;
     const relay = await startRelay(['--drain-timeout', '1']);
     const token = await openSession(relay.url);
-    expectCutByRestart(await pageReply([relay], token, (n) => { if (n === 5) relay.child.kill('SIGTERM'); }).read);
+    expectCutByRestart(await pageReply(frontTransport([relay], token, []), (n) => { if (n === 5) relay.child.kill('SIGTERM'); }).read);
     await expectDrained(relay, 0, 1);
     expect(replies.at(-1)!.cancelled).toBe(true);
   });
@@ -280,7 +328,7 @@ describe('parley-relay on SIGTERM, one instance (memory store)', () => {
     intervalMs = 40;
     const relay = await startRelay(['--drain-timeout', '3600']);
     const token = await openSession(relay.url);
-    const cut = pageReply([relay], token, (n) => { if (n === 5) void terminate(relay).then(() => relay.child.kill('SIGTERM')); }).read;
+    const cut = pageReply(frontTransport([relay], token, []), (n) => { if (n === 5) void terminate(relay).then(() => relay.child.kill('SIGTERM')); }).read;
     expectCutByRestart(await cut);
     await expectDrained(relay, 0, 1);
     expect(replies.at(-1)!.cancelled).toBe(true);
