@@ -26,9 +26,9 @@ const SAFETY_MS = 30_000;
 
 let redis: RedisServer;
 let platform: ServedFetch;
-/** Deltas of the next replies, and the pause between two events, ms. */
+/** Deltas of the next replies; the pause between two events, ms. */
 let replyLength = 60;
-let intervalMs = 40;
+const INTERVAL_MS = 40;
 /** Every reply the stand-in platform streamed: the bytes it sent, and whether the relay cancelled it. */
 const replies: Array<{ emitted: string[]; total: number; cancelled: boolean }> = [];
 
@@ -45,7 +45,7 @@ beforeAll(async () => {
     for (let i = 0; i < replyLength; i++) events.push(deltaEvent(`d${i} `));
     events.push(sseEvent('conversation.response.done', { usage: { prompt_tokens: 1, completion_tokens: replyLength, total_tokens: replyLength + 1 }, created_at: '2026-01-01T00:00:00.000000Z' }));
     const reply = { emitted: [] as string[], total: events.length, cancelled: false };
-    const stream = scriptedStream(events, { intervalMs });
+    const stream = scriptedStream(events, { intervalMs: INTERVAL_MS });
     reply.emitted = stream.emitted;
     void stream.stopped.then(() => { reply.cancelled = true; });
     replies.push(reply);
@@ -92,6 +92,13 @@ function startRelay(args: string[], env: Record<string, string> = {}): Promise<I
       resolvePromise({ url, child, out: () => out, exited });
     });
   });
+}
+
+/** A relay started with `args` and a session token on it, the next replies being `length` deltas long. */
+async function relayWithSession(length: number, args: string[], env: Record<string, string> = {}): Promise<{ relay: Instance; token: string }> {
+  replyLength = length;
+  const relay = await startRelay(args, env);
+  return { relay, token: await openSession(relay.url) };
 }
 
 async function openSession(url: string): Promise<string> {
@@ -182,7 +189,6 @@ describe('parley-relay on SIGTERM, two instances on Redis', () => {
   it('restarted mid-reply: the page resumes on the other instance and gets the whole reply, byte for byte, while the first reads the platform to the end and exits 0', async () => {
     // Long enough (6 s after the SIGTERM) that the hand-over comes before its end even on a loaded machine.
     replyLength = 160;
-    intervalMs = 40;
     const a = await startRelay(['--drain-timeout', '60'], { REDIS_URL: redis.url });
     const b = await startRelay(['--drain-timeout', '60'], { REDIS_URL: redis.url });
     const token = await openSession(a.url);
@@ -211,10 +217,7 @@ describe('parley-relay on SIGTERM, two instances on Redis', () => {
   });
 
   it('alone on its Redis, hands nothing over: the page reads the whole reply from the draining instance', async () => {
-    replyLength = 40;
-    intervalMs = 40;
-    const a = await startRelay(['--drain-timeout', '60'], { REDIS_URL: redis.url });
-    const token = await openSession(a.url);
+    const { relay: a, token } = await relayWithSession(40, ['--drain-timeout', '60'], { REDIS_URL: redis.url });
     const log: string[] = [];
     let terminated: Promise<void> | undefined;
     const { events, error } = await pageReply(frontTransport([a], token, log), (n) => { if (n === 5) terminated = terminate(a); }).read;
@@ -228,7 +231,6 @@ describe('parley-relay on SIGTERM, two instances on Redis', () => {
 
   it('a reply longer than the drain timeout ends, for the page resuming elsewhere, with an error event saying so', async () => {
     replyLength = 400;
-    intervalMs = 40;
     const a = await startRelay(['--drain-timeout', '1'], { REDIS_URL: redis.url });
     const b = await startRelay([], { REDIS_URL: redis.url });
     const token = await openSession(a.url);
@@ -242,7 +244,6 @@ describe('parley-relay on SIGTERM, two instances on Redis behind nginx', () => {
   it('the instance serving a reply is restarted mid-reply: the page resumes through nginx on the other one and gets the whole reply', async () => {
     requireNginx();
     replyLength = 160;
-    intervalMs = 40;
     const instances = [await startRelay([], { REDIS_URL: redis.url }), await startRelay([], { REDIS_URL: redis.url })];
     // As a site would set it up for restarts: keep-alive to the relays, no buffering of streams, a resume that meets
     // a draining instance (503) or a closed port tried on the other one; which instance answered, in a header.
@@ -293,10 +294,7 @@ describe('parley-relay on SIGTERM, one instance (memory store)', () => {
   });
 
   it('refuses new connections while a reply is open, lets the reply finish on the page, then exits 0', async () => {
-    replyLength = 50;
-    intervalMs = 40;
-    const relay = await startRelay(['--drain-timeout', '3600']);
-    const token = await openSession(relay.url);
+    const { relay, token } = await relayWithSession(50, ['--drain-timeout', '3600']);
     const log: string[] = [];
     let refused: Promise<unknown> | undefined;
     const { events, error } = await pageReply(frontTransport([relay], token, log), (n) => {
@@ -314,20 +312,14 @@ describe('parley-relay on SIGTERM, one instance (memory store)', () => {
   });
 
   it('ends a reply still open at its drain timeout with an error event, cancels the platform call and exits 0', async () => {
-    replyLength = 400;
-    intervalMs = 40;
-    const relay = await startRelay(['--drain-timeout', '1']);
-    const token = await openSession(relay.url);
+    const { relay, token } = await relayWithSession(400, ['--drain-timeout', '1']);
     expectCutByRestart(await pageReply(frontTransport([relay], token, []), (n) => { if (n === 5) relay.child.kill('SIGTERM'); }).read);
     await expectDrained(relay, 0, 1);
     expect(replies.at(-1)!.cancelled).toBe(true);
   });
 
   it('a second SIGTERM during the drain ends what is open at once', async () => {
-    replyLength = 400;
-    intervalMs = 40;
-    const relay = await startRelay(['--drain-timeout', '3600']);
-    const token = await openSession(relay.url);
+    const { relay, token } = await relayWithSession(400, ['--drain-timeout', '3600']);
     const cut = pageReply(frontTransport([relay], token, []), (n) => { if (n === 5) void terminate(relay).then(() => relay.child.kill('SIGTERM')); }).read;
     expectCutByRestart(await cut);
     await expectDrained(relay, 0, 1);
