@@ -67,15 +67,16 @@ export function createRelayDrain(runtime: RelayRuntime): RelayDrain {
     const buffers = runtime.resume?.buffers;
     // Handed over only when another instance can read the rest (else the pages read their replies here to the end).
     const others = buffers?.otherInstances ? await buffers.otherInstances().catch(() => 0) : 0;
-    const handedOver = others > 0 ? openStreams.handOver() : 0;
-    const allEnded = Promise.all([openStreams.whenEmpty(), alsoWaitFor]);
+    if (others > 0) openStreams.handOver();
+    // The host's requests first: one under way may still open a stream (its platform answer came after the start).
+    const allEnded = Promise.resolve(alsoWaitFor).then(() => openStreams.whenEmpty());
     let endedAtDeadline = 0;
     if (!await within(allEnded, timeoutMs, signal)) {
       endedAtDeadline = openStreams.size;
       openStreams.goAway();
     }
     if (buffers?.settled) await within(buffers.settled(), SETTLE_MS);
-    return { handedOver, endedAtDeadline };
+    return { handedOver: openStreams.handedOver, endedAtDeadline };
   };
 
   return {

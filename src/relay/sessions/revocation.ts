@@ -36,8 +36,13 @@ export interface OpenStreams {
   apply(revocation: Revocation): void;
   /** Number of registered streams (tests, diagnostics). */
   readonly size: number;
-  /** Draining: hands over every stream that can be (see {@link OpenStream.handOver}); how many were. */
-  handOver(): number;
+  /**
+   * Draining: hands over every stream that can be (see {@link OpenStream.handOver}), and from now on each
+   * stream registered (a reply whose upstream answered after the drain began) just after it registers.
+   */
+  handOver(): void;
+  /** Streams handed over so far. */
+  readonly handedOver: number;
   /** Draining, at the deadline: ends every registered stream with its `goAway` (or `end`). */
   goAway(): void;
   /** Resolves once nothing is registered. */
@@ -52,6 +57,16 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
   const bySubject = new Map<string, Set<OpenStream>>();
   let poll: ReturnType<typeof setInterval> | undefined;
   const emptyWaiters = new Set<() => void>();
+  let handingOver = false;
+  let handedOver = 0;
+  const handOver = (stream: OpenStream) => {
+    if (!open.has(stream)) return;
+    try {
+      if (stream.handOver?.()) handedOver++;
+    } catch (error) {
+      report(error);
+    }
+  };
 
   const index = (map: Map<string, Set<OpenStream>>, key: string, stream: OpenStream) => {
     const set = map.get(key) ?? new Set<OpenStream>();
@@ -129,6 +144,8 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
       index(bySession, stream.sessionId, stream);
       index(bySubject, stream.subject, stream);
       startPolling();
+      // Draining: handed over once its registrant has finished setting it up (in the same turn).
+      if (handingOver) queueMicrotask(() => handOver(stream));
       // A revocation announced between the request's checks and this registration was missed: look once.
       store.isRevoked([stream.sessionId], { subject: stream.subject, issuedAt: stream.issuedAt })
         .then((revoked) => { if (revoked) end(stream); })
@@ -143,15 +160,11 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
       return open.size;
     },
     handOver() {
-      let count = 0;
-      for (const stream of [...open]) {
-        try {
-          if (stream.handOver?.()) count++;
-        } catch (error) {
-          report(error);
-        }
-      }
-      return count;
+      handingOver = true;
+      for (const stream of [...open]) handOver(stream);
+    },
+    get handedOver() {
+      return handedOver;
     },
     goAway() {
       for (const stream of [...open]) end(stream, 'goAway');

@@ -29,6 +29,9 @@ let platform: ServedFetch;
 /** Deltas of the next replies; the pause between two events, ms. */
 let replyLength = 60;
 const INTERVAL_MS = 40;
+/** While set, the stand-in platform holds its answers (no headers yet) until it resolves; `asked` counts requests. */
+let holdAnswers: Promise<void> | null = null;
+let asked = 0;
 /** Every reply the stand-in platform streamed: the bytes it sent, and whether the relay cancelled it. */
 const replies: Array<{ emitted: string[]; total: number; cancelled: boolean }> = [];
 
@@ -40,6 +43,8 @@ beforeAll(async () => {
     if (request.headers.get('authorization') !== `Bearer ${KEY}`) return Response.json({ message: 'bad key' }, { status: 401 });
     if (request.method !== 'POST' || new URL(request.url).pathname !== '/v1/conversations') return Response.json({ message: 'not found' }, { status: 404 });
     await request.json();
+    asked++;
+    if (holdAnswers) await holdAnswers;
     const id = `conv_drain_${++conversations}`;
     const events = [startedEvent(id)];
     for (let i = 0; i < replyLength; i++) events.push(deltaEvent(`d${i} `));
@@ -214,6 +219,33 @@ describe('parley-relay on SIGTERM, two instances on Redis', () => {
     const whole = await fetch(`${b.url}/streams/${stream.streamId}`, { headers: { authorization: `Bearer ${token}`, origin: ORIGIN } });
     expect(whole.status).toBe(200);
     expect(withoutIds(await whole.text())).toBe(replies.at(-1)!.emitted.join(''));
+  });
+
+  it('a reply whose platform answer comes after the SIGTERM is handed over as soon as it starts', async () => {
+    replyLength = 40;
+    const a = await startRelay(['--drain-timeout', '60'], { REDIS_URL: redis.url });
+    const b = await startRelay(['--drain-timeout', '60'], { REDIS_URL: redis.url });
+    const token = await openSession(a.url);
+    let release!: () => void;
+    holdAnswers = new Promise<void>((resolve) => { release = resolve; });
+    const before = asked;
+    const log: string[] = [];
+    const { read } = pageReply(frontTransport([a, b], token, log), () => {});
+    try {
+      await waitFor(() => asked > before, SAFETY_MS, 'the platform to be asked');
+      await terminate(a);
+    } finally {
+      holdAnswers = null;
+      release();
+    }
+    const { events, error } = await read;
+
+    expect(error).toBeNull();
+    expect(deltasOf(events)).toEqual(expectedDeltas(40));
+    expect(log[0]).toMatch(/^POST \/v1\/conversations → 0$/);
+    expect(log.slice(1).some((line) => /^GET \/streams\/rs_\S+ → 1$/.test(line))).toBe(true);
+    await expectDrained(a, 1, 0);
+    expect(replies.at(-1)!.cancelled).toBe(false);
   });
 
   it('alone on its Redis, hands nothing over: the page reads the whole reply from the draining instance', async () => {
