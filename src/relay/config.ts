@@ -265,7 +265,7 @@ export function describeRelayConfig(config: RelayConfig, store: string): string[
     `  feedback       ${config.feedbackDataset ? `ratings written to dataset ${config.feedbackDataset}` : '(off: set --feedback-dataset to keep visitors\' ratings in a dataset)'}`,
     `  resumption     replies kept ${config.resume.ttlSeconds} s after they end, up to ${Math.round(config.resume.maxBytesPerStream / 1024)} KB each (--resume-ttl, --resume-max-bytes)`,
     `  store          ${store}`,
-    `  restarts       on SIGTERM: replies and sockets get ${config.drainTimeoutSeconds} s to end${config.redisUrl ? ' (pages resume theirs on another instance at once)' : ''} (--drain-timeout)`,
+    `  restarts       on SIGTERM: replies and sockets get ${config.drainTimeoutSeconds} s to end${config.redisUrl ? ' (pages resume theirs at once on another instance on this Redis, when there is one)' : ''} (--drain-timeout)`,
     `  operator       ${config.operatorSecret ? 'endpoint enabled (PARLEY_OPERATOR_SECRET)' : '(no endpoint: set PARLEY_OPERATOR_SECRET to revoke sessions from outside)'}`,
   ];
   if (!config.agents.length && !config.models.length) {

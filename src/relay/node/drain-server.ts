@@ -37,7 +37,8 @@ export async function drainServed(served: ServedFetch, relay: Partial<Pick<Relay
     let report: DrainReport = { handedOver: 0, endedAtDeadline: 0 };
     if (relay.drain) report = await relay.drain({ ...options, alsoWaitFor: closed });
     else await within(closed, options.timeoutMs, options.signal);
-    await within(closed, GRACE_MS, options.signal);
+    // Not cut short by the signal: the error events and close frames just written are what the pages are told.
+    await within(closed, GRACE_MS);
     return report;
   } finally {
     clearInterval(sweep);
