@@ -49,12 +49,16 @@ export async function runRelayCli(argv: string[], name = 'parley-relay'): Promis
     ...describeRelayConfig(config, storeLine),
     config.relaySecret ? '' : '  secret         random for this process (set PARLEY_RELAY_SECRET to keep tokens valid across restarts and instances)',
   ].filter(Boolean).join('\n') + '\n');
+  // Graceful restart (drain.ts): a second signal ends what is left at once.
+  const hurry = new AbortController();
   let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return hurry.abort();
     stopping = true;
-    await server.close();
+    process.stdout.write(`${name}: ${signal}: draining (open replies and sockets get up to ${config.drainTimeoutSeconds} s; send it again to stop at once)\n`);
+    const report = await server.drain({ timeoutMs: config.drainTimeoutSeconds * 1000, signal: hurry.signal });
     await store?.close();
+    process.stdout.write(`${name}: drained (${report.handedOver} repl${report.handedOver === 1 ? 'y' : 'ies'} handed over to other instances, ${report.endedAtDeadline} ended at the deadline)\n`);
     process.exit(0);
   };
   process.on('SIGINT', stop);

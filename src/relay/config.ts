@@ -51,6 +51,8 @@ export interface RelayConfig {
   resume: { ttlSeconds: number; maxBytesPerStream: number };
   /** Flood caps of realtime sockets: message rate, invalid messages, backpressure (realtime-guard.ts). */
   realtime: RealtimeFloodLimits;
+  /** On SIGTERM/SIGINT, how long open replies and sockets may take to end before they are ended (drain.ts). */
+  drainTimeoutSeconds: number;
 }
 
 /** Thrown for any invalid setting; the CLI prints the message and exits with code 2. */
@@ -119,6 +121,7 @@ export const RELAY_SETTINGS: readonly Setting[] = [
   { key: 'realtime.maxInvalidMessages', env: 'PARLEY_REALTIME_MAX_INVALID', flag: 'realtime-max-invalid', kind: 'int', expect: 'a whole number from 0 to 100000', schema: int(0, 100_000), help: `invalid realtime messages a session may send, each answered with an error event; the next → close 1008 (default ${DEFAULT_REALTIME_FLOOD_LIMITS.maxInvalidMessages})` },
   { key: 'realtime.maxBufferedBytes', env: 'PARLEY_REALTIME_MAX_BUFFERED_BYTES', flag: 'realtime-max-buffered-bytes', kind: 'int', expect: 'a whole number of bytes from 1024 to 268435456', schema: int(1024, 256 * 1024 * 1024), help: `bytes waiting for a page that does not read, above which the relay stops reading its socket and its upstream (default ${DEFAULT_REALTIME_FLOOD_LIMITS.maxBufferedBytes})` },
   { key: 'realtime.stallTimeoutMs', env: 'PARLEY_REALTIME_STALL_TIMEOUT_MS', flag: 'realtime-stall-timeout-ms', kind: 'int', expect: 'a whole number of ms from 100 to 3600000', schema: int(100, 3_600_000), help: `ms a page may stay over that before its socket is closed (1008) (default ${DEFAULT_REALTIME_FLOOD_LIMITS.stallTimeoutMs})` },
+  { key: 'drainTimeoutSeconds', env: 'PARLEY_DRAIN_TIMEOUT', flag: 'drain-timeout', kind: 'int', expect: 'a whole number of seconds from 0 to 3600', schema: int(0, 3600), help: 'on SIGTERM or SIGINT, seconds open replies and realtime sockets get to end before they are ended; with Redis, pages resume their replies on another instance at once (default 30)' },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis', kind: 'string', expect: 'a redis:// or rediss:// URL', schema: redisUrl, help: 'shared state in Redis for several instances (default: in memory; a URL with a password belongs in REDIS_URL)', secret: true },
 ];
 
@@ -206,6 +209,7 @@ const DEFAULTS: RelayConfig = {
   attachments: { ...DEFAULT_ATTACHMENT_LIMITS, types: [...DEFAULT_ATTACHMENT_LIMITS.types] },
   resume: { ttlSeconds: DEFAULT_RESUME_LIMITS.ttlSeconds, maxBytesPerStream: DEFAULT_RESUME_LIMITS.maxBytesPerStream },
   realtime: { ...DEFAULT_REALTIME_FLOOD_LIMITS },
+  drainTimeoutSeconds: 30,
 };
 
 /** Merges file, environment and flags (in that order of precedence, lowest first) into a validated config. */
@@ -272,6 +276,7 @@ export function describeRelayConfig(config: RelayConfig, store: string): string[
     `  resumption     replies kept ${config.resume.ttlSeconds} s after they end, up to ${Math.round(config.resume.maxBytesPerStream / 1024)} KB each (--resume-ttl, --resume-max-bytes)`,
     `  realtime       ${config.realtime.messagesPerSecond} messages/s per session, burst ${config.realtime.messageBurst}, ${config.realtime.maxInvalidMessages} invalid; reading paused over ${Math.round(config.realtime.maxBufferedBytes / 1024)} KB unread, closed after ${config.realtime.stallTimeoutMs} ms`,
     `  store          ${store}`,
+    `  restarts       on SIGTERM: replies and sockets get ${config.drainTimeoutSeconds} s to end${config.redisUrl ? ' (pages resume theirs at once on another instance on this Redis, when there is one)' : ''} (--drain-timeout)`,
     `  operator       ${config.operatorSecret ? 'endpoint enabled (PARLEY_OPERATOR_SECRET)' : '(no endpoint: set PARLEY_OPERATOR_SECRET to revoke sessions from outside)'}`,
   ];
   if (!config.agents.length && !config.models.length) {

@@ -38,3 +38,4 @@ export type { RelaySigningKey, SessionClaims, TicketClaims } from './sessions/se
 export type { UpstreamOptions } from './proxy/forward.js';
 export { RelayError } from './errors.js';
 export { DEFAULT_REALTIME_LIMITS } from './realtime.js';
+export type { DrainOptions, DrainReport } from './drain.js';

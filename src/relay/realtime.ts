@@ -27,6 +27,7 @@ import type { RealtimeLimits, RelayRuntime } from './runtime.js';
 import type { TicketClaims } from './sessions/session-tokens.js';
 import { DEFAULT_REALTIME_FLOOD_LIMITS, createRealtimeGuards, type RealtimeGuards, type SocketGuard } from './realtime-guard.js';
 import { createBackpressure } from '../server/socket-flow.js';
+import { RELAY_RESTARTING } from './drain.js';
 
 /** Default realtime caps. */
 export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
@@ -66,7 +67,7 @@ const ClientMessage = v.variant('type', [
 const CLIENT_TYPES = new Set<string>(ClientMessage.options.map((o) => o.entries.type.literal));
 
 /** Close codes the relay sends. */
-const CLOSE = { normal: 1000, policy: 1008, tooBig: 1009, upstream: 1011 } as const;
+const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, tooBig: 1009, upstream: 1011 } as const;
 
 /** The relay's realtime side: its upgrade handler (open sockets are registered in `runtime.openStreams`). */
 export interface RealtimeEndpoint {
@@ -238,6 +239,8 @@ function pipe(runtime: RelayRuntime, page: NodeWebSocket, upstream: NodeWebSocke
   const unregister = runtime.openStreams.add({
     sessionId: ticket.sid, subject: ticket.sub, issuedAt: ticket.iat,
     end: () => fail(401, 'The session was revoked', CLOSE.policy),
+    // Draining (drain.ts): a socket cannot move, so it has the drain time to end; then 1001 "going away".
+    goAway: () => fail(503, RELAY_RESTARTING, CLOSE.goingAway),
   });
   /**
    * Answers an error event, then closes both sides. A page that broke a flood cap is no longer read;
@@ -359,12 +362,13 @@ function header(request: IncomingMessage, name: string): string | undefined {
 }
 
 /** Writes a refusal as a plain HTTP answer on the raw socket (no upgrade happened). */
-function refuse(socket: Duplex, error: RelayError): void {
+/** Answers an upgrade with `error` (as JSON) and closes the socket. */
+export function refuse(socket: Duplex, error: RelayError): void {
   if (socket.destroyed) return;
   const body = JSON.stringify(error.body);
-  const extra = Object.entries(error.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const extra = Object.entries(error.headers).filter(([k]) => k !== 'connection').map(([k, v]) => `${k}: ${v}\r\n`).join('');
   socket.end(
-    `HTTP/1.1 ${error.status} ${error.status === 401 ? 'Unauthorized' : error.status === 403 ? 'Forbidden' : error.status === 429 ? 'Too Many Requests' : 'Error'}\r\n`
+    `HTTP/1.1 ${error.status} ${error.status === 401 ? 'Unauthorized' : error.status === 403 ? 'Forbidden' : error.status === 429 ? 'Too Many Requests' : error.status === 503 ? 'Service Unavailable' : 'Error'}\r\n`
     + `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n${extra}\r\n${body}`,
   );
 }

@@ -31,6 +31,7 @@ import type { UpgradeHandler } from '../server/node-serve.js';
 import { CONVERSATION_TEXT_BYTES, DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './proxy/route-table.js';
 import type { AuthorizeHook, FeedbackOptions, RealtimeLimits, RelayRuntime, RequestState } from './runtime.js';
 import { createOpenStreams } from './sessions/revocation.js';
+import { createRelayDrain, relayDraining, type DrainOptions, type DrainReport } from './drain.js';
 import { handleSessionRequest } from './sessions/sessions.js';
 import { createSessionTokens, type RelaySigningKey } from './sessions/session-tokens.js';
 import { createMemoryStateStore, type RelayStateStore } from './state/state-store.js';
@@ -180,12 +181,22 @@ export interface Relay {
    * Tokens minted afterwards work (the user can come back). Resolves with the revocation time (ms).
    */
   revokeSubject(subject: string): Promise<number>;
+  /**
+   * Graceful restart (drain.ts; the Node adapter's `served.drain()` calls it on SIGTERM): new requests get 503
+   * `relay_draining`; with Redis the pages reading replies here resume on another instance while this one reads
+   * the upstream to the end; what is still open at `timeoutMs` ends (streams with an error event, sockets 1001).
+   * Called again, it returns the same drain.
+   */
+  drain(options: DrainOptions): Promise<DrainReport>;
+  /** True once {@link drain} was called (a readiness check answers "not ready" then). */
+  readonly draining: boolean;
 }
 
 /** Creates the relay; throws on invalid options (short secret, malformed origin). */
 export function createRelay(options: RelayOptions): Relay {
   const runtime = resolve(options);
   const realtime = createRealtimeEndpoint(runtime);
+  const drain = createRelayDrain(runtime);
   const base = runtime.basePath;
   const getClientIp = options.getClientIp ?? ((request: Request, env: RelayEnv | undefined) => clientAddress(request, env, options));
   // Revocations outlive every token they cover: resume tokens last `resumeTtlSeconds`, plus the clock skew.
@@ -215,6 +226,7 @@ export function createRelay(options: RelayOptions): Relay {
   const streamsPrefix = `${base}/streams/`;
   /** The relay's own route table: `/session`, `/operator/revoke` (with a secret), `/v1/…`; anything else 404. */
   const dispatch = (state: RequestState): Promise<Response> | Response => {
+    if (drain.draining) throw relayDraining();
     const path = state.url.pathname;
     const method = state.request.method;
     if (path.startsWith(platformPrefix)) return handlePlatformRequest(runtime, state, path.slice(base.length));
@@ -273,6 +285,10 @@ export function createRelay(options: RelayOptions): Relay {
     handleUpgrade: realtime.handleUpgrade,
     revokeSession,
     revokeSubject,
+    drain: drain.drain,
+    get draining() {
+      return drain.draining;
+    },
   };
 }
 

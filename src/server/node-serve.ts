@@ -52,6 +52,13 @@ export interface ServedFetch {
   port: number;
   /** Stops listening and ends open connections (open streams included). */
   close(): Promise<void>;
+  /**
+   * Stops taking connections and closes the idle keep-alive ones, leaving those with an answer under way;
+   * resolves once every connection has closed (see {@link closeIdle}).
+   */
+  stopListening(): Promise<void>;
+  /** Closes the keep-alive connections idle now (after {@link stopListening}: those whose answer has ended since). */
+  closeIdle(): void;
 }
 
 /**
@@ -72,9 +79,16 @@ export function serveFetch(
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: (request, env) => fetch(request, env as { incoming: NodeIncoming }), port, hostname, serverOptions }, (info: AddressInfo) => {
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+      let stopped: Promise<void> | undefined;
+      const closeIdle = () => (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       resolve({
         url: `http://${host}:${info.port}`,
         port: info.port,
+        stopListening: () => (stopped ??= new Promise<void>((done) => {
+          server.close(() => done());
+          closeIdle();
+        })),
+        closeIdle,
         close: () => new Promise<void>((done) => {
           server.close(() => done());
           // Open SSE streams would hold the server open; end them.

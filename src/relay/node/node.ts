@@ -12,6 +12,8 @@ import { createNodeUpstreamSend } from './upstream-client.js';
 import type { UpstreamSend } from '../proxy/forward.js';
 import type { RelayEnv } from '../proxy/client-address.js';
 import type { Relay } from '../relay.js';
+import type { DrainReport } from '../drain.js';
+import { drainServed, upgradeUnlessDraining, type ServedDrainOptions } from './drain-server.js';
 
 /** Where {@link serveRelay} listens. */
 export interface ServeRelayOptions {
@@ -33,6 +35,14 @@ export interface ServedRelay {
   port: number;
   /** Stops listening and ends open connections (open streams included). */
   close(): Promise<void>;
+  /**
+   * Graceful restart (drain-server.ts, drain.ts): stops listening, refuses new requests and upgrades with 503,
+   * hands pages over to another instance (Redis) or lets their replies finish, ends what is left at
+   * `timeoutMs`, then closes every connection. Resolves when done; the process may then exit.
+   */
+  drain(options: ServedDrainOptions): Promise<DrainReport>;
+  /** True once {@link drain} was called. */
+  readonly draining: boolean;
 }
 
 let upstreamSend: UpstreamSend | undefined;
@@ -68,10 +78,20 @@ function whenResponseCloses(outgoing: ServerResponse, listener: () => void): () 
  * Serves `relay` over HTTP on Node, its realtime WebSocket included; resolves once listening. Event
  * streams are written here (write-event-stream.ts: their head leaves with the first event).
  */
-export function serveRelay(relay: Pick<Relay, 'fetch' | 'handleUpgrade'>, options: ServeRelayOptions = {}): Promise<ServedRelay> {
-  return serveFetch(async (request, env) => {
+export async function serveRelay(relay: Pick<Relay, 'fetch' | 'handleUpgrade'> & Partial<Pick<Relay, 'drain'>>, options: ServeRelayOptions = {}): Promise<ServedRelay> {
+  let draining: Promise<DrainReport> | undefined;
+  const served = await serveFetch(async (request, env) => {
     const outgoing = (env as { outgoing?: ServerResponse }).outgoing;
     const response = await relay.fetch(request, nodeRelayEnv(env.incoming, outgoing));
     return outgoing && isEventStreamAnswer(response) ? writeEventStream(response, outgoing) : response;
-  }, { ...options, upgrade: [relay.handleUpgrade] });
+  }, { ...options, upgrade: [upgradeUnlessDraining(relay.handleUpgrade, () => draining !== undefined)] });
+  return {
+    url: served.url,
+    port: served.port,
+    close: served.close,
+    drain: (drainOptions) => (draining ??= drainServed(served, relay, drainOptions)),
+    get draining() {
+      return draining !== undefined;
+    },
+  };
 }

@@ -7,7 +7,8 @@
  */
 import { SMALL_ANSWER_BYTES, bodyReaderOf, hasBody, isSmallLength, withBodyStream, type BodySource } from './buffered-body.js';
 import { RelayError, clientClosed, unauthorized, upstreamError } from '../errors.js';
-import { conversationErrorFrame, genericErrorFrame, relayResumableEventStream } from '../streams/event-stream.js';
+import { conversationErrorFrame, genericErrorFrame, relayResumableEventStream, type RelayedEventStream } from '../streams/event-stream.js';
+import { CUT_BY_RESTART } from '../drain.js';
 import { downstreamHeaders, readUpstreamText } from './forward.js';
 import { conversationIdOfEvent, conversationIdOfJson, recordOwner } from './conversations.js';
 import { whenClientGone, type Exchange, type ForwardJob } from './exchange.js';
@@ -70,12 +71,16 @@ async function answerOf(job: ForwardJob, response: Response, { controller, detac
     // host is told to wait for it.
     let settle = () => {};
     if (buffer && job.state.env?.waitUntil) job.state.env.waitUntil(new Promise<void>((resolve) => { settle = resolve; }));
+    let relayed: RelayedEventStream | undefined;
     const unregister = runtime.openStreams.add({
       sessionId: claims.sid, subject: claims.sub, issuedAt: claims.iat,
       end: () => ended(unauthorized('The session was revoked')),
+      // Draining (drain.ts): the page resumes elsewhere while the upstream is read on; at the deadline it ends.
+      handOver: () => relayed?.detach() ?? false,
+      goAway: () => relayed?.goAway(CUT_BY_RESTART),
     });
     if (streamId) resume!.running.set(streamId, { sessionId: claims.sid, stop: () => ended(streamStopped()) });
-    const relayed = relayResumableEventStream(bodyReaderOf(response), {
+    relayed = relayResumableEventStream(bodyReaderOf(response), {
       heartbeatMs: runtime.heartbeatMs,
       idleTimeoutMs: runtime.streamIdleTimeoutMs,
       errorFrame: route.streamErrorEvent === 'conversation' ? conversationErrorFrame : genericErrorFrame,
@@ -97,7 +102,7 @@ async function answerOf(job: ForwardJob, response: Response, { controller, detac
     });
     // The client going away: a resumable stream reads on (detached); any other ends (workerd never cancels a
     // body whose client left, it only aborts `request.signal`).
-    unlinkClient = whenClientGone(job.state, () => { if (!relayed.detach()) stop.abort(clientClosed()); });
+    unlinkClient = whenClientGone(job.state, () => { if (!relayed!.detach()) stop.abort(clientClosed()); });
     return withBodyStream(new Response(relayed.body, { status, headers }), relayed.body);
   }
   slot?.release();

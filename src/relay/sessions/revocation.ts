@@ -19,6 +19,13 @@ export interface OpenStream {
   issuedAt: number;
   /** Ends it (an error event, then a close); called at most once. */
   end: () => void;
+  /**
+   * Draining (drain.ts), when another instance can take it over: lets the page go so it resumes elsewhere
+   * (its connection ends cleanly); true when it did. It stays registered until it really ends.
+   */
+  handOver?: () => boolean;
+  /** Draining, at the deadline: ends it as "the relay is restarting" (default: {@link end}); called at most once. */
+  goAway?: () => void;
 }
 
 /** The registry of one relay instance. */
@@ -29,6 +36,17 @@ export interface OpenStreams {
   apply(revocation: Revocation): void;
   /** Number of registered streams (tests, diagnostics). */
   readonly size: number;
+  /**
+   * Draining: hands over every stream that can be (see {@link OpenStream.handOver}), and from now on each
+   * stream registered (a reply whose upstream answered after the drain began) just after it registers.
+   */
+  handOver(): void;
+  /** Streams handed over so far. */
+  readonly handedOver: number;
+  /** Draining, at the deadline: ends every registered stream with its `goAway` (or `end`). */
+  goAway(): void;
+  /** Resolves once nothing is registered. */
+  whenEmpty(): Promise<void>;
 }
 
 /** Creates the registry, subscribed to the store's revocations and polling it while anything is open. */
@@ -38,6 +56,17 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
   const bySession = new Map<string, Set<OpenStream>>();
   const bySubject = new Map<string, Set<OpenStream>>();
   let poll: ReturnType<typeof setInterval> | undefined;
+  const emptyWaiters = new Set<() => void>();
+  let handingOver = false;
+  let handedOver = 0;
+  const handOver = (stream: OpenStream) => {
+    if (!open.has(stream)) return;
+    try {
+      if (stream.handOver?.()) handedOver++;
+    } catch (error) {
+      report(error);
+    }
+  };
 
   const index = (map: Map<string, Set<OpenStream>>, key: string, stream: OpenStream) => {
     const set = map.get(key) ?? new Set<OpenStream>();
@@ -54,6 +83,10 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
     if (!open.delete(stream)) return false;
     unindex(bySession, stream.sessionId, stream);
     unindex(bySubject, stream.subject, stream);
+    if (!open.size) {
+      for (const waiter of emptyWaiters) waiter();
+      emptyWaiters.clear();
+    }
     return true;
   };
 
@@ -70,10 +103,11 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
     poll = undefined;
   };
 
-  const end = (stream: OpenStream) => {
+  const end = (stream: OpenStream, how: 'end' | 'goAway' = 'end') => {
     if (!remove(stream)) return;
     try {
-      stream.end();
+      if (how === 'goAway' && stream.goAway) stream.goAway();
+      else stream.end();
     } catch (error) {
       report(error);
     }
@@ -110,6 +144,8 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
       index(bySession, stream.sessionId, stream);
       index(bySubject, stream.subject, stream);
       startPolling();
+      // Draining: handed over once its registrant has finished setting it up (in the same turn).
+      if (handingOver) queueMicrotask(() => handOver(stream));
       // A revocation announced between the request's checks and this registration was missed: look once.
       store.isRevoked([stream.sessionId], { subject: stream.subject, issuedAt: stream.issuedAt })
         .then((revoked) => { if (revoked) end(stream); })
@@ -122,6 +158,20 @@ export function createOpenStreams(store: RelayStateStore, checkMs: number, repor
     apply,
     get size() {
       return open.size;
+    },
+    handOver() {
+      handingOver = true;
+      for (const stream of [...open]) handOver(stream);
+    },
+    get handedOver() {
+      return handedOver;
+    },
+    goAway() {
+      for (const stream of [...open]) end(stream, 'goAway');
+    },
+    whenEmpty() {
+      if (!open.size) return Promise.resolve();
+      return new Promise<void>((resolve) => { emptyWaiters.add(resolve); });
     },
   };
 }

@@ -95,6 +95,8 @@ export interface RedisStreamDeps {
   run(script: StreamScript, keys: string[], args: Array<string | Uint8Array>): Promise<unknown>;
   /** Adds a listener of the stream-stop channel (the store's subscriber connection). */
   onStopMessage(listener: (streamId: string) => void): () => void;
+  /** How many connections listen on the stream-stop channel: one per relay instance on this Redis and prefix. */
+  stopListeners(): Promise<number>;
   /** Seconds a live stream's keys live after its last event, beyond `ttlSeconds` (the stream idle timeout). */
   liveExtraSeconds: number;
   report(error: unknown): void;
@@ -104,6 +106,17 @@ export interface RedisStreamDeps {
 export const stopChannel = (prefix: string) => `${prefix}stream-stops`;
 
 export function createRedisStreamBuffers(limits: ResumeLimits, deps: RedisStreamDeps): StreamBuffers {
+  // Writes under way (`settled` waits for none: a stream's next write starts as the previous one is answered).
+  let writes = 0;
+  const whenNoWrites = new Set<() => void>();
+  const write = (script: StreamScript, keys: string[], args: Array<string | Uint8Array>) => {
+    writes++;
+    return deps.run(script, keys, args).finally(() => {
+      if (--writes) return;
+      for (const waiter of whenNoWrites) waiter();
+      whenNoWrites.clear();
+    });
+  };
   const meta = (id: string) => `${deps.prefix}rsm:${id}`;
   const events = (id: string) => `${deps.prefix}rs:${id}`;
   const ttl = String(Math.max(1, Math.ceil(limits.ttlSeconds)));
@@ -145,11 +158,11 @@ export function createRedisStreamBuffers(limits: ResumeLimits, deps: RedisStream
         resumable = false;
         pending = [];
         pendingBytes = 0;
-        deps.run('FINISH', keys, [ttl, 'gone']).catch(() => {});
+        write('FINISH', keys, [ttl, 'gone']).catch(() => {});
         wake(streamId);
       };
       const finish = () => {
-        deps.run('FINISH', keys, [ttl, 'ended']).then(() => wake(streamId), lose);
+        write('FINISH', keys, [ttl, 'ended']).then(() => wake(streamId), lose);
       };
       /** Sends what is pending as one script run; when it is answered, what came meanwhile (then the end). */
       const flush = () => {
@@ -162,7 +175,7 @@ export function createRedisStreamBuffers(limits: ResumeLimits, deps: RedisStream
         pending = [];
         pendingBytes = 0;
         writing = true;
-        deps.run('APPEND', keys, [String(limits.maxBytesPerStream), liveTtl, ...batch]).then((result) => {
+        write('APPEND', keys, [String(limits.maxBytesPerStream), liveTtl, ...batch]).then((result) => {
           writing = false;
           if (result === 1) {
             wake(streamId);
@@ -178,7 +191,7 @@ export function createRedisStreamBuffers(limits: ResumeLimits, deps: RedisStream
         });
       };
       // Commands on one connection run in the order sent: START before the first APPEND.
-      deps.run('START', [meta(streamId)], [sessionId, liveTtl]).catch(lose);
+      write('START', [meta(streamId)], [sessionId, liveTtl]).catch(lose);
       return {
         get resumable() {
           return resumable;
@@ -233,6 +246,19 @@ export function createRedisStreamBuffers(limits: ResumeLimits, deps: RedisStream
     onStopped(listener) {
       listeners.add(listener);
       return () => { listeners.delete(listener); };
+    },
+    async otherInstances() {
+      return Math.max(0, (await deps.stopListeners()) - 1);
+    },
+    settled() {
+      return new Promise<void>((resolve) => {
+        // Looked at after a turn of the event loop: an answered write's follow-up (the next batch, the end) has then started.
+        const check = () => {
+          if (writes) whenNoWrites.add(() => setTimeout(check, 0));
+          else resolve();
+        };
+        setTimeout(check, 0);
+      });
     },
   };
 }

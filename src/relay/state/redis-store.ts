@@ -310,6 +310,7 @@ export async function createRedisStateStore(options: RedisStateStoreOptions): Pr
     streamBuffers(limits, { liveExtraSeconds }) {
       streamBuffers ??= createRedisStreamBuffers(limits, {
         prefix, liveExtraSeconds, report, run: streamScript,
+        stopListeners: async () => Number((await command<[string, number]>(['PUBSUB', 'NUMSUB', stopChannel(prefix)]))[1] ?? 0),
         onStopMessage(listener) {
           stopListeners.add(listener);
           return () => { stopListeners.delete(listener); };

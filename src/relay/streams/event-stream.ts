@@ -22,7 +22,7 @@ import { EventFramer, withEventId } from './event-frames.js';
 import type { StreamWriter } from './resumable.js';
 
 /** How a relayed stream ended. */
-export type StreamEnd = 'done' | 'cancelled' | 'upstream-error' | 'idle-timeout' | 'stopped';
+export type StreamEnd = 'done' | 'cancelled' | 'upstream-error' | 'idle-timeout' | 'stopped' | 'going-away';
 
 /** Options of {@link relayEventStream}. */
 export interface EventStreamOptions {
@@ -59,6 +59,11 @@ export interface RelayedEventStream {
    * ends (true); else nothing happens (false: the caller stops the stream). True too when it already ended.
    */
   detach(): boolean;
+  /**
+   * The relay is going away (drain deadline): the upstream is aborted and the stream ends with an error
+   * event of `message` (code 503), kept in the buffer, so a page resuming it elsewhere gets it too.
+   */
+  goAway(message: string): void;
 }
 
 const PING = new TextEncoder().encode(': ping\n\n');
@@ -276,6 +281,13 @@ export function relayResumableEventStream(upstream: ReadableStream<Uint8Array> |
     return true;
   };
 
+  const goAway = (message: string) => {
+    if (!end('going-away')) return;
+    options.abortUpstream();
+    reader.cancel('going away').catch(() => {});
+    closeWithError(message, 503, 'going-away');
+  };
+
   const body = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
@@ -303,7 +315,7 @@ export function relayResumableEventStream(upstream: ReadableStream<Uint8Array> |
       void reader.cancel(reason).catch(() => {});
     },
   });
-  return { body, detach };
+  return { body, detach, goAway };
 }
 
 type Timer = ReturnType<typeof setTimeout>;

@@ -72,6 +72,13 @@ export interface StreamBuffers {
   stop(streamId: string, sessionId: string): Promise<void>;
   /** Calls `listener` with the id of each stream stopped through {@link stop} (any instance). Returns the unlink. */
   onStopped(listener: (streamId: string) => void): () => void;
+  /**
+   * How many other relay instances read these buffers now (Redis: the others subscribed to it; absent: none).
+   * A draining relay hands its pages over only when there is one (drain.ts).
+   */
+  otherInstances?(): Promise<number>;
+  /** Resolves once every write made so far has reached the store (a draining relay waits for it before it exits). */
+  settled?(): Promise<void>;
 }
 
 const STREAM_ID = /^rs_[A-Za-z0-9_-]{22}$/;

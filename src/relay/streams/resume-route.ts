@@ -21,6 +21,7 @@ import { limitRequest } from '../proxy/limits.js';
 import { isStreamId, type BufferRead, type BufferedEvent } from './resumable.js';
 import { whenClientGone } from '../proxy/exchange.js';
 import type { RelayRuntime, RequestState } from '../runtime.js';
+import { CUT_BY_RESTART } from '../drain.js';
 
 export const streamGone = () => new RelayError(410, 'This reply can no longer be resumed.', 'invalid_request_error', 'stream_gone');
 const invalidLastEventId = () => badRequest('Last-Event-ID must be <streamId>:<seq> of an event of this stream', 'invalid_last_event_id');
@@ -93,16 +94,22 @@ export async function handleStreamRequest(runtime: RelayRuntime, state: RequestS
     runtime.store.closeStream(slotKey, slotId).catch(runtime.report);
     return true;
   };
-  // A revocation ends the resume like any open stream: an error event, then the end.
+  /** Ends the page's side: with an error event first (revocation, relay going away), or cleanly (so the page resumes elsewhere). */
+  const endWith = (message?: string, code?: number) => {
+    if (!finish()) return false;
+    try {
+      if (message !== undefined) controller.enqueue(new TextEncoder().encode(frameOf(message, code)));
+      controller.close();
+    } catch { /* already closed */ }
+    return true;
+  };
+  // A revocation ends the resume like any open stream: an error event, then the end. A draining relay lets the
+  // page go (the buffer is shared, drain.ts: it resumes on another instance), or at its deadline ends it.
   const unregister = runtime.openStreams.add({
     sessionId, subject: claims.sub, issuedAt: claims.iat,
-    end: () => {
-      if (!finish()) return;
-      try {
-        controller.enqueue(new TextEncoder().encode(frameOf('The session was revoked', unauthorized().status)));
-        controller.close();
-      } catch { /* already closed */ }
-    },
+    end: () => { endWith('The session was revoked', unauthorized().status); },
+    handOver: () => endWith(),
+    goAway: () => { endWith(CUT_BY_RESTART, 503); },
   });
   let unlinkClient = () => {};
   unlinkClient = whenClientGone(state, () => {
