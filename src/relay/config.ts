@@ -47,7 +47,14 @@ export interface RelayConfig {
   /** The observability dataset visitors' ratings of replies are written to (absent: feedback is off). */
   feedbackDataset?: string;
   /** How long a streamed reply's events are kept for resumption after it ends, and how many bytes per reply (resumable.ts). */
-  resume: { ttlSeconds: number; maxBytesPerStream: number };
+  resume: { ttlSeconds: number; maxBytesPerStream: number };  /** Port of `GET /metrics` (Prometheus), apart from the relay's (absent: no metrics). */
+  metricsPort?: number;
+  /** Address the metrics port binds (default 127.0.0.1). */
+  metricsHost: string;
+  /** One JSON line per request on stdout (default false). */
+  accessLog: boolean;
+  /** Client addresses in the access log (default false). */
+  logAddresses: boolean;
 }
 
 /** Thrown for any invalid setting; the CLI prints the message and exits with code 2. */
@@ -112,6 +119,10 @@ export const RELAY_SETTINGS: readonly Setting[] = [
   { key: 'resume.ttlSeconds', env: 'PARLEY_RESUME_TTL', flag: 'resume-ttl', kind: 'int', expect: 'a whole number of seconds from 1 to 86400', schema: int(1, 86_400), help: `seconds a streamed reply is kept after it ends, for pages that lost the connection to resume it (default ${DEFAULT_RESUME_LIMITS.ttlSeconds})` },
   { key: 'resume.maxBytesPerStream', env: 'PARLEY_RESUME_MAX_BYTES', flag: 'resume-max-bytes', kind: 'int', expect: 'a whole number of bytes from 1024 to 1073741824', schema: int(1024, 1024 ** 3), help: `bytes kept per streamed reply for resumption; a longer reply cannot be resumed (default ${DEFAULT_RESUME_LIMITS.maxBytesPerStream})` },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis', kind: 'string', expect: 'a redis:// or rediss:// URL', schema: redisUrl, help: 'shared state in Redis for several instances (default: in memory; a URL with a password belongs in REDIS_URL)', secret: true },
+  { key: 'metricsPort', env: 'PARLEY_METRICS_PORT', flag: 'metrics-port', kind: 'int', expect: 'a whole number from 0 to 65535', schema: int(0, 65535), help: 'serve Prometheus metrics at GET /metrics on this port (default: no metrics; 0 picks a free one)' },
+  { key: 'metricsHost', env: 'PARLEY_METRICS_HOST', flag: 'metrics-host', kind: 'string', expect: 'an address to bind', schema: nonEmpty, help: 'address the metrics port binds (default 127.0.0.1)' },
+  { key: 'accessLog', env: 'PARLEY_ACCESS_LOG', flag: 'access-log', kind: 'bool', expect: 'true or false', schema: v.boolean(), help: 'one JSON line per request on stdout: request id, route, status, times, bytes, refusal (default: off)' },
+  { key: 'logAddresses', env: 'PARLEY_LOG_ADDRESSES', flag: 'log-addresses', kind: 'bool', expect: 'true or false', schema: v.boolean(), help: 'put client addresses in the access log (default: off)' },
 ];
 
 /** The file's own keys besides the settings: `$schema` is ignored, for editors. */
@@ -196,7 +207,9 @@ const DEFAULTS: RelayConfig = {
   trustProxy: 0,
   allowRemoteFiles: false,
   attachments: { ...DEFAULT_ATTACHMENT_LIMITS, types: [...DEFAULT_ATTACHMENT_LIMITS.types] },
-  resume: { ttlSeconds: DEFAULT_RESUME_LIMITS.ttlSeconds, maxBytesPerStream: DEFAULT_RESUME_LIMITS.maxBytesPerStream },
+  resume: { ttlSeconds: DEFAULT_RESUME_LIMITS.ttlSeconds, maxBytesPerStream: DEFAULT_RESUME_LIMITS.maxBytesPerStream },  metricsHost: '127.0.0.1',
+  accessLog: false,
+  logAddresses: false,
 };
 
 /** Merges file, environment and flags (in that order of precedence, lowest first) into a validated config. */
