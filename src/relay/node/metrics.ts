@@ -1,10 +1,15 @@
 /**
- * The relay's Prometheus metrics (prom-client), in a registry of their own. Labels are bounded: route names
+ * `parley-kit/relay/metrics`: the relay's Prometheus metrics (prom-client), in a registry of their own, and the
+ * metrics port. Apart from `parley-kit/relay` so that prom-client loads only for those who ask:
+ * `serveRelay(relay, { watch: { metrics, accessLog } })`, then `serveMetrics(() => metrics.scrape(), { port })`. Labels are bounded: route names
  * come from the route table (never raw paths), statuses are HTTP codes, reasons a fixed list (watch.ts).
  * Children are cached per label set, so a request costs a few map lookups and additions.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration } from 'prom-client';
 import { REFUSAL_REASONS } from '../watch.js';
+
+export { serveMetrics, type ServedMetrics } from './metrics-server.js';
+export type { RelayWatchOptions } from './watch.js';
 
 /** The relay's own time per request (until the answer's head), seconds: around Node's floor up to a slow check. */
 const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
