@@ -7,7 +7,8 @@ import { createRelay, serveRelay, type RelayOptions, type ServedRelay } from '..
 import { createRelayMetrics, type RelayMetrics } from '../../../src/relay/node/metrics.js';
 import { serveMetrics, type ServedMetrics } from '../../../src/relay/node/metrics-server.js';
 import { createRedisStateStore } from '../../../src/relay/state/redis-store.js';
-import { ORIGIN, SECRET, UPSTREAM_KEY } from './helpers.js';
+import { ORIGIN, SECRET, UPSTREAM, UPSTREAM_KEY, fakeUpstream, makeRelay, openSession } from './helpers.js';
+import { fakeRealtimeUpstream, openPage, ticketFor } from './realtime-helpers.js';
 import { startRedis, waitFor } from './redis-helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -79,13 +80,18 @@ async function watchedRelay(options: Partial<RelayOptions> = {}, watch: { logAdd
   return { relay: served, metrics: metricsServer, log, warnings, revokeSession: (id) => relay.revokeSession(id) };
 }
 
-/** Scrapes the metrics port: sample name with labels → value. */
-async function scrape(metrics: ServedMetrics): Promise<Map<string, number>> {
-  const res = await fetch(`${metrics.url}/metrics`);
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+/** Scrapes the metrics port (or the metrics themselves): sample name with labels → value. */
+async function scrape(source: ServedMetrics | RelayMetrics): Promise<Map<string, number>> {
+  let text: string;
+  if ('scrape' in source) text = (await source.scrape()).body;
+  else {
+    const res = await fetch(`${source.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    text = await res.text();
+  }
   const samples = new Map<string, number>();
-  for (const line of (await res.text()).split('\n')) {
+  for (const line of text.split('\n')) {
     const match = /^([a-z_]+(?:\{[^}]*\})?) (\S+)$/.exec(line);
     if (match) samples.set(match[1]!, Number(match[2]));
   }
@@ -260,6 +266,30 @@ describe('relay metrics and access log', () => {
     await (await fetch(`${withAddresses.url}/healthz`)).text();
     await waitFor(() => addressLog.length === 1, 10_000, 'a log line');
     expect(JSON.parse(addressLog[0]!)).toMatchObject({ route: 'healthz', status: 200, client: '127.0.0.1' });
+  });
+});
+
+describe('relay realtime sockets in the metrics', () => {
+  it('counts a page socket while it is open, and its bytes', async () => {
+    const upstream = await fakeRealtimeUpstream();
+    closers.push(() => upstream.close());
+    const http = fakeUpstream();
+    const relay = makeRelay(http.fetch, { upstream: { baseUrl: UPSTREAM, apiKey: UPSTREAM_KEY, fetch: http.fetch, webSocketBaseUrl: () => upstream.url } });
+    const metrics = createRelayMetrics();
+    const served = await serveRelay(relay, { watch: { metrics } });
+    closers.push(() => served.close());
+    const sample = async (name: string) => value(await scrape(metrics), name);
+    expect(await sample('parley_relay_open_sockets')).toBe(0);
+    const bytesBefore = await sample('parley_relay_bytes_total{direction="out"}');
+    const { token } = await openSession(relay);
+    const page = await openPage(served.url, '/api/v1/audio/transcriptions/realtime?model=voxtral-mini-transcribe-realtime-2602', ['realtime', await ticketFor(relay, token)]);
+    if (page.kind !== 'open') throw new Error(`refused ${page.status}: ${page.body}`);
+    await page.next('session.created');
+    expect(await sample('parley_relay_open_sockets')).toBe(1);
+    page.socket.close(1000);
+    await page.closed;
+    await waitFor(async () => await sample('parley_relay_open_sockets') === 0, 10_000, 'the socket gauge to fall');
+    expect(await sample('parley_relay_bytes_total{direction="out"}')).toBeGreaterThan(bytesBefore);
   });
 });
 
