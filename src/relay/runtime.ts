@@ -12,9 +12,9 @@ import type { RouteTable } from './proxy/route-table.js';
 import type { SessionTokens } from './sessions/session-tokens.js';
 import type { RelayStateStore } from './state/state-store.js';
 import type { AttachmentLimits } from './uploads/attachments.js';
+import type { SessionRequestKind } from './watch.js';
 
-/** What `POST {base}/session` is doing. */
-export type SessionRequestKind = 'new' | 'resume' | 'refresh';
+export type { SessionRequestKind };
 
 /** Passed to the `authorize` hook with the request. */
 export interface SessionRequestContext {

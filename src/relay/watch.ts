@@ -5,7 +5,9 @@
  * check of `trustProxy`. No `node:` imports: the edge build has this too.
  */
 import type { RelayError } from './errors.js';
-import type { SessionRequestKind } from './runtime.js';
+
+/** What `POST {base}/session` is doing. */
+export type SessionRequestKind = 'new' | 'resume' | 'refresh';
 
 /** Why the relay refused a request by itself (`parley_relay_refusals_total{reason}`, the log's `refusal`). */
 export type RefusalReason = 'origin' | 'policy' | 'rate' | 'revoked' | 'auth' | 'size' | 'timeout' | 'store' | 'invalid';

@@ -9,7 +9,6 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Counte
 import { REFUSAL_REASONS } from '../watch.js';
 
 export { serveMetrics, type ServedMetrics } from './metrics-server.js';
-export type { RelayWatchOptions } from './watch.js';
 
 /** The relay's own time per request (until the answer's head), seconds: around Node's floor up to a slow check. */
 const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
