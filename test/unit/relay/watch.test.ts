@@ -239,6 +239,16 @@ describe('relay metrics and access log', () => {
     held.pop()!.end();
     while (!(await reader.read()).done) { /* to its end */ }
     await waitFor(async () => value(await scrape(metrics), 'parley_relay_open_streams') === 0, 10_000, 'the stream gauge to fall');
+
+    // Resumed from the start: counted as a resume.
+    const streamId = streaming.headers.get('parley-stream-id');
+    expect(streamId).toBeTruthy();
+    const resumed = await fetch(`${relay.url}/streams/${streamId}`, { headers: { origin: ORIGIN, authorization: `Bearer ${bearer}` } });
+    expect(resumed.status).toBe(200);
+    await resumed.text();
+    const last = await scrape(metrics);
+    expect(value(last, 'parley_relay_resumes_total')).toBe(1);
+    expect(value(last, 'parley_relay_requests_total{route="streams.resume",status="200"}')).toBe(1);
   });
 
   it('one JSON line per request with its id, route, status, times and bytes; never the path, query, token, key or body; addresses only when asked', async () => {
