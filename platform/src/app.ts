@@ -27,6 +27,7 @@ import { createLexiconClassifier } from './engines/classifier/lexicon-engine.js'
 import { createEmbeddingCatalog } from './engines/embeddings/catalog.js';
 // store
 import { openDb, type AreaMigrations } from './store/open-db.js';
+import type { Db } from './store/db.js';
 import { setLeaseTiming, type LeaseTiming } from './store/leases.js';
 // http
 import { PlatformHttpError, badRequest, genericError } from './http/errors.js';
@@ -35,6 +36,8 @@ import type { Caller } from './http/caller.js';
 import type { PlatformContext, PlatformEnv } from './http/context.js';
 import { DEFAULT_JSON_LIMIT } from './http/validation.js';
 import { urlGuard } from './http/input-guard.js';
+import { createPlatformMetrics, watchRequests, type PlatformMetrics } from './http/watch.js';
+import { createProbes } from './http/probes.js';
 // areas: their routes, the services the context carries, their migrations
 import { modelRoutes } from './models/routes.js';
 import { agentRoutes } from './agents/routes.js';
@@ -136,6 +139,8 @@ export interface PlatformOptions {
   realtimeFlood?: Partial<RealtimeFloodLimits>;
   /** Where unexpected errors are reported (default: console.error). */
   onError?: (error: unknown) => void;
+  /** Receives one JSON access-log line per request (http/watch.ts); default none. */
+  accessLog?: (line: string) => void;
 }
 
 /** The local platform as a Web-standard fetch handler, plus the upgrade handler of its WebSocket route. */
@@ -190,7 +195,12 @@ export function createPlatform(options: PlatformOptions): Platform {
     },
     report,
   });
+  // Probes and metrics (http/probes.ts, http/watch.ts): answered even before the database is open.
+  const metrics = createPlatformMetrics();
+  let openDatabase: Db | undefined;
+  const probe = createProbes({ db: () => openDatabase, metrics, metricsKey: options.adminKey ?? options.apiKey });
   const opened = database.then(async (db) => {
+    openDatabase = db;
     setLeaseTiming(db, options.jobLeases ?? {});
     // Processes starting together on one server seed the directory one at a time.
     const directory = await db.exclusive('directory', () => createDirectory(db, { apiKey: options.apiKey, adminKey: options.adminKey, members: options.members }));
@@ -212,12 +222,14 @@ export function createPlatform(options: PlatformOptions): Platform {
       limits: { maxJsonBytes: options.maxJsonBytes ?? DEFAULT_JSON_LIMIT },
     };
     const stoppers: Array<() => Promise<void>> = [];
-    return { db, stoppers, app: buildApp(ctx, options, secrets, report, stoppers) };
+    return { db, stoppers, app: buildApp(ctx, options, secrets, report, stoppers, metrics) };
   });
   opened.catch(report);
 
   return {
     async fetch(request) {
+      const probed = probe(request);
+      if (probed) return probed;
       const { app } = await opened;
       return app.fetch(request);
     },
@@ -245,8 +257,11 @@ const apiKeys = (options: PlatformOptions) =>
 /** `stoppers` collects what the app starts in the background, to be stopped on close before the engines. */
 function buildApp(
   ctx: PlatformContext, options: PlatformOptions, secrets: ClientSecretStore, report: (e: unknown) => void, stoppers: Array<() => Promise<void>>,
+  metrics: PlatformMetrics,
 ): Hono<PlatformEnv> {
   const app = new Hono<PlatformEnv>();
+  // First, so every answer (refusals included) gets its request id and is counted.
+  app.use('*', watchRequests(metrics, options.accessLog));
 
   app.onError((err, c) => errorResponse(err, c, report));
   app.notFound((c) => c.json(genericError(404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, 'invalid_request_error', 'not_found').body, 404));

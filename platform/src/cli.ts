@@ -46,6 +46,7 @@ Options:
                         (repeatable; the server's own pages always may; the /assets bundles load from anywhere)
   --public-origin <url> start: the origin visitors use to reach this server when it is not localhost or an IP
                         address (e.g. http://devbox.lan:8787); its own pages are judged same-origin against it
+  --access-log          platform: one JSON line per request on stdout (request id, route, status, duration)
   -h, --help            this text
 
 Environment:
@@ -56,13 +57,14 @@ Environment:
   DATABASE_URL          like --database-url (the option wins)
   PARLEY_ALLOWED_ORIGINS start: more origins like --allow-origin, comma-separated
   PARLEY_PUBLIC_ORIGIN  start: like --public-origin
+  PARLEY_ACCESS_LOG     platform: like --access-log (true or false)
   PARLEY_RELAY_SECRET   relay token signing secret, 32+ bytes (start keeps one in the data dir; relay makes one per process)
   PARLEY_AGENT_ID       start with a real platform: the agent the demo talks to (else PARLEY_MODEL or mistral-small-latest)
   PARLEY_CHAT_URL       an OpenAI-compatible server (Ollama, llama.cpp) served as an extra local chat model
   PARLEY_CHAT_MODEL     that server's model name; PARLEY_CHAT_API_KEY its key
 `;
 
-type Values = { port?: string; host: string; data: string; 'database-url'?: string; 'token-delay'?: string; 'allow-origin'?: string[]; 'public-origin'?: string; help?: boolean };
+type Values = { port?: string; host: string; data: string; 'database-url'?: string; 'token-delay'?: string; 'allow-origin'?: string[]; 'public-origin'?: string; 'access-log'?: boolean; help?: boolean };
 
 /** The options and the command; a mistyped option ends the process with the help text. */
 function parseCommandLine(argv: string[]) {
@@ -78,6 +80,7 @@ function parseCommandLine(argv: string[]) {
         'token-delay': { type: 'string' },
         'allow-origin': { type: 'string', multiple: true },
         'public-origin': { type: 'string' },
+        'access-log': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -118,6 +121,7 @@ function localPlatform(values: Values, defaultDelay: number): { platform: Platfo
     chatUrl: process.env.PARLEY_CHAT_URL || undefined,
     chatModel: process.env.PARLEY_CHAT_MODEL || undefined,
     chatApiKey: process.env.PARLEY_CHAT_API_KEY || undefined,
+    ...(values['access-log'] || /^(true|1|yes)$/i.test(process.env.PARLEY_ACCESS_LOG ?? '') ? { accessLog: (line: string) => process.stdout.write(line) } : {}),
   });
   const notes = [databaseUrl ? `  database       ${redactDatabaseUrl(databaseUrl)}` : `  data           ${dataDir}`];
   if (!process.env.PARLEY_API_KEY) notes.push(`  API key        ${apiKey}   (dev default; set PARLEY_API_KEY to change)`);
@@ -133,6 +137,7 @@ async function runPlatform(values: Values): Promise<void> {
     `Parley local platform: ${server.url}/v1`,
     `  realtime       ${server.url.replace(/^http/, 'ws')}${REALTIME_TRANSCRIPTION_PATH}?model=${DEFAULT_REALTIME_MODEL}`,
     `  API base URL   ${server.url}   (SDK: new Mistral({ serverURL: '${server.url}', apiKey }))`,
+    `  health         ${server.url}/healthz, ${server.url}/readyz; Prometheus metrics at ${server.url}/metrics with the admin key`,
     ...notes,
   ].join('\n') + '\n');
   onStop(async () => { await server.close(); await platform.close(); });

@@ -9,6 +9,8 @@ import { RelayConfigError, describeRelayConfig, redactUrl, relayCliOptions, rela
 import { createRelay, type RelayOptions } from './relay.js';
 import { serveRelay } from './node/node.js';
 import type { RedisStateStore } from './state/redis-store.js';
+import type { RelayMetrics } from './node/metrics.js';
+import { startupWarnings } from './startup-checks.js';
 
 /** The options; a mistyped one ends the process with the help text. */
 function parseCommandLine(argv: string[], name: string) {
@@ -35,19 +37,30 @@ export async function runRelayCli(argv: string[], name = 'parley-relay'): Promis
     if (err instanceof RelayConfigError) fail(name, err.message);
     throw err;
   }
-  const store = config.redisUrl ? await redisStore(name, config.redisUrl) : undefined;
+  const warn = (message: string) => process.stderr.write(`${name}: warning: ${message}\n`);
+  for (const warning of startupWarnings(config)) warn(warning);
+  // prom-client is loaded only when metrics are asked for.
+  const metrics = config.metricsPort === undefined ? undefined : (await import('./node/metrics.js')).createRelayMetrics();
+  const store = config.redisUrl ? await redisStore(name, config.redisUrl, metrics) : undefined;
   let relay;
   try {
-    relay = createRelay({ ...options, ...(store ? { store } : {}) });
+    relay = createRelay({ ...options, ...(store ? { store } : {}), onWarning: warn });
   } catch (err) {
     fail(name, (err as Error).message.replace(/^relay: /, ''));
   }
-  const server = await serveRelay(relay, { port: config.port, hostname: config.host });
+  const server = await serveRelay(relay, {
+    port: config.port, hostname: config.host,
+    watch: { metrics, accessLog: config.accessLog ? (line) => process.stdout.write(line) : undefined, logAddresses: config.logAddresses },
+  });
+  const metricsServer = metrics && await serveMetricsOrFail(name, metrics, config);
   const storeLine = config.redisUrl ? `Redis ${redactUrl(config.redisUrl)} (shared by every instance on it)` : 'in memory (this process only; set --redis or REDIS_URL for several instances)';
   process.stdout.write([
     `Parley relay: ${server.url}   (sessions: POST ${server.url}/session; platform paths under ${server.url}/v1, realtime WebSocket included)`,
     ...describeRelayConfig(config, storeLine),
     config.relaySecret ? '' : '  secret         random for this process (set PARLEY_RELAY_SECRET to keep tokens valid across restarts and instances)',
+    `  health         ${server.url}/healthz, ${server.url}/readyz`,
+    `  metrics        ${metricsServer ? `${metricsServer.url}/metrics` : '(off: set --metrics-port to serve Prometheus metrics)'}`,
+    `  access log     ${config.accessLog ? `on, one JSON line per request on stdout${config.logAddresses ? ', with client addresses' : ''}` : '(off: set --access-log)'}`,
   ].filter(Boolean).join('\n') + '\n');
   // Graceful restart (drain.ts): a second signal ends what is left at once.
   const hurry = new AbortController();
@@ -57,6 +70,7 @@ export async function runRelayCli(argv: string[], name = 'parley-relay'): Promis
     stopping = true;
     process.stdout.write(`${name}: ${signal}: draining (open replies and sockets get up to ${config.drainTimeoutSeconds} s; send it again to stop at once)\n`);
     const report = await server.drain({ timeoutMs: config.drainTimeoutSeconds * 1000, signal: hurry.signal });
+    await metricsServer?.close();
     await store?.close();
     process.stdout.write(`${name}: drained (${report.handedOver} repl${report.handedOver === 1 ? 'y' : 'ies'} handed over to other instances, ${report.endedAtDeadline} ended at the deadline)\n`);
     process.exit(0);
@@ -66,12 +80,22 @@ export async function runRelayCli(argv: string[], name = 'parley-relay'): Promis
 }
 
 /** The Redis state store (redis-store.ts and `@redis/client`, loaded only when asked for); unreachable → exit 2. */
-async function redisStore(name: string, url: string): Promise<RedisStateStore> {
+async function redisStore(name: string, url: string, metrics: RelayMetrics | undefined): Promise<RedisStateStore> {
   const { createRedisStateStore } = await import('./state/redis-store.js');
   try {
-    return await createRedisStateStore({ url });
+    return await createRedisStateStore({ url, ...(metrics ? { onCommandError: () => metrics.redisError() } : {}) });
   } catch (err) {
     fail(name, `cannot use Redis at ${redactUrl(url)}: ${(err as Error).message}`);
+  }
+}
+
+/** The metrics port (node/metrics-server.ts); a port that cannot be bound → exit 2. */
+async function serveMetricsOrFail(name: string, metrics: RelayMetrics, config: RelayConfig) {
+  const { serveMetrics } = await import('./node/metrics-server.js');
+  try {
+    return await serveMetrics(() => metrics.scrape(), { port: config.metricsPort, hostname: config.metricsHost });
+  } catch (err) {
+    fail(name, `cannot serve metrics on ${config.metricsHost}:${config.metricsPort}: ${(err as Error).message}`);
   }
 }
 

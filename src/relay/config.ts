@@ -53,6 +53,14 @@ export interface RelayConfig {
   realtime: RealtimeFloodLimits;
   /** On SIGTERM/SIGINT, how long open replies and sockets may take to end before they are ended (drain.ts). */
   drainTimeoutSeconds: number;
+  /** Port of `GET /metrics` (Prometheus), apart from the relay's (absent: no metrics). */
+  metricsPort?: number;
+  /** Address the metrics port binds (default 127.0.0.1). */
+  metricsHost: string;
+  /** One JSON line per request on stdout (default false). */
+  accessLog: boolean;
+  /** Client addresses in the access log (default false). */
+  logAddresses: boolean;
 }
 
 /** Thrown for any invalid setting; the CLI prints the message and exits with code 2. */
@@ -123,6 +131,10 @@ export const RELAY_SETTINGS: readonly Setting[] = [
   { key: 'realtime.stallTimeoutMs', env: 'PARLEY_REALTIME_STALL_TIMEOUT_MS', flag: 'realtime-stall-timeout-ms', kind: 'int', expect: 'a whole number of ms from 100 to 3600000', schema: int(100, 3_600_000), help: `ms a page may stay over that before its socket is closed (1008) (default ${DEFAULT_REALTIME_FLOOD_LIMITS.stallTimeoutMs})` },
   { key: 'drainTimeoutSeconds', env: 'PARLEY_DRAIN_TIMEOUT', flag: 'drain-timeout', kind: 'int', expect: 'a whole number of seconds from 0 to 3600', schema: int(0, 3600), help: 'on SIGTERM or SIGINT, seconds open replies and realtime sockets get to end before they are ended; with Redis, pages resume their replies on another instance at once (default 30)' },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis', kind: 'string', expect: 'a redis:// or rediss:// URL', schema: redisUrl, help: 'shared state in Redis for several instances (default: in memory; a URL with a password belongs in REDIS_URL)', secret: true },
+  { key: 'metricsPort', env: 'PARLEY_METRICS_PORT', flag: 'metrics-port', kind: 'int', expect: 'a whole number from 0 to 65535', schema: int(0, 65535), help: 'serve Prometheus metrics at GET /metrics on this port (default: no metrics; 0 picks a free one)' },
+  { key: 'metricsHost', env: 'PARLEY_METRICS_HOST', flag: 'metrics-host', kind: 'string', expect: 'an address to bind', schema: nonEmpty, help: 'address the metrics port binds (default 127.0.0.1)' },
+  { key: 'accessLog', env: 'PARLEY_ACCESS_LOG', flag: 'access-log', kind: 'bool', expect: 'true or false', schema: v.boolean(), help: 'one JSON line per request on stdout: request id, route, status, times, bytes, refusal (default: off)' },
+  { key: 'logAddresses', env: 'PARLEY_LOG_ADDRESSES', flag: 'log-addresses', kind: 'bool', expect: 'true or false', schema: v.boolean(), help: 'put client addresses in the access log (default: off)' },
 ];
 
 /** The file's own keys besides the settings: `$schema` is ignored, for editors. */
@@ -210,6 +222,9 @@ const DEFAULTS: RelayConfig = {
   resume: { ttlSeconds: DEFAULT_RESUME_LIMITS.ttlSeconds, maxBytesPerStream: DEFAULT_RESUME_LIMITS.maxBytesPerStream },
   realtime: { ...DEFAULT_REALTIME_FLOOD_LIMITS },
   drainTimeoutSeconds: 30,
+  metricsHost: '127.0.0.1',
+  accessLog: false,
+  logAddresses: false,
 };
 
 /** Merges file, environment and flags (in that order of precedence, lowest first) into a validated config. */

@@ -13,6 +13,8 @@ export class RelayError extends Error {
     readonly type: GenericErrorBody['type'],
     readonly code: string,
     readonly headers: Record<string, string> = {},
+    /** Why it was refused, for metrics and the access log when the code does not tell (watch.ts). */
+    readonly reason?: string,
   ) {
     super(message);
   }
@@ -35,6 +37,9 @@ export const badRequest = (message: string, code = 'bad_request') => new RelayEr
 
 export const unauthorized = (message = 'A valid session token is required in the Authorization header') =>
   new RelayError(401, message, 'authentication_error', 'unauthorized');
+
+/** The session (or its subject) was revoked: 401 like any unusable token, counted as `revoked`. */
+export const sessionRevoked = () => new RelayError(401, 'The session was revoked', 'authentication_error', 'unauthorized', {}, 'revoked');
 
 export const forbidden = (message: string, code = 'forbidden') => new RelayError(403, message, 'invalid_request_error', code);
 

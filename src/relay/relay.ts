@@ -8,10 +8,11 @@
  *   GET  {base}/v1/audio/transcriptions/realtime   WebSocket, through `handleUpgrade` (Node)
  *   POST {base}/operator/revoke  only with `operatorSecret`: revoke a session or a subject (operator.ts)
  *   GET|DELETE {base}/streams/{id}  resume a relayed SSE answer from `Last-Event-ID`, or stop it (resume-route.ts)
+ *   GET  {base}/healthz, {base}/readyz  liveness and readiness, no token (health.ts)
  *
  * Every answer, the relay's own errors included, carries `Cache-Control: no-store`,
- * `X-Content-Type-Options: nosniff`, `Server-Timing: relay;dur=…` (the relay's own time) and, for
- * allowed origins, the CORS echo.
+ * `X-Content-Type-Options: nosniff`, `Server-Timing: relay;dur=…` (the relay's own time), `X-Request-Id`
+ * (also sent upstream; watch.ts) and, for allowed origins, the CORS echo.
  */
 import { randomId } from './bytes.js';
 import { DEFAULT_BODY_RATE_LIMITS, type BodyRateLimits } from './proxy/body-rate.js';
@@ -34,6 +35,8 @@ import { createOpenStreams } from './sessions/revocation.js';
 import { createRelayDrain, relayDraining, type DrainOptions, type DrainReport } from './drain.js';
 import { handleSessionRequest } from './sessions/sessions.js';
 import { createSessionTokens, type RelaySigningKey } from './sessions/session-tokens.js';
+import { createRelayHealth } from './health.js';
+import { createProxyCheck, refusalReason, requestIdOf, type RefusalReason } from './watch.js';
 import { createMemoryStateStore, type RelayStateStore } from './state/state-store.js';
 import { attachmentLimitsOf, base64Length, type AttachmentLimits } from './uploads/attachments.js';
 
@@ -154,6 +157,11 @@ export interface RelayOptions {
   now?: () => number;
   /** Where unexpected errors are reported (default console.error). Never receives the upstream key. */
   onError?: (error: unknown) => void;
+  /**
+   * Where warnings about risky use are told (default console.warn): with `trustProxy`, the first request that
+   * arrives without `X-Forwarded-For` (it did not come through the proxy, so clients can spoof their address).
+   */
+  onWarning?: (message: string) => void;
 }
 
 /** The relay: a Web-standard fetch handler. */
@@ -224,6 +232,11 @@ export function createRelay(options: RelayOptions): Relay {
   const operatorPath = options.operatorSecret === undefined ? undefined : `${base}${OPERATOR_REVOKE_PATH}`;
   const platformPrefix = `${base}/v1/`;
   const streamsPrefix = `${base}/streams/`;
+  const healthzPath = `${base}/healthz`;
+  const readyzPath = `${base}/readyz`;
+  const health = createRelayHealth(runtime);
+  const hops = options.trustProxy === true ? 1 : typeof options.trustProxy === 'number' ? options.trustProxy : 0;
+  const proxyCheck = createProxyCheck(hops, runtime.warn);
   /** The relay's own route table: `/session`, `/operator/revoke` (with a secret), `/v1/…`; anything else 404. */
   const dispatch = (state: RequestState): Promise<Response> | Response => {
     if (drain.draining) throw relayDraining();
@@ -231,14 +244,23 @@ export function createRelay(options: RelayOptions): Relay {
     const method = state.request.method;
     if (path.startsWith(platformPrefix)) return handlePlatformRequest(runtime, state, path.slice(base.length));
     if (path.startsWith(streamsPrefix) && !path.includes('/', streamsPrefix.length)) {
+      state.route = method === 'DELETE' ? 'streams.stop' : 'streams.resume';
       return handleStreamRequest(runtime, state, path.slice(streamsPrefix.length));
     }
     if (path === sessionPath) {
+      state.route = 'session';
       if (method === 'POST') return handleSessionRequest(runtime, state);
       if (method === 'OPTIONS') return preflightResponse(state.origin, state.originAllowed, ['POST']);
       throw methodNotAllowed(['POST']);
     }
+    if (path === healthzPath || path === readyzPath) {
+      state.route = path === healthzPath ? 'healthz' : 'readyz';
+      state.originAllowed = false; // for probes, not pages
+      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(['GET', 'HEAD']);
+      return path === healthzPath ? health.healthz() : health.readyz();
+    }
     if (path === operatorPath) {
+      state.route = 'operator.revoke';
       state.originAllowed = false; // server-to-server: never a CORS answer
       if (method !== 'POST') throw methodNotAllowed(['POST']);
       return handleOperatorRevoke(runtime, state, options.operatorSecret!, { revokeSession, revokeSubject });
@@ -246,10 +268,10 @@ export function createRelay(options: RelayOptions): Relay {
     throw noRoute();
   };
   /** The answer to a thrown error: a `RelayError` as it says, anything else reported and answered 500. */
-  const errorAnswer = (err: unknown): { response: Response; originRefused: boolean } => {
-    if (err instanceof RelayError) return { response: err.toResponse(), originRefused: err.code === 'origin_not_allowed' };
+  const errorAnswer = (err: unknown): { response: Response; originRefused: boolean; refusal: RefusalReason | null } => {
+    if (err instanceof RelayError) return { response: err.toResponse(), originRefused: err.code === 'origin_not_allowed', refusal: refusalReason(err) };
     runtime.report(err);
-    return { response: internalError().toResponse(), originRefused: false };
+    return { response: internalError().toResponse(), originRefused: false, refusal: null };
   };
 
   /** Request state, raw-path check, dispatch, errors, and the headers every answer gets (see {@link finish}). */
@@ -264,18 +286,21 @@ export function createRelay(options: RelayOptions): Relay {
         request, url, env, origin,
         originAllowed: origin !== null && runtime.isAllowedOrigin(origin, url),
         clientIp, address: addressKey(clientIp), upstreamMs: 0,
+        requestId: requestIdOf(request, hops > 0), route: 'unknown', session: null,
       };
     } catch (err) {
       return errorAnswer(err).response;
     }
+    if (proxyCheck && state.url.pathname !== healthzPath && state.url.pathname !== readyzPath) proxyCheck(request);
     let response: Response;
     let originRefused = false;
+    let refusal: RefusalReason | null = null;
     try {
       response = pathIsClean(state.url.pathname, env) ? await dispatch(state) : noRoute().toResponse();
     } catch (err) {
-      ({ response, originRefused } = errorAnswer(err));
+      ({ response, originRefused, refusal } = errorAnswer(err));
     }
-    finish(response, state, started, originRefused);
+    finish(response, state, started, originRefused, refusal);
     // HEAD is answered as its GET would be, without a body.
     return request.method === 'HEAD' && response.body !== null ? new Response(null, response) : response;
   };
@@ -292,18 +317,27 @@ export function createRelay(options: RelayOptions): Relay {
   };
 }
 
-/** Rewrites the answer's headers: no caching, no sniffing, the relay's time, CORS (readable refusals included). */
-function finish(response: Response, state: RequestState, started: number, originRefused: boolean): void {
+/**
+ * Rewrites the answer's headers: no caching, no sniffing, the relay's time, the request id, CORS (readable refusals
+ * included); and writes the request's record for a host that asked for it (`env.record === null`).
+ */
+function finish(response: Response, state: RequestState, started: number, originRefused: boolean, refusal: RefusalReason | null): void {
   const headers = response.headers;
   const total = performance.now() - started;
   const own = Math.max(0, total - state.upstreamMs);
   const streaming = (headers.get('content-type') ?? '').startsWith('text/event-stream');
   headers.set('cache-control', streaming ? 'no-store, no-transform' : 'no-store');
   headers.set('x-content-type-options', 'nosniff');
+  headers.set('x-request-id', state.requestId);
   headers.set('server-timing', state.upstreamMs > 0
     ? `relay;dur=${own.toFixed(2)}, upstream;dur=${state.upstreamMs.toFixed(2)}`
     : `relay;dur=${own.toFixed(2)}`);
   if (state.request.method !== 'OPTIONS') applyCorsHeaders(headers, state.origin, state.originAllowed, originRefused);
+  if (state.env?.record === null) {
+    state.env.record = {
+      requestId: state.requestId, route: state.route, refusal, session: state.session, ownMs: own, upstreamMs: state.upstreamMs, clientIp: state.clientIp,
+    };
+  }
 }
 
 /**
@@ -330,6 +364,7 @@ function resolve(options: RelayOptions): RelayRuntime {
   const resumeTtlSeconds = options.resumeTtlSeconds ?? 30 * 24 * 3600;
   const attachments = attachmentLimitsOf(options.attachments);
   const report = options.onError ?? ((e: unknown) => console.error('[parley relay]', e));
+  const warn = options.onWarning ?? ((message: string) => console.warn(`[parley relay] ${message}`));
   const upstreamFetch = options.upstream.fetch ?? ((request: Request) => fetch(request));
   const wsBase = options.upstream.webSocketBaseUrl ?? webSocketBaseOf(options.upstream.baseUrl);
   if (options.operatorSecret !== undefined) checkOperatorSecret(options.operatorSecret);
@@ -389,6 +424,7 @@ function resolve(options: RelayOptions): RelayRuntime {
     resume,
     now,
     report,
+    warn,
   };
 }
 

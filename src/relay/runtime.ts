@@ -13,9 +13,9 @@ import type { RouteTable } from './proxy/route-table.js';
 import type { SessionTokens } from './sessions/session-tokens.js';
 import type { RelayStateStore } from './state/state-store.js';
 import type { AttachmentLimits } from './uploads/attachments.js';
+import type { SessionRequestKind } from './watch.js';
 
-/** What `POST {base}/session` is doing. */
-export type SessionRequestKind = 'new' | 'resume' | 'refresh';
+export type { SessionRequestKind };
 
 /** Passed to the `authorize` hook with the request. */
 export interface SessionRequestContext {
@@ -103,6 +103,8 @@ export interface RelayRuntime {
   resume: ResumeRuntime | null;
   now: () => number;
   report: (error: unknown) => void;
+  /** Where warnings about risky use go (trustProxy with no proxy in front). */
+  warn: (message: string) => void;
 }
 
 /** Resumable streams: limits, buffers, and the streams this instance relays now (by stream id). */
@@ -128,4 +130,10 @@ export interface RequestState {
   clientIp: string;
   /** Milliseconds spent waiting for the upstream (subtracted from the relay's own time). */
   upstreamMs: number;
+  /** Sent upstream and answered as `X-Request-Id` (watch.ts). */
+  requestId: string;
+  /** The route's name for metrics and logs (watch.ts `RequestRecord.route`). */
+  route: string;
+  /** The kind of session token this request minted, if it did. */
+  session: SessionRequestKind | null;
 }

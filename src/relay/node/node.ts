@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isEventStreamAnswer, writeEventStream } from './write-event-stream.js';
 import { readIncomingBody } from './incoming-body.js';
 import { createNodeUpstreamSend } from './upstream-client.js';
+import { createRelayWatcher, type RelayWatchOptions } from './watch.js';
 import type { UpstreamSend } from '../proxy/forward.js';
 import type { RelayEnv } from '../proxy/client-address.js';
 import type { Relay } from '../relay.js';
@@ -27,6 +28,8 @@ export interface ServeRelayOptions {
    * bodies are also cut by the relay itself (`createRelay({ bodyRate })`, 408).
    */
   timeouts?: ServerTimeouts;
+  /** Metrics and the JSON access log (watch.ts; default neither). */
+  watch?: RelayWatchOptions;
 }
 
 /** A relay listening on a port. */
@@ -79,12 +82,16 @@ function whenResponseCloses(outgoing: ServerResponse, listener: () => void): () 
  * streams are written here (write-event-stream.ts: their head leaves with the first event).
  */
 export async function serveRelay(relay: Pick<Relay, 'fetch' | 'handleUpgrade'> & Partial<Pick<Relay, 'drain'>>, options: ServeRelayOptions = {}): Promise<ServedRelay> {
+  const watcher = options.watch && (options.watch.metrics || options.watch.accessLog) ? createRelayWatcher(options.watch) : undefined;
   let draining: Promise<DrainReport> | undefined;
   const served = await serveFetch(async (request, env) => {
     const outgoing = (env as { outgoing?: ServerResponse }).outgoing;
-    const response = await relay.fetch(request, nodeRelayEnv(env.incoming, outgoing));
+    const relayEnv = nodeRelayEnv(env.incoming, outgoing);
+    const watched = watcher?.begin(request.method, (env.incoming as IncomingMessage).socket, outgoing, relayEnv);
+    const response = await relay.fetch(request, relayEnv);
+    watched?.(response);
     return outgoing && isEventStreamAnswer(response) ? writeEventStream(response, outgoing) : response;
-  }, { ...options, upgrade: [upgradeUnlessDraining(relay.handleUpgrade, () => draining !== undefined)] });
+  }, { ...options, upgrade: [upgradeUnlessDraining(watcher ? watcher.upgrade(relay.handleUpgrade) : relay.handleUpgrade, () => draining !== undefined)] });
   return {
     url: served.url,
     port: served.port,

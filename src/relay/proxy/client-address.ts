@@ -5,6 +5,7 @@
  */
 import type { BodyRateLimits } from './body-rate.js';
 import type { UpstreamSend } from './forward.js';
+import type { RequestRecord } from '../watch.js';
 
 /** Options deciding where the client address comes from. */
 export interface ClientAddressOptions {
@@ -44,6 +45,11 @@ export interface RelayEnv {
    * visitor's connection drops (so a resume gets all of it). Node keeps running without it.
    */
   waitUntil?: (promise: Promise<unknown>) => void;
+  /**
+   * Set to null by a host that wants to know how the request went (metrics, access log); the relay then
+   * writes its record here as the answer's head is ready (watch.ts).
+   */
+  record?: RequestRecord | null;
   /** `@hono/node-server` passes the Node request as `incoming`; its socket address and raw URL are used. */
   incoming?: { url?: string; socket?: { remoteAddress?: string } };
 }

@@ -30,6 +30,7 @@ import type { SessionClaims } from '../sessions/session-tokens.js';
 export async function handlePlatformRequest(runtime: RelayRuntime, state: RequestState, path: string): Promise<Response> {
   const { request } = state;
   if (request.method === 'OPTIONS') {
+    state.route = 'preflight';
     const methods = runtime.routes.methodsFor(path);
     if (!methods.length) throw noRoute();
     return preflightResponse(state.origin, state.originAllowed, methods);
@@ -38,6 +39,7 @@ export async function handlePlatformRequest(runtime: RelayRuntime, state: Reques
   if (match.kind === 'none') throw noRoute();
   if (match.kind === 'wrong-method') throw methodNotAllowed(match.allow);
   const { route, params } = match;
+  state.route = route.name;
   // Only with the `feedback` option; without it the route is as unknown as any other path.
   if (route.special === 'feedback' && !runtime.feedback) throw noRoute();
 

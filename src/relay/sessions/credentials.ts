@@ -3,7 +3,7 @@
  * `Authorization: Bearer` header; a token (or key) anywhere else, alone or in addition, is refused
  * with 401 so no second credential path can bypass a check.
  */
-import { forbidden, unauthorized } from '../errors.js';
+import { forbidden, sessionRevoked, unauthorized } from '../errors.js';
 import type { RelayRuntime, RequestState } from '../runtime.js';
 import { looksLikeToken, type SessionClaims } from './session-tokens.js';
 
@@ -45,7 +45,7 @@ export async function authenticate(runtime: RelayRuntime, state: RequestState): 
   if (!token) throw unauthorized();
   const claims = await runtime.tokens.verifyAccess(token);
   if (!claims) throw unauthorized('The session token is invalid or expired');
-  if (await runtime.store.isRevoked([claims.sid, claims.jti], { subject: claims.sub, issuedAt: claims.iat })) throw unauthorized('The session was revoked');
+  if (await runtime.store.isRevoked([claims.sid, claims.jti], { subject: claims.sub, issuedAt: claims.iat })) throw sessionRevoked();
   // A token minted for one page may not be used by a page of another origin.
   if (claims.origin && state.origin && state.origin !== claims.origin) throw forbidden('This session belongs to another origin', 'origin_mismatch');
   return claims;

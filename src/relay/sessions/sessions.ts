@@ -10,7 +10,7 @@ import * as v from 'valibot';
 import type { SessionResponse } from '../../client/contracts.js';
 import { randomId } from '../bytes.js';
 import { rateGuardedBody } from '../proxy/body-rate.js';
-import { badRequest, forbidden, unauthorized, unsupportedMediaType } from '../errors.js';
+import { badRequest, forbidden, sessionRevoked, unauthorized, unsupportedMediaType } from '../errors.js';
 import { limitSessionMint } from '../proxy/limits.js';
 import { completePolicy, type RelayPolicy } from './policy.js';
 import { checkDeclaredLength, mediaType, parseJsonObject, readCapped } from '../proxy/request-body.js';
@@ -43,7 +43,7 @@ export async function handleSessionRequest(runtime: RelayRuntime, state: Request
     if (!previous) throw unauthorized('The resume token is invalid or expired; open a new session');
   }
   if (previous) {
-    if (await runtime.store.isRevoked([previous.sid, previous.jti], { subject: previous.sub, issuedAt: previous.iat })) throw unauthorized('The session was revoked');
+    if (await runtime.store.isRevoked([previous.sid, previous.jti], { subject: previous.sub, issuedAt: previous.iat })) throw sessionRevoked();
     if (previous.origin && previous.origin !== origin) throw forbidden('This session belongs to another origin', 'origin_mismatch');
   }
 
@@ -76,6 +76,7 @@ export async function handleSessionRequest(runtime: RelayRuntime, state: Request
     resume_token: resume.token,
     ...(runtime.feedback && policy.scopes.includes('conversations') ? { features: ['feedback'] } : {}),
   };
+  state.session = kind;
   return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
 }
 

@@ -61,6 +61,8 @@ export interface RedisStateStoreOptions {
   maxConversationsPerSession?: number;
   /** Where connection losses and unexpected Redis replies are reported (default console.error). */
   onError?: (error: unknown) => void;
+  /** Called for each command that failed or timed out (its request was answered 503): metrics count them. */
+  onCommandError?: (error: unknown) => void;
 }
 
 /** The Redis store; `close` stops its timers and closes the connections it opened. */
@@ -195,6 +197,7 @@ export async function createRedisStateStore(options: RedisStateStoreOptions): Pr
       return (await call()) as T;
     } catch (error) {
       if (isErrorReply(error)) report(error);
+      options.onCommandError?.(error);
       throw stateStoreUnavailable();
     }
   };
@@ -246,6 +249,9 @@ export async function createRedisStateStore(options: RedisStateStoreOptions): Pr
   return {
     get ready() {
       return client.isReady;
+    },
+    async ping() {
+      await command(['PING']);
     },
     async takeToken(key, { capacity, refillPerSecond }: BucketSpec): Promise<TakeResult> {
       const [allowed, retry] = await script<[number, string]>('TAKE_TOKEN', [k.bucket(key)], [capacity, refillPerSecond]);

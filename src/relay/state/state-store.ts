@@ -86,6 +86,8 @@ export interface RelayStateStore {
    * the relay. Optional: without it the relay keeps them in memory (a resume then works on this instance only).
    */
   streamBuffers?(limits: ResumeLimits, options: { liveExtraSeconds: number }): StreamBuffers;
+  /** Resolves when the shared state answers (readiness, `/readyz`); absent for state in this process. */
+  ping?(): Promise<void>;
 }
 
 /** Options of {@link createMemoryStateStore}. */

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis } from './redis-helpers.js';
+import { startRedis, waitFor } from './redis-helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const BIN = join(ROOT, 'bin/parley-relay.js');
@@ -73,7 +73,7 @@ function runToEnd(args: string[], env: Record<string, string> = {}): Promise<{ c
 }
 
 /** Starts the relay and waits for its start-up banner (safety timeout 30 s); its URL and banner. */
-function start(args: string[], env: Record<string, string> = {}): Promise<{ url: string; banner: string }> {
+function start(args: string[], env: Record<string, string> = {}): Promise<{ url: string; banner: string; stdout: () => string; stderr: () => string }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, '--port', '0', ...args], { env: baseEnv({ PLATFORM_API_KEY: KEY, PLATFORM_BASE_URL: platformUrl, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
@@ -86,7 +86,7 @@ function start(args: string[], env: Record<string, string> = {}): Promise<{ url:
       const url = /Parley relay: (http:\/\/\S+)/.exec(out)?.[1];
       if (url && /\n {2}store /.test(out) && out.endsWith('\n')) {
         clearTimeout(timer);
-        resolvePromise({ url, banner: out });
+        resolvePromise({ url, banner: out, stdout: () => out, stderr: () => err });
       }
     });
     child.on('exit', (code) => {
@@ -186,6 +186,8 @@ describe('parley-relay: refusals exit with code 2 and say why', () => {
     [['--redis', 'localhost:6379'], {}, /--redis must be a redis:\/\/ or rediss:\/\/ URL/],
     [['--platform-api-key', KEY], {}, /Unknown option '--platform-api-key'/],
     [['--config', '/nonexistent/relay.json'], {}, /cannot read the config file \/nonexistent\/relay\.json/],
+    [[], { PARLEY_RELAY_SECRET: 'too-short-secret' }, /PARLEY_RELAY_SECRET must be a string of 32 or more bytes, got something else \(not shown\)/],
+    [['--metrics-port', '70000'], {}, /--metrics-port must be a whole number from 0 to 65535/],
   ] as Array<[string[], Record<string, string>, RegExp]>)('%o %o → %s', async (args, env, message) => {
     const { code, stderr, stdout } = await runToEnd(args, { PLATFORM_API_KEY: KEY, ...env });
     expect(code).toBe(2);
@@ -254,5 +256,50 @@ describe('parley-relay: two instances on one Redis (--redis, PARLEY_OPERATOR_SEC
     const refused = await runToEnd(['--redis', 'redis://127.0.0.1:1'], { PLATFORM_API_KEY: KEY });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/cannot use Redis at redis:\/\/127\.0\.0\.1:1/);
+  });
+});
+
+describe('parley-relay: start-up warnings, health, metrics and the access log', () => {
+  it('warns about risky settings, each naming its fix, and starts', async () => {
+    const redis = await startRedis();
+    try {
+      const relay = await start(['--redis', redis.url, '--trust-proxy', '1', '--host', '0.0.0.0', '--allow-remote-files', '--allow-origin', ORIGIN]);
+      await waitFor(() => (relay.stderr().match(/warning: /g) ?? []).length >= 4, 10_000, 'four warnings');
+      const warnings = relay.stderr().split('\n').filter((line) => line.startsWith('parley-relay: warning: '));
+      expect(warnings).toHaveLength(4);
+      expect(warnings.every((line) => /Fix: /.test(line))).toBe(true);
+      expect(warnings.find((line) => line.includes('--trust-proxy'))).toMatch(/listens on 0\.0\.0\.0.*--host 127\.0\.0\.1/);
+      expect(warnings.find((line) => line.includes('--allow-remote-files'))).toBeDefined();
+      expect(warnings.find((line) => line.includes('PARLEY_RELAY_SECRET'))).toMatch(/refused by the others/);
+      expect(warnings.find((line) => line.includes('PARLEY_OPERATOR_SECRET'))).toMatch(/cannot be revoked/);
+    } finally {
+      await redis.dispose();
+    }
+    // The same settings made safe: no warning.
+    const quiet = await start(['--allow-origin', ORIGIN]);
+    expect((await fetch(`${quiet.url}/healthz`)).status).toBe(200);
+    expect(quiet.stderr()).toBe('');
+  });
+
+  it('serves /healthz and /readyz, metrics on --metrics-port that move after requests, and one access-log line per request', async () => {
+    const relay = await start(['--allow-origin', ORIGIN, '--model', 'm1', '--metrics-port', '0', '--access-log'], { PARLEY_LOG_ADDRESSES: 'true' });
+    const metricsUrl = /metrics\s+(http:\/\/\S+\/metrics)/.exec(relay.banner)?.[1];
+    expect(metricsUrl, relay.banner).toBeDefined();
+    expect(relay.banner).toMatch(/access log\s+on, one JSON line per request on stdout, with client addresses/);
+    expect(await (await fetch(`${relay.url}/readyz`)).json()).toEqual({ status: 'ready', checks: { upstream: 'ok' } });
+    // The metrics are not on the relay's own port.
+    expect((await fetch(`${relay.url}/metrics`)).status).toBe(404);
+    const count = async () => Number(/^parley_relay_requests_total\{route="conversations\.start",status="200"\} (\d+)$/m.exec(await (await fetch(metricsUrl!)).text())?.[1] ?? 0);
+    expect(await count()).toBe(0);
+    const token = await openSession(relay.url);
+    const res = await call(relay.url, token, '/v1/conversations', { model: 'm1', inputs: 'hi' });
+    expect(res.status).toBe(200);
+    expect(await count()).toBe(1);
+    const logged = () => relay.stdout().slice(relay.banner.length).split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    await waitFor(() => logged().some((line) => line.route === 'conversations.start'), 10_000, 'the access-log line');
+    const line = logged().find((entry) => entry.route === 'conversations.start')!;
+    expect(line).toMatchObject({ request_id: res.headers.get('x-request-id'), method: 'POST', status: 200, refusal: null, client: '127.0.0.1' });
+    expect(logged().map((entry) => entry.route)).toEqual(['readyz', 'unknown', 'session', 'conversations.start']);
+    expect(relay.stdout()).not.toContain(token);
   });
 });

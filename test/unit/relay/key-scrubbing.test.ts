@@ -79,7 +79,8 @@ describe('the upstream key is scrubbed from everything passed through', () => {
     const { token } = await openSession(relay);
     const res = await api(relay, '/v1/agents/ag_1', { token });
     expect(await everyByte(res)).not.toContain(UPSTREAM_KEY);
-    expect(res.headers.get('x-request-id')).toBe(`req-${REDACTED}`);
+    // The answer's X-Request-Id is the relay's own (watch.ts), whatever the upstream sent.
+    expect(res.headers.get('x-request-id')).not.toContain('req-');
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${REDACTED}.json"`);
   });
 });

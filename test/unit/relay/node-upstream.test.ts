@@ -72,7 +72,8 @@ describe('the Node upstream client (no upstream.fetch given)', () => {
     expect(seen.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
     expect(seen.headers.cookie).toBeUndefined();
     expect(seen.headers['x-forwarded-for']).toBeUndefined();
-    expect(seen.headers['x-request-id']).toBe('r1');
+    expect(seen.headers['x-request-id']).toBe(res.headers.get('x-request-id')); // the relay's own, not the client's 'r1'
+    expect(seen.headers['x-request-id']).not.toBe('r1');
     // Sent by node:http, not by the global fetch (which adds `user-agent: node` and `sec-fetch-mode`).
     expect(seen.headers['user-agent']).toBeUndefined();
     expect(seen.headers['sec-fetch-mode']).toBeUndefined();

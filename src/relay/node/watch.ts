@@ -1,0 +1,106 @@
+/**
+ * Watching a relay on Node: per request, the metrics (metrics.ts) and one JSON access-log line, from the
+ * relay's record (watch.ts) and the client connection. The line is written when the answer ends (an event
+ * stream's too), so it has the whole duration and the bytes; it never holds a path, a query, a header value,
+ * a key, a token or a body: the route's name stands for the path, and the client address only with
+ * `logAddresses`.
+ *
+ *   {"time":"2026-11-28T09:30:00.123Z","request_id":"…","method":"POST","route":"conversations.start","status":200,
+ *    "duration_ms":812.4,"relay_ms":0.61,"upstream_ms":35.2,"bytes_in":412,"bytes_out":5120,"refusal":null,
+ *    "session":null,"completed":true}
+ */
+import type { Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import type { UpgradeHandler } from '../../server/node-serve.js';
+import type { RelayEnv } from '../proxy/client-address.js';
+import type { RequestRecord } from '../watch.js';
+import type { RelayMetrics } from './metrics.js';
+import { isEventStreamAnswer } from './write-event-stream.js';
+
+/** What to watch: metrics, the access log, or both. */
+export interface RelayWatchOptions {
+  metrics?: RelayMetrics;
+  /** Receives each access-log line (JSON, newline-terminated); e.g. `(line) => process.stdout.write(line)`. */
+  accessLog?: (line: string) => void;
+  /** Put the client address (after `trustProxy`) in each line as `client` (default false: addresses are personal data). */
+  logAddresses?: boolean;
+}
+
+/** Hooks of the Node adapter. */
+export interface RelayWatcher {
+  /** Called as a request arrives; the returned function gets the answer once the relay has it. */
+  begin(method: string, socket: Socket | undefined, outgoing: ServerResponse | undefined, env: RelayEnv): (response: Response) => void;
+  /** Wraps the realtime upgrade handler: open sockets and their bytes. */
+  upgrade(handler: UpgradeHandler): UpgradeHandler;
+}
+
+const METHOD = /^[A-Z]{1,12}$/;
+
+export function createRelayWatcher(options: RelayWatchOptions): RelayWatcher {
+  const { metrics, accessLog, logAddresses = false } = options;
+  /** Per keep-alive connection, its byte counts when its last request ended. */
+  const counted = new WeakMap<Socket, { read: number; written: number }>();
+  return {
+    begin(method, socket, outgoing, env) {
+      const started = performance.now();
+      // From where the connection's previous request ended: its headers and body were read before this handler ran.
+      const read0 = socket ? counted.get(socket)?.read ?? 0 : 0;
+      const written0 = socket ? counted.get(socket)?.written ?? socket.bytesWritten : 0;
+      env.record = null; // asks the relay for its record
+      return (response) => {
+        const record: RequestRecord = env.record ?? {
+          requestId: response.headers.get('x-request-id') ?? '', route: 'unknown', refusal: null, session: null, ownMs: performance.now() - started, upstreamMs: 0, clientIp: '',
+        };
+        const status = response.status;
+        const streaming = isEventStreamAnswer(response);
+        if (metrics) {
+          metrics.request(record.route, status, record.ownMs, record.upstreamMs);
+          if (record.refusal) metrics.refusal(record.refusal);
+          if (record.session) metrics.session(record.session);
+          if (record.route === 'streams.resume' && status === 200) metrics.resume();
+          if (streaming) metrics.openStreams(1);
+        }
+        const ended = () => {
+          const bytesIn = socket ? socket.bytesRead - read0 : 0;
+          const bytesOut = socket ? socket.bytesWritten - written0 : 0;
+          if (socket) counted.set(socket, { read: socket.bytesRead, written: socket.bytesWritten });
+          if (metrics) {
+            metrics.bytes(bytesIn, bytesOut);
+            if (streaming) metrics.openStreams(-1);
+          }
+          if (accessLog) {
+            const line: Record<string, unknown> = {
+              time: new Date().toISOString(), request_id: record.requestId, method: METHOD.test(method) ? method : 'OTHER', route: record.route, status,
+              duration_ms: round(performance.now() - started), relay_ms: round(record.ownMs), upstream_ms: round(record.upstreamMs),
+              bytes_in: bytesIn, bytes_out: bytesOut, refusal: record.refusal, session: record.session,
+              completed: outgoing ? outgoing.writableFinished : true,
+            };
+            if (logAddresses) line.client = record.clientIp;
+            accessLog(`${JSON.stringify(line)}\n`);
+          }
+        };
+        if (outgoing && !outgoing.destroyed) outgoing.once('close', ended);
+        else ended();
+      };
+    },
+    upgrade(handler) {
+      if (!metrics) return handler;
+      return (request, duplex, head) => {
+        if (!handler(request, duplex, head)) return false;
+        const socket = duplex as Socket;
+        const read0 = socket.bytesRead ?? 0;
+        const written0 = socket.bytesWritten ?? 0;
+        metrics.openSockets(1);
+        socket.once('close', () => {
+          metrics.openSockets(-1);
+          metrics.bytes((socket.bytesRead ?? 0) - read0 + head.length, (socket.bytesWritten ?? 0) - written0);
+        });
+        return true;
+      };
+    },
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
