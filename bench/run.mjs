@@ -20,7 +20,7 @@ const benches = [
   ['platform', 'local platform on loopback', benchPlatform],
   ['platform-db', 'conversation starts on PGlite, on PostgreSQL, and with two processes on one PostgreSQL', benchPlatformDb],
   ['relay', 'relay overhead against the platform directly', benchRelay],
-  ['relay-overhead', 'relay overhead against a mock upstream, with nginx as the reference (issue 13 targets)', benchRelayOverhead],
+  ['relay-overhead', 'relay overhead against a mock upstream, as ratios to a bare Node proxy (issue 26 targets), in memory and on Redis', benchRelayOverhead],
   ['element', '<agent-chat> rendering and size (Chromium)', benchElement],
   ['speech', 'speech synthesis in the local platform', benchSpeech],
   ['audio', 'streamed speech played in Chromium over a throttled connection', benchAudio],
