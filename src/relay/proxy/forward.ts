@@ -35,7 +35,8 @@ export interface UpstreamOptions {
 export interface UpstreamRequestInit {
   url: string;
   method: string;
-  headers: Headers;
+  /** Lower-case names (a record from {@link upstreamRequestHeaders}, or `Headers`). */
+  headers: Headers | Record<string, string>;
   /** In-memory bodies are sent in one write with their length; streams are sent chunked. */
   body?: Uint8Array | ReadableStream<Uint8Array> | null;
   signal: AbortSignal;
@@ -52,9 +53,13 @@ export const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-
 /** Upstream answer headers passed to the client (everything else is dropped). */
 export const PASSED_RESPONSE_HEADERS = ['content-type', 'content-disposition', 'content-language', 'retry-after', 'x-request-id'];
 
-/** Header names listed in `Connection` (they are hop-by-hop for this message). */
-function connectionNamed(headers: Headers): Set<string> {
-  return new Set((headers.get('connection') ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
+/** Header names listed in `Connection` (they are hop-by-hop for this message); null when it lists only `keep-alive`/`close` or is absent. */
+function connectionNamed(headers: Headers): Set<string> | null {
+  const value = headers.get('connection');
+  if (value === null) return null;
+  const lower = value.trim().toLowerCase();
+  if (lower === 'keep-alive' || lower === 'close' || lower === '') return null;
+  return new Set(lower.split(',').map((s) => s.trim()).filter(Boolean));
 }
 
 function copyAllowed(from: Headers, names: string[], map: (value: string) => string = (value) => value): Headers {
@@ -62,20 +67,32 @@ function copyAllowed(from: Headers, names: string[], map: (value: string) => str
   const out = new Headers();
   for (const name of names) {
     const value = from.get(name);
-    if (value !== null && !dropped.has(name)) out.set(name, map(value));
+    if (value !== null && !dropped?.has(name)) out.set(name, map(value));
   }
   return out;
 }
 
-/** Headers of the upstream request: the allowlisted client headers plus the relay's key. */
-export function upstreamRequestHeaders(request: Request, apiKey: string): Headers {
-  return withKey(copyAllowed(request.headers, FORWARDED_REQUEST_HEADERS), apiKey);
+/**
+ * Headers of the upstream request: the allowlisted client headers plus the relay's key, as a plain record
+ * (what a `Request` and the Node client both take; no `Headers` object to build and read back per request).
+ */
+export function upstreamRequestHeaders(request: Request, apiKey: string): Record<string, string> {
+  const from = request.headers;
+  const dropped = connectionNamed(from);
+  const out: Record<string, string> = {};
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = from.get(name);
+    if (value !== null && !dropped?.has(name)) out[name] = value;
+  }
+  out.authorization = `Bearer ${apiKey}`;
+  // Compressed SSE would be buffered by decompressors; ask for bytes as they are.
+  out['accept-encoding'] = 'identity';
+  return out;
 }
 
 /** Adds the relay's own upstream headers (key, no compression) to `headers`. */
 export function withKey(headers: Headers, apiKey: string): Headers {
   headers.set('authorization', `Bearer ${apiKey}`);
-  // Compressed SSE would be buffered by decompressors; ask for bytes as they are.
   headers.set('accept-encoding', 'identity');
   return headers;
 }
