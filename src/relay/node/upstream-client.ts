@@ -8,6 +8,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isSmallLength, withBodySource, withBufferedBody, type BodySource } from '../proxy/buffered-body.js';
 import type { UpstreamSend } from '../proxy/forward.js';
+import { signalHandle } from '../proxy/lazy-abort.js';
 
 /** Options of {@link createNodeUpstreamSend}. */
 export interface NodeUpstreamOptions {
@@ -20,8 +21,8 @@ export function createNodeUpstreamSend(options: NodeUpstreamOptions = {}): Upstr
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256, scheduling: 'lifo' as const };
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   return (init) => new Promise<Response>((resolve, reject) => {
-    const { signal } = init;
-    if (signal.aborted) return reject(signal.reason);
+    const abort = init.abort ?? signalHandle(init.signal!);
+    if (abort.aborted) return reject(abort.reason);
     const target = targetOf(init.url);
     const headers: OutgoingHttpHeaders = {};
     if (init.headers instanceof Headers) {
@@ -38,20 +39,19 @@ export function createNodeUpstreamSend(options: NodeUpstreamOptions = {}): Upstr
       method: init.method, headers, agent: target.secure ? agents.https : agents.http,
     });
     let response: IncomingMessage | undefined;
-    const onAbort = () => {
-      const reason = signal.reason instanceof Error ? signal.reason : new Error('aborted');
+    const unlink = abort.onAbort(() => {
+      const reason = abort.reason instanceof Error ? abort.reason : new Error('aborted');
       req.destroy(reason);
       response?.destroy(reason);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+      reject(abort.reason);
+    });
     req.on('error', (err) => {
-      signal.removeEventListener('abort', onAbort);
+      unlink();
       reject(err);
     });
     req.on('response', (res: IncomingMessage) => {
       response = res;
-      res.on('close', () => signal.removeEventListener('abort', onAbort));
+      res.on('close', unlink);
       // A status a Response cannot carry (e.g. 600) is an unusable answer, as with fetch.
       const answer = (make: () => Response) => {
         try {

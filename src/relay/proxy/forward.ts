@@ -11,6 +11,7 @@ import { bufferedBodyOf } from './buffered-body.js';
 import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
 import { RelayError, upstreamError } from '../errors.js';
 import { scrubKey } from './scrub.js';
+import { abortHandleOf, type AbortHandle, type LazyAbortController } from './lazy-abort.js';
 
 /** The platform the relay forwards to. */
 export interface UpstreamOptions {
@@ -39,7 +40,10 @@ export interface UpstreamRequestInit {
   headers: Headers | Record<string, string>;
   /** In-memory bodies are sent in one write with their length; streams are sent chunked. */
   body?: Uint8Array | ReadableStream<Uint8Array> | null;
-  signal: AbortSignal;
+  /** Aborts the request (a Web caller's); a host client reads {@link UpstreamRequestInit.abort} first when given. */
+  signal?: AbortSignal;
+  /** The same abort without an `AbortSignal` (the relay's own calls: see lazy-abort.ts). One of the two is given. */
+  abort?: AbortHandle;
 }
 
 /**
@@ -109,7 +113,7 @@ export interface UpstreamCall {
   /** Whether the request may be sent twice (its body is in memory, or it has none). */
   retryable: boolean;
   /** Aborts the upstream request: client gone, timeout, or body overflow. */
-  controller: AbortController;
+  controller: AbortController | LazyAbortController;
   fetch: (request: Request) => Promise<Response>;
   /** Sends an attempt without building a `Request` (the host's own client); replaces `fetch(build())` when given. */
   send?: () => Promise<Response>;
@@ -121,6 +125,7 @@ export interface UpstreamCall {
 /** Calls the upstream; throws a {@link RelayError} (502/504) when it cannot answer. */
 export async function callUpstream(call: UpstreamCall): Promise<Response> {
   const timer = setTimeout(() => call.controller.abort(new TimeoutReason()), call.timeoutMs);
+  const abort = abortHandleOf(call.controller);
   try {
     for (let attempt = 1; ; attempt++) {
       const last = !call.retryable || attempt >= 2;
@@ -128,16 +133,16 @@ export async function callUpstream(call: UpstreamCall): Promise<Response> {
       try {
         response = await (call.send ? call.send() : call.fetch(call.build()));
       } catch (err) {
-        if (call.controller.signal.aborted) throw abortedError(call.controller.signal.reason);
+        if (abort.aborted) throw abortedError(abort.reason);
         // The platform had begun to answer: the request may have run, so it is never sent again.
         if ((err as { answered?: boolean } | null)?.answered === true) throw upstreamError(502, 'The platform answer broke off', 'upstream_unavailable');
         if (last) throw upstreamError(502, 'The platform could not be reached', 'upstream_unavailable');
-        await delay(call.retryDelayMs, call.controller.signal);
+        await delay(call.retryDelayMs, abort);
         continue;
       }
       if ((response.status === 502 || response.status === 503) && !last) {
         void response.body?.cancel().catch(() => {});
-        await delay(call.retryDelayMs, call.controller.signal);
+        await delay(call.retryDelayMs, abort);
         continue;
       }
       return response;
@@ -161,18 +166,17 @@ function abortedError(reason: unknown): RelayError {
   return upstreamError(499, 'Request aborted by the client', 'client_closed_request');
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+function delay(ms: number, abort: AbortHandle): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(abortedError(signal.reason));
-    const onAbort = () => {
+    if (abort.aborted) return reject(abortedError(abort.reason));
+    const unlink = abort.onAbort(() => {
       clearTimeout(t);
-      reject(abortedError(signal.reason));
-    };
+      reject(abortedError(abort.reason));
+    });
     const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      unlink();
       resolve();
     }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 
