@@ -345,9 +345,10 @@ function ratios(r, b, d) {
   };
 }
 
-/** `0.93× (target ≤ 1.5×) ✓` */
+/** `0.93× (target ≤ 1.5×) ✓`; a ratio to a bare-proxy time at or below direct's (noise) is no measure. */
 function judged(key, value) {
   const t = TARGETS[key];
+  if (!Number.isFinite(value) || value < 0) return `n/a: the bare proxy added no time in this run (a loaded machine?) ${mark(false)}`;
   const ok = t.max !== undefined ? value <= t.max : value >= t.min;
   return `${value.toFixed(2)}× (target ${t.max !== undefined ? '≤ ' + t.max : '≥ ' + t.min}×) ${mark(ok)}`;
 }

@@ -21,7 +21,7 @@ export function createNodeUpstreamSend(options: NodeUpstreamOptions = {}): Upstr
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256, scheduling: 'lifo' as const };
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   return (init) => new Promise<Response>((resolve, reject) => {
-    const abort = init.abort ?? signalHandle(init.signal!);
+    const abort = init.abort ?? signalHandle(init.signal);
     if (abort.aborted) return reject(abort.reason);
     const target = targetOf(init.url);
     const headers: OutgoingHttpHeaders = {};

@@ -68,6 +68,8 @@ export async function forward(job: ForwardJob): Promise<{ response: Response; ex
   const hostSend = runtime.upstream.hostClient ? state.env?.upstreamSend : undefined;
   const send = hostSend && (() => hostSend({
     url, method: route.method, headers, body: counted ? counted.stream : job.body, abort: controller,
+    // For a host client that reads the signal: made then, not before.
+    get signal() { return controller.signal; },
   }));
 
   const started = performance.now();

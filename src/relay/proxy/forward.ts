@@ -40,9 +40,9 @@ export interface UpstreamRequestInit {
   headers: Headers | Record<string, string>;
   /** In-memory bodies are sent in one write with their length; streams are sent chunked. */
   body?: Uint8Array | ReadableStream<Uint8Array> | null;
-  /** Aborts the request (a Web caller's); a host client reads {@link UpstreamRequestInit.abort} first when given. */
-  signal?: AbortSignal;
-  /** The same abort without an `AbortSignal` (the relay's own calls: see lazy-abort.ts). One of the two is given. */
+  /** Aborts the request. On the relay's own calls it is a getter making the signal on first read: prefer `abort`. */
+  signal: AbortSignal;
+  /** The same abort without an `AbortSignal` (lazy-abort.ts), when the caller has one: cheaper to listen to. */
   abort?: AbortHandle;
 }
 
