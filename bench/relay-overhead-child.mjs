@@ -2,7 +2,8 @@
 //   upstream <key>               a mock platform on plain node:http: small JSON answers, and SSE answers of
 //                                `bench_events` events `bench_gap_ms` apart, each stamped with its send time;
 //   relay <upstream-url> <key> <origin> [dist]   the relay (serveRelay on loopback) in front of that mock
-//                                         (from `dist`, another build's dist/ directory, for a before/after run);
+//                                         (from `dist`, another build's dist/ directory, for a before/after run;
+//                                         with PARLEY_BENCH_REDIS_URL set, its state in that Redis);
 //   bare-proxy <upstream-url> <key>       the least a Node proxy does (node:http in, keep-alive node:http out,
 //                                         no checks): the floor of what the relay could cost on this runtime.
 // Each prints `READY <url>` once listening, and exits on SIGTERM (so `--cpu-prof` writes its profile).
@@ -56,15 +57,19 @@ function streamEvents(res, count, gapMs) {
 }
 
 async function relay(upstreamUrl, key, origin, dist = new URL('../dist', import.meta.url).pathname) {
-  const { ALL_SCOPES, createRelay, serveRelay } = await import(`${dist}/relay/index.js`);
+  const { ALL_SCOPES, createRelay, createRedisStateStore, serveRelay } = await import(`${dist}/relay/index.js`);
   const unlimited = 1e9;
+  const redisUrl = process.env.PARLEY_BENCH_REDIS_URL;
+  const store = redisUrl ? await createRedisStateStore({ url: redisUrl, keyPrefix: `bench${process.pid}:` }) : undefined;
   const r = createRelay({
+    ...(store ? { store } : {}),
     upstream: { baseUrl: upstreamUrl, apiKey: key, ...(process.env.PARLEY_BENCH_GLOBAL_FETCH ? { fetch: (request) => fetch(request) } : {}) },
     allowedOrigins: [origin],
     policy: { scopes: [...ALL_SCOPES], agents: ['*'], models: ['*'], limits: { requestsPerMinute: unlimited, burst: unlimited, concurrentStreams: 1000 } },
     limits: { requestsPerMinute: unlimited, burst: unlimited, sessionsPerMinute: unlimited, sessionBurst: unlimited },
   });
-  return serveRelay(r);
+  const served = await serveRelay(r);
+  return { url: served.url, close: async () => { await served.close(); await store?.close(); } };
 }
 
 /** A bare pass-through proxy: headers copied, the key added, bodies piped both ways. */

@@ -21,7 +21,7 @@ const benches = [
   ['platform', 'local platform on loopback', benchPlatform],
   ['platform-db', 'conversation starts on PGlite, on PostgreSQL, and with two processes on one PostgreSQL', benchPlatformDb],
   ['relay', 'relay overhead against the platform directly', benchRelay],
-  ['relay-overhead', 'relay overhead against a mock upstream, with nginx as the reference (issue 13 targets)', benchRelayOverhead],
+  ['relay-overhead', 'relay overhead against a mock upstream, as ratios to a bare Node proxy (issue 26 targets), in memory and on Redis', benchRelayOverhead],
   ['realtime-flood', "a million one-byte frames on the relay's realtime socket (parley-relay as a child process)", benchRealtimeFlood],
   ['element', '<agent-chat> rendering and size (Chromium)', benchElement],
   ['speech', 'speech synthesis in the local platform', benchSpeech],

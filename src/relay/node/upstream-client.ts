@@ -8,6 +8,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isSmallLength, withBodySource, withBufferedBody, type BodySource } from '../proxy/buffered-body.js';
 import type { UpstreamSend } from '../proxy/forward.js';
+import { signalHandle } from '../proxy/lazy-abort.js';
 
 /** Options of {@link createNodeUpstreamSend}. */
 export interface NodeUpstreamOptions {
@@ -20,32 +21,37 @@ export function createNodeUpstreamSend(options: NodeUpstreamOptions = {}): Upstr
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 256, scheduling: 'lifo' as const };
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   return (init) => new Promise<Response>((resolve, reject) => {
-    const { signal } = init;
-    if (signal.aborted) return reject(signal.reason);
-    const url = new URL(init.url);
-    const secure = url.protocol === 'https:';
+    const abort = init.abort ?? signalHandle(init.signal);
+    if (abort.aborted) return reject(abort.reason);
+    const target = targetOf(init.url);
     const headers: OutgoingHttpHeaders = {};
-    init.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
+    if (init.headers instanceof Headers) {
+      init.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+    } else {
+      Object.assign(headers, init.headers);
+    }
     const body = init.body ?? undefined;
     if (body instanceof Uint8Array) headers['content-length'] = String(body.byteLength);
-    const req = (secure ? httpsRequest : httpRequest)(url, { method: init.method, headers, agent: secure ? agents.https : agents.http });
+    const req = (target.secure ? httpsRequest : httpRequest)({
+      protocol: target.protocol, hostname: target.hostname, port: target.port, path: target.path,
+      method: init.method, headers, agent: target.secure ? agents.https : agents.http,
+    });
     let response: IncomingMessage | undefined;
-    const onAbort = () => {
-      const reason = signal.reason instanceof Error ? signal.reason : new Error('aborted');
+    const unlink = abort.onAbort(() => {
+      const reason = abort.reason instanceof Error ? abort.reason : new Error('aborted');
       req.destroy(reason);
       response?.destroy(reason);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+      reject(abort.reason);
+    });
     req.on('error', (err) => {
-      signal.removeEventListener('abort', onAbort);
+      unlink();
       reject(err);
     });
     req.on('response', (res: IncomingMessage) => {
       response = res;
-      res.on('close', () => signal.removeEventListener('abort', onAbort));
+      res.on('close', unlink);
       // A status a Response cannot carry (e.g. 600) is an unusable answer, as with fetch.
       const answer = (make: () => Response) => {
         try {
@@ -63,6 +69,27 @@ export function createNodeUpstreamSend(options: NodeUpstreamOptions = {}): Upstr
     if (body instanceof ReadableStream) void pump(body, req);
     else req.end(body);
   });
+}
+
+/** Where an upstream URL goes: its origin's parts (parsed once per origin) and its path with query. */
+interface Target { secure: boolean; protocol: string; hostname: string; port: string; path: string }
+
+const origins = new Map<string, Omit<Target, 'path'>>();
+
+/** Splits an absolute http(s) URL into request options; the origin is parsed with `URL` once and remembered. */
+function targetOf(href: string): Target {
+  const slash = href.indexOf('/', href.indexOf('//') + 2);
+  const origin = slash < 0 ? href : href.slice(0, slash);
+  let parts = origins.get(origin);
+  if (!parts) {
+    const url = new URL(origin);
+    const secure = url.protocol === 'https:';
+    // `hostname` keeps IPv6 brackets; node:http wants them off.
+    parts = { secure, protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || (secure ? '443' : '80') };
+    if (origins.size < 64) origins.set(origin, parts);
+  }
+  const path = slash < 0 ? '/' : href.slice(slash);
+  return { ...parts, path };
 }
 
 /**
@@ -127,10 +154,20 @@ function readWhole(res: IncomingMessage): Promise<Uint8Array> {
   });
 }
 
+/**
+ * The answer's headers, without those that say nothing past this hop: `Date`, `Keep-Alive` and a `Connection`
+ * of only `keep-alive`/`close` (one `Connection` naming other headers is kept, so they are dropped downstream).
+ */
 function headersOf(res: IncomingMessage): Headers {
   const headers = new Headers();
   const raw = res.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    const value = raw[i + 1]!;
+    if (name.length === 4 && name.toLowerCase() === 'date') continue;
+    if (name.length === 10 && (name.toLowerCase() === 'keep-alive' || (name.toLowerCase() === 'connection' && /^\s*(keep-alive|close)\s*$/i.test(value)))) continue;
+    headers.append(name, value);
+  }
   return headers;
 }
 

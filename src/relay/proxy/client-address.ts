@@ -67,8 +67,22 @@ export function clientAddress(request: Request, env: RelayEnv | undefined, optio
   return socket ?? 'unknown';
 }
 
+/** Keys of recently seen addresses (a client sends many requests; its key is worked out once). */
+const recentKeys = new Map<string, string>();
+const RECENT_KEYS = 4096;
+
 /** The rate-limit key of an address: IPv4 as is, IPv6 by its /56 prefix, IPv4-mapped IPv6 as IPv4. */
 export function addressKey(address: string): string {
+  let key = recentKeys.get(address);
+  if (key === undefined) {
+    key = keyOf(address);
+    if (recentKeys.size >= RECENT_KEYS) recentKeys.clear();
+    recentKeys.set(address, key);
+  }
+  return key;
+}
+
+function keyOf(address: string): string {
   const ip = parseIp(address);
   if (!ip) return address.slice(0, 64);
   if (ip.kind === 4) return ip.text;

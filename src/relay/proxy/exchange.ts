@@ -5,6 +5,7 @@
  */
 import { clientClosed } from '../errors.js';
 import { callUpstream, upstreamRequestHeaders } from './forward.js';
+import { LazyAbortController } from './lazy-abort.js';
 import type { StreamSlot } from './limits.js';
 import { upstreamUrl, type RelayRoute } from './route-table.js';
 import { audioFormRules, guardUpload, missingBoundary, type GuardedUpload, type UploadChecks } from '../uploads/upload.js';
@@ -25,7 +26,8 @@ export interface ForwardJob {
 
 /** The upstream side of a job: its abort controller and the client-abort link. */
 export interface Exchange {
-  controller: AbortController;
+  /** Its signal is made only if a Web stream or `fetch` asks for it (lazy-abort.ts). */
+  controller: LazyAbortController;
   /** Unlinks the client's abort signal: called once the upstream answer is complete (completion is not an abort). */
   detach: () => void;
 }
@@ -37,7 +39,7 @@ export interface Exchange {
 export async function forward(job: ForwardJob): Promise<{ response: Response; exchange: Exchange }> {
   const { runtime, state, route } = job;
   const { request } = state;
-  const controller = new AbortController();
+  const controller = new LazyAbortController();
   // The client going away cancels the upstream request, until the upstream answer is complete.
   const onClientGone = () => controller.abort(clientClosed());
   const exchange: Exchange = { controller, detach: whenClientGone(state, onClientGone) };
@@ -66,7 +68,9 @@ export async function forward(job: ForwardJob): Promise<{ response: Response; ex
   // The host's own client (Node: keep-alive node:http), when the relay was given no fetch of its own.
   const hostSend = runtime.upstream.hostClient ? state.env?.upstreamSend : undefined;
   const send = hostSend && (() => hostSend({
-    url: String(url), method: route.method, headers, body: counted ? counted.stream : job.body, signal: controller.signal,
+    url, method: route.method, headers, body: counted ? counted.stream : job.body, abort: controller,
+    // For a host client that reads the signal: made then, not before.
+    get signal() { return controller.signal; },
   }));
 
   const started = performance.now();

@@ -11,6 +11,7 @@ import { bufferedBodyOf } from './buffered-body.js';
 import { BodyTooLargeError, readCapped } from '../../server/read-capped.js';
 import { RelayError, upstreamError } from '../errors.js';
 import { scrubKey } from './scrub.js';
+import { abortHandleOf, type AbortHandle, type LazyAbortController } from './lazy-abort.js';
 
 /** The platform the relay forwards to. */
 export interface UpstreamOptions {
@@ -35,10 +36,14 @@ export interface UpstreamOptions {
 export interface UpstreamRequestInit {
   url: string;
   method: string;
-  headers: Headers;
+  /** Lower-case names (a record from {@link upstreamRequestHeaders}, or `Headers`). */
+  headers: Headers | Record<string, string>;
   /** In-memory bodies are sent in one write with their length; streams are sent chunked. */
   body?: Uint8Array | ReadableStream<Uint8Array> | null;
+  /** Aborts the request. On the relay's own calls it is a getter making the signal on first read: prefer `abort`. */
   signal: AbortSignal;
+  /** The same abort without an `AbortSignal` (lazy-abort.ts), when the caller has one: cheaper to listen to. */
+  abort?: AbortHandle;
 }
 
 /**
@@ -52,9 +57,13 @@ export const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-
 /** Upstream answer headers passed to the client (everything else is dropped). */
 export const PASSED_RESPONSE_HEADERS = ['content-type', 'content-disposition', 'content-language', 'retry-after', 'x-request-id'];
 
-/** Header names listed in `Connection` (they are hop-by-hop for this message). */
-function connectionNamed(headers: Headers): Set<string> {
-  return new Set((headers.get('connection') ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
+/** Header names listed in `Connection` (they are hop-by-hop for this message); null when it lists only `keep-alive`/`close` or is absent. */
+function connectionNamed(headers: Headers): Set<string> | null {
+  const value = headers.get('connection');
+  if (value === null) return null;
+  const lower = value.trim().toLowerCase();
+  if (lower === 'keep-alive' || lower === 'close' || lower === '') return null;
+  return new Set(lower.split(',').map((s) => s.trim()).filter(Boolean));
 }
 
 function copyAllowed(from: Headers, names: string[], map: (value: string) => string = (value) => value): Headers {
@@ -62,20 +71,32 @@ function copyAllowed(from: Headers, names: string[], map: (value: string) => str
   const out = new Headers();
   for (const name of names) {
     const value = from.get(name);
-    if (value !== null && !dropped.has(name)) out.set(name, map(value));
+    if (value !== null && !dropped?.has(name)) out.set(name, map(value));
   }
   return out;
 }
 
-/** Headers of the upstream request: the allowlisted client headers plus the relay's key. */
-export function upstreamRequestHeaders(request: Request, apiKey: string): Headers {
-  return withKey(copyAllowed(request.headers, FORWARDED_REQUEST_HEADERS), apiKey);
+/**
+ * Headers of the upstream request: the allowlisted client headers plus the relay's key, as a plain record
+ * (what a `Request` and the Node client both take; no `Headers` object to build and read back per request).
+ */
+export function upstreamRequestHeaders(request: Request, apiKey: string): Record<string, string> {
+  const from = request.headers;
+  const dropped = connectionNamed(from);
+  const out: Record<string, string> = {};
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = from.get(name);
+    if (value !== null && !dropped?.has(name)) out[name] = value;
+  }
+  out.authorization = `Bearer ${apiKey}`;
+  // Compressed SSE would be buffered by decompressors; ask for bytes as they are.
+  out['accept-encoding'] = 'identity';
+  return out;
 }
 
 /** Adds the relay's own upstream headers (key, no compression) to `headers`. */
 export function withKey(headers: Headers, apiKey: string): Headers {
   headers.set('authorization', `Bearer ${apiKey}`);
-  // Compressed SSE would be buffered by decompressors; ask for bytes as they are.
   headers.set('accept-encoding', 'identity');
   return headers;
 }
@@ -92,7 +113,7 @@ export interface UpstreamCall {
   /** Whether the request may be sent twice (its body is in memory, or it has none). */
   retryable: boolean;
   /** Aborts the upstream request: client gone, timeout, or body overflow. */
-  controller: AbortController;
+  controller: AbortController | LazyAbortController;
   fetch: (request: Request) => Promise<Response>;
   /** Sends an attempt without building a `Request` (the host's own client); replaces `fetch(build())` when given. */
   send?: () => Promise<Response>;
@@ -104,6 +125,7 @@ export interface UpstreamCall {
 /** Calls the upstream; throws a {@link RelayError} (502/504) when it cannot answer. */
 export async function callUpstream(call: UpstreamCall): Promise<Response> {
   const timer = setTimeout(() => call.controller.abort(new TimeoutReason()), call.timeoutMs);
+  const abort = abortHandleOf(call.controller);
   try {
     for (let attempt = 1; ; attempt++) {
       const last = !call.retryable || attempt >= 2;
@@ -111,16 +133,16 @@ export async function callUpstream(call: UpstreamCall): Promise<Response> {
       try {
         response = await (call.send ? call.send() : call.fetch(call.build()));
       } catch (err) {
-        if (call.controller.signal.aborted) throw abortedError(call.controller.signal.reason);
+        if (abort.aborted) throw abortedError(abort.reason);
         // The platform had begun to answer: the request may have run, so it is never sent again.
         if ((err as { answered?: boolean } | null)?.answered === true) throw upstreamError(502, 'The platform answer broke off', 'upstream_unavailable');
         if (last) throw upstreamError(502, 'The platform could not be reached', 'upstream_unavailable');
-        await delay(call.retryDelayMs, call.controller.signal);
+        await delay(call.retryDelayMs, abort);
         continue;
       }
       if ((response.status === 502 || response.status === 503) && !last) {
         void response.body?.cancel().catch(() => {});
-        await delay(call.retryDelayMs, call.controller.signal);
+        await delay(call.retryDelayMs, abort);
         continue;
       }
       return response;
@@ -144,18 +166,17 @@ function abortedError(reason: unknown): RelayError {
   return upstreamError(499, 'Request aborted by the client', 'client_closed_request');
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+function delay(ms: number, abort: AbortHandle): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(abortedError(signal.reason));
-    const onAbort = () => {
+    if (abort.aborted) return reject(abortedError(abort.reason));
+    const unlink = abort.onAbort(() => {
       clearTimeout(t);
-      reject(abortedError(signal.reason));
-    };
+      reject(abortedError(abort.reason));
+    });
     const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      unlink();
       resolve();
     }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 

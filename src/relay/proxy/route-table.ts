@@ -180,35 +180,41 @@ export function createRouteTable(routes: RelayRoute[]): RouteTable {
     else bySegmentCount.set(segments.length, [compiled]);
   }
 
-  /** Routes whose template the path fits, in table order. */
-  const matchPath = (path: string): CompiledRoute[] => {
+  /** Routes whose template the path's segments fit, in table order. */
+  const matchParts = (path: string, parts: string[]): CompiledRoute[] => {
     if (!isCleanPath(path)) return [];
-    const parts = path.split('/').slice(1);
     const found: CompiledRoute[] = [];
     for (const c of bySegmentCount.get(parts.length) ?? []) {
-      if (c.segments.every((seg, i) => ('literal' in seg ? seg.literal === parts[i] : seg.pattern.test(parts[i]!)))) found.push(c);
+      let fits = true;
+      for (let i = 0; fits && i < c.segments.length; i++) {
+        const seg = c.segments[i]!;
+        fits = 'literal' in seg ? seg.literal === parts[i] : seg.pattern.test(parts[i]!);
+      }
+      if (fits) found.push(c);
     }
     return found;
   };
+  const matchPath = (path: string): CompiledRoute[] => matchParts(path, path.split('/').slice(1));
 
-  const paramsOf = (c: CompiledRoute, path: string): Record<string, string> => {
+  const paramsOf = (c: CompiledRoute, parts: string[]): Record<string, string> => {
     const params: Record<string, string> = {};
-    const parts = path.split('/').slice(1);
-    c.segments.forEach((seg, i) => {
+    for (let i = 0; i < c.segments.length; i++) {
+      const seg = c.segments[i]!;
       if ('param' in seg) params[seg.param] = parts[i]!;
-    });
+    }
     return params;
   };
 
   return {
     routes,
     match(method, path) {
-      const found = matchPath(path);
+      const parts = path.split('/').slice(1);
+      const found = matchParts(path, parts);
       if (!found.length) return { kind: 'none' };
       // A literal segment beats a parameter (e.g. `/v1/models` vs a future `/v1/models/{id}`): prefer fewer params.
       let best: CompiledRoute | undefined;
       for (const c of found) if (c.route.method === method && (!best || c.paramCount < best.paramCount)) best = c;
-      if (best) return { kind: 'route', route: best.route, params: paramsOf(best, path) };
+      if (best) return { kind: 'route', route: best.route, params: paramsOf(best, parts) };
       return { kind: 'wrong-method', allow: [...new Set(found.map((c) => c.route.method))] };
     },
     methodsFor(path) {
@@ -218,15 +224,29 @@ export function createRouteTable(routes: RelayRoute[]): RouteTable {
 }
 
 /** The upstream URL of a matched route: the fixed base plus the template filled with encoded parameters and the allowed query. */
-export function upstreamUrl(baseUrl: string, route: RelayRoute, params: Record<string, string>, query: URLSearchParams): URL {
-  const url = new URL(baseUrl);
-  const prefix = url.pathname.replace(/\/+$/, '');
-  const path = route.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
-  url.pathname = prefix + path;
-  url.search = '';
-  url.hash = '';
-  for (const name of route.query ?? []) {
-    for (const value of query.getAll(name)) url.searchParams.append(name, value);
+export function upstreamUrl(baseUrl: string, route: RelayRoute, params: Record<string, string>, query: URLSearchParams): string {
+  let path = route.path;
+  if (path.includes('{')) path = path.replace(/\{([a-z_]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  let search = '';
+  if (route.query?.length && query.size) {
+    const kept = new URLSearchParams();
+    for (const name of route.query) {
+      for (const value of query.getAll(name)) kept.append(name, value);
+    }
+    search = kept.size ? `?${kept}` : '';
   }
-  return url;
+  return upstreamBaseOf(baseUrl) + path + search;
+}
+
+const bases = new Map<string, string>();
+
+/** `baseUrl` without query, fragment and trailing slashes (what route paths are appended to), parsed once per base. */
+function upstreamBaseOf(baseUrl: string): string {
+  let base = bases.get(baseUrl);
+  if (base === undefined) {
+    const url = new URL(baseUrl);
+    base = url.origin + url.pathname.replace(/\/+$/, '');
+    if (bases.size < 64) bases.set(baseUrl, base);
+  }
+  return base;
 }
