@@ -56,7 +56,7 @@ export async function forward(job: ForwardJob): Promise<{ response: Response; ex
   }
   const url = upstreamUrl(runtime.upstream.baseUrl, route, job.params, state.url.searchParams);
   const headers = upstreamRequestHeaders(request, runtime.upstream.apiKey);
-  headers.set('x-request-id', state.requestId);
+  headers['x-request-id'] = state.requestId;
   const build = () => new Request(url, {
     method: route.method,
     headers,
