@@ -63,6 +63,7 @@ async function selectElement(tag) {
   /** @type {HTMLSelectElement} */ ($('page-dir')).value = state.page.dir;
   /** @type {HTMLInputElement} */ ($('page-lang')).value = state.page.lang;
   await import(`/assets/${tag}.js`);
+  if (model.tag !== tag) return; // another element was picked while this one loaded
   live?.remove();
   live = document.createElement(tag);
   $('preview-frame').append(live);

@@ -138,6 +138,15 @@ describe('the playground', () => {
       expect(await page.locator(`#css-dark${css.name.replace(/^-+/, '-')}`).count(), css.name).toBe(1);
     }
 
+    // Another element: its own controls from the manifest, and it replaces the live element.
+    await page.locator('#element-select').selectOption('speech-player');
+    await page.locator('#preview-frame speech-player').waitFor();
+    expect(await page.getByLabel('rate', { exact: true }).count()).toBe(1);
+    expect(await page.getByLabel('mode', { exact: true }).count()).toBe(0);
+    expect(await page.locator('#preview-frame agent-chat').count()).toBe(0);
+    await page.locator('#element-select').selectOption('agent-chat');
+    await page.locator('#preview-frame agent-chat').waitFor();
+
     // A dark, right-to-left launcher with speech, a dark accent colour, starters and a tool.
     await page.getByLabel('theme', { exact: true }).selectOption('dark');
     await page.getByLabel('mode', { exact: true }).selectOption('launcher');
