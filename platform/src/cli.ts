@@ -21,6 +21,7 @@ import { DEFAULT_MODELS, DEFAULT_REALTIME_MODEL } from 'parley-kit/client';
 import { ensureAgentLibrary, ensureDemoAgents, ensureDemoConnector } from './demo/agents.js';
 import { DEMO_LIBRARY_NAME, ensureDemoLibrary, readShopPages, shopPage } from './demo/library.js';
 import { ensureFeedbackDataset } from './demo/feedback-dataset.js';
+import { playgroundConfig } from './demo/playground.js';
 import { startDemoMcpServer, type DemoMcpServer } from './demo-mcp/server.js';
 
 const DEV_API_KEY = 'parley-dev-key';
@@ -205,6 +206,15 @@ async function runStart(values: Values): Promise<void> {
     app.all('/v1/*', (c) => p.fetch(c.req.raw));
   }
   app.get('/demo-config.json', (c) => c.json(demo));
+  // The playground (demo/playground.html) builds its controls from the manifest and writes a runnable relay command.
+  const manifest = readFileSync(join(KIT_ROOT, 'custom-elements.json'), 'utf8');
+  app.get('/custom-elements.json', (c) => c.body(manifest, 200, { 'content-type': 'application/json; charset=utf-8' }));
+  app.get('/playground-config.json', (c) => c.json(playgroundConfig({
+    version: (JSON.parse(readFileSync(join(KIT_ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+    ...(realKey ? { real: { baseUrl: process.env.PLATFORM_BASE_URL || 'https://api.mistral.ai' } } : {}),
+    serverUrl: publicOrigin ?? ownUrl, devKey: localKey === DEV_API_KEY ? DEV_API_KEY : undefined, demo,
+  })));
+  app.get('/playground', serveStatic({ path: relativeToCwd(join(KIT_ROOT, 'demo/playground.html')) }));
   // The shop's pages (what the shop agent's library holds and its replies cite), as text.
   const pages = readShopPages(join(KIT_ROOT, 'demo/shop-pages'));
   app.get('/shop/:page', (c) => {
@@ -223,7 +233,7 @@ async function runStart(values: Values): Promise<void> {
     await ensureAgentLibrary(platform.fetch, localKey, demo.agentId, libraryId);
     lines.push(`  shop library   "${DEMO_LIBRARY_NAME}" ${libraryId}   (${pages.map((p) => `/shop/${p.slug}`).join(', ')}; the shop agent's document_library)`);
   }
-  process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  documents      ${server.url}/documents.html`, ...(demo.ordersAgentId ? [`  order tracker  ${server.url}/orders.html   (tools over MCP)`] : []), `  relay          ${server.url}/api`,
+  process.stdout.write([`Parley is running: ${server.url}/`, `  shop demo      ${server.url}/shop.html`, `  documents      ${server.url}/documents.html`, `  playground     ${server.url}/playground   (try the elements' settings; copy the embed code and relay command)`, ...(demo.ordersAgentId ? [`  order tracker  ${server.url}/orders.html   (tools over MCP)`] : []), `  relay          ${server.url}/api`,
     `  origins        ${[publicOrigin ?? server.url, ...allowedOrigins].join(', ')}   (pages that may use the relay; --allow-origin adds one${publicOrigin ? '' : '; by a host name other than localhost, set --public-origin'})`,
     `  CDN-style tag  <script type="module" src="${server.url}/assets/agent-chat.js"></script>`,
     ...lines.map((l) => l.replace('<port>', String(server.port)))].join('\n') + '\n');

@@ -23,7 +23,8 @@ export interface ParleyStart {
 export function parleyStartUrl(child: ChildProcess): Promise<{ url: string; banner: string }> {
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`parley start did not come up: ${out}`)), 60_000);
+    // On a loaded machine (shared CI runners) the first start (database, demo agents, library) takes over a minute.
+    const timer = setTimeout(() => reject(new Error(`parley start did not come up: ${out}`)), 150_000);
     child.stdout!.on('data', (d) => {
       out += d;
       const m = out.match(/Parley is running: (http:\/\/\S+?)\/?\s/);
