@@ -43,6 +43,11 @@ export function markdownRenderer() {
   marked.use({
     renderer: {
       html({ text }) { return escapeHtml(text); },
+      // A code block may scroll sideways: it takes focus so a keyboard can scroll it.
+      code({ text, lang }) {
+        const language = /^[\w-]+$/.test(lang ?? '') ? ` class="language-${lang}"` : '';
+        return `<pre tabindex="0"><code${language}>${escapeHtml(text)}</code></pre>\n`;
+      },
       heading({ tokens, depth, text }) {
         return `<h${depth} id="${escapeHtml(slug(text))}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
       },
@@ -76,6 +81,7 @@ function page({ title, body, depth = 0, current }) {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Parley ${escapeHtml(VERSION)}</title>
+<link rel="icon" href="${up}favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${up}docs.css">
 <script type="module" src="${up}docs.js"></script>
 </head>
@@ -104,7 +110,7 @@ function guideTitle(name) {
 /** The live example of an element: markup that works against the relay `parley start` serves at /api. */
 function liveExample(tag) {
   const attributes = {
-    'agent-chat': 'relay-url="/api" heading="Live example" style="height: 28rem"',
+    'agent-chat': 'relay-url="/api" model="parley-local" heading="Live example" style="height: 28rem"',
     'speech-player': 'relay-url="/api" text="Welcome to the Parley reference. This sentence is synthesised as you listen."',
     'audio-transcriber': 'relay-url="/api" heading="Live example"',
     'doc-ocr-viewer': 'relay-url="/api" heading="Live example"',
@@ -114,7 +120,8 @@ function liveExample(tag) {
 
 function tableOf(element, section, md) {
   const rows = element[section.key];
-  if (rows.length === 0) return `<section aria-labelledby="${section.id}s"><h2 id="${section.id}s">${section.title}</h2><p>None.</p></section>`;
+  const heading = `<h2 id="${section.anchor}">${section.title}</h2>`;
+  if (rows.length === 0) return `<section>${heading}<p>None.</p></section>`;
   const columns = {
     attributes: [['Attribute', (r) => `<code>${escapeHtml(r.name)}</code>`], ['Type', (r) => `<code>${escapeHtml(r.type)}</code>`], ['Default', (r) => (r.default ? `<code>${escapeHtml(r.default)}</code>` : '')], ['Property', (r) => (r.property ? `<a href="#property-${escapeHtml(r.property)}"><code>${escapeHtml(r.property)}</code></a>` : '')]],
     properties: [['Property', (r) => `<code>${escapeHtml(r.name)}</code>${r.readonly ? ' <span class="tag">read-only</span>' : ''}`], ['Type', (r) => `<code>${escapeHtml(r.type)}</code>`], ['Default', (r) => (r.default ? `<code>${escapeHtml(r.default)}</code>` : '')], ['Attribute', (r) => (r.attribute ? `<a href="#attribute-${escapeHtml(r.attribute)}"><code>${escapeHtml(r.attribute)}</code></a>` : '')]],
@@ -126,8 +133,9 @@ function tableOf(element, section, md) {
   }[section.key];
   const head = [...columns.map(([title]) => title), 'Description'].map((t) => `<th scope="col">${t}</th>`).join('');
   const body = rows.map((r) => `<tr id="${escapeHtml(memberId(section, r.name))}">${columns.map(([, cell]) => `<td>${cell(r)}</td>`).join('')}<td>${md.inline(r.description)}</td></tr>`).join('\n');
-  return `<section aria-labelledby="${section.id}s"><h2 id="${section.id}s">${section.title}</h2>
-<div class="scroll" role="region" aria-labelledby="${section.id}s" tabindex="0"><table><thead><tr>${head}</tr></thead><tbody>
+  // The table scrolls sideways on a phone: a named region that takes focus, so a keyboard can scroll it.
+  return `<section>${heading}
+<div class="scroll" role="region" aria-labelledby="${section.anchor}" tabindex="0"><table><thead><tr>${head}</tr></thead><tbody>
 ${body}
 </tbody></table></div></section>`;
 }
@@ -137,10 +145,11 @@ function elementPage(element, assets, md) {
   const body = `<h1><code>&lt;${escapeHtml(element.tag)}&gt;</code></h1>
 ${element.summary ? `<p class="summary">${md.inline(element.summary)}</p>` : ''}
 ${element.description && element.description !== element.summary ? md.block(element.description) : ''}
-<section aria-labelledby="example">
+<section>
 <h2 id="example">Live example</h2>
-<p>Loaded from the CDN bundle and talking to the relay at <code>/api</code> (what <code>npm start</code> serves). Its events are listed below as they fire.</p>
-<pre><code>${escapeHtml(`<script type="module" src="https://cdn.jsdelivr.net/npm/parley-kit@${VERSION}/dist/browser/${element.tag}.js"></script>\n${example}`)}</code></pre>
+<p>Loaded from the CDN bundle and talking to the relay at <code>/api</code> that <code>npm start</code> serves, in front of the
+local platform${element.tag === 'agent-chat' ? ' (its model <code>parley-local</code>; on your site, give your <code>agent-id</code>)' : ''}. Its events are listed below as they fire.</p>
+<pre tabindex="0"><code>${escapeHtml(`<script type="module" src="https://cdn.jsdelivr.net/npm/parley-kit@${VERSION}/dist/browser/${element.tag}.js"></script>\n${example}`)}</code></pre>
 <div class="example" data-live-example data-events="${escapeHtml(element.events.map((e) => e.name).join(' '))}">
 <script type="module" src="${escapeHtml(`${assets}${element.tag}.js`)}"></script>
 ${example}
@@ -177,7 +186,7 @@ export function buildDocs(outdir = join(ROOT, 'dist/docs'), { assets = '../asset
   write('index.html', indexPage(elements, md));
   for (const element of elements) write(`${element.tag}.html`, elementPage(element, assets, md));
   for (const guide of GUIDES) write(`guides/${guide}.html`, page({ title: guideTitle(guide), body: md.block(guideSource(guide)), depth: 1, current: `guides/${guide}.html` }));
-  for (const file of ['docs.css', 'docs.js']) { copyFileSync(join(ROOT, 'docs/site', file), join(outdir, file)); written.push(file); }
+  for (const file of ['docs.css', 'docs.js', 'favicon.svg']) { copyFileSync(join(ROOT, 'docs/site', file), join(outdir, file)); written.push(file); }
   return written;
 }
 

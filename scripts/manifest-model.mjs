@@ -57,15 +57,15 @@ export function elementModels(manifest = readManifest()) {
   return elementDeclarations(manifest).map(elementModel);
 }
 
-/** The member lists of an element page, with the id prefix each row gets (`attribute-relay-url`). */
+/** The member lists of an element page: its heading's id (`anchor`) and the id prefix each row gets (`attribute-relay-url`). */
 export const SECTIONS = [
-  { key: 'attributes', id: 'attribute', title: 'Attributes' },
-  { key: 'properties', id: 'property', title: 'Properties' },
-  { key: 'methods', id: 'method', title: 'Methods' },
-  { key: 'events', id: 'event', title: 'Events' },
-  { key: 'slots', id: 'slot', title: 'Slots' },
-  { key: 'parts', id: 'part', title: 'CSS parts' },
-  { key: 'cssProperties', id: 'css-property', title: 'CSS custom properties' },
+  { key: 'attributes', id: 'attribute', anchor: 'attributes', title: 'Attributes' },
+  { key: 'properties', id: 'property', anchor: 'properties', title: 'Properties' },
+  { key: 'methods', id: 'method', anchor: 'methods', title: 'Methods' },
+  { key: 'events', id: 'event', anchor: 'events', title: 'Events' },
+  { key: 'slots', id: 'slot', anchor: 'slots', title: 'Slots' },
+  { key: 'parts', id: 'part', anchor: 'parts', title: 'CSS parts' },
+  { key: 'cssProperties', id: 'css-property', anchor: 'css-properties', title: 'CSS custom properties' },
 ];
 
 /** The id of a member's row on its element's page (the default slot's name is empty). */

@@ -12,7 +12,7 @@ import { GUIDES, buildDocs, markdownRenderer } from '../../../scripts/docs.mjs';
 import { SECTIONS, elementModels, memberId } from '../../../scripts/manifest-model.mjs';
 
 interface Member { name: string }
-interface Section { key: string; id: string; title: string }
+interface Section { key: string; id: string; anchor: string; title: string }
 type Element = Record<string, Member[]> & { tag: string };
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -25,7 +25,7 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 /** The rows of the table under `<h2 id="…s">` on a page, by row id, with the row's text. */
 function rowsOf(html: string, section: Section): Map<string, string> {
-  const start = html.indexOf(`<h2 id="${section.id}s">`);
+  const start = html.indexOf(`<h2 id="${section.anchor}">`);
   expect(start, `${section.title} section`).toBeGreaterThan(-1);
   const end = html.indexOf('</section>', start);
   const rows = new Map<string, string>();
