@@ -1,10 +1,14 @@
 // The reference site as a site owner opens it: `parley start` serving dist/docs at /docs/ (npm run build writes it),
 // in Chromium. Every manifest member is on its element's page (as rendered), the live example's element runs against
 // the real relay, axe finds nothing and the console stays free of errors.
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startParley, type ParleyStart } from './harness/parley-start.js';
+import { ROOT, startParley, type ParleyStart } from './harness/parley-start.js';
 // @ts-expect-error -- a plain ES module shared with the command line (npm run docs).
 import { SECTIONS, elementModels, memberId } from '../../scripts/manifest-model.mjs';
 
@@ -12,8 +16,24 @@ interface Section { key: string; id: string; anchor: string; title: string }
 type Element = Record<string, { name: string }[]> & { tag: string };
 
 let parley: ParleyStart;
-beforeAll(async () => { parley = await startParley(); });
-afterAll(async () => { await parley?.close(); });
+/** examples/plain-html as its own site: files served on another loopback port (another origin than the relay's). */
+let site: Server;
+let siteOrigin: string;
+beforeAll(async () => {
+  site = createServer((req, res) => {
+    const file = { '/': 'index.html', '/index.html': 'index.html', '/app.js': 'app.js' }[new URL(req.url ?? '/', 'http://x').pathname];
+    if (!file) { res.writeHead(404).end(); return; }
+    res.writeHead(200, { 'content-type': file.endsWith('.js') ? 'text/javascript' : 'text/html; charset=utf-8' });
+    res.end(readFileSync(join(ROOT, 'examples/plain-html', file)));
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  parley = await startParley(['--allow-origin', siteOrigin]);
+});
+afterAll(async () => {
+  await parley?.close();
+  await new Promise((resolve) => site?.close(resolve));
+});
 
 /** A page of the docs with its console errors and uncaught exceptions collected. */
 async function open(path: string): Promise<{ page: Page; errors: string[] }> {
@@ -87,6 +107,43 @@ describe('the reference site under parley start', () => {
     expect(await page.locator('h2#production-deployment').count()).toBe(1);
     expect(await page.locator('main pre code').count()).toBeGreaterThan(2);
     expect(await axe(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('examples/plain-html on another origin: its CDN tag loads the bundle, its tool answers the agent and its handler shows the reply', async () => {
+    const page = await parley.browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(`pageerror: ${String(e)}`));
+    // The CDN, answered from this build's bundles (what the CDN serves for this version): nothing leaves loopback.
+    const cdn = /^https:\/\/cdn\.jsdelivr\.net\/npm\/parley-kit@([^/]+)\/dist\/browser\/(.+)$/;
+    const asked: string[] = [];
+    await page.route(cdn, async (route) => {
+      const [, version, path] = cdn.exec(route.request().url())!;
+      asked.push(`${version} ${path}`);
+      await route.fulfill({ response: await route.fetch({ url: `${parley.url}/assets/${path}` }) });
+    });
+    await page.goto(siteOrigin + '/');
+    expect(asked[0]).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version} agent-chat.js`);
+    const chat = page.locator('agent-chat');
+    await page.waitForFunction(() => customElements.get('agent-chat') !== undefined);
+    // The site owner's relay and agent: here the relay `parley start --allow-origin` runs, and the local model.
+    await page.evaluate((relay) => {
+      const el = document.querySelector('agent-chat')!;
+      el.setAttribute('relay-url', relay);
+      el.setAttribute('model', 'parley-local');
+      // Counts the calls of the example's own tool (app.js), which still answers them.
+      const chatEl = el as HTMLElement & { tools: Record<string, (args: unknown) => unknown> };
+      const tool = chatEl.tools.get_order_status!;
+      (window as unknown as { toolCalls: unknown[] }).toolCalls = [];
+      chatEl.tools = { get_order_status: (args) => { const result = tool(args); (window as unknown as { toolCalls: unknown[] }).toolCalls.push(result); return result; } };
+    }, `${parley.url}/api`);
+    await page.evaluate(() => (document.querySelector('agent-chat') as HTMLElement & { show(): void }).show());
+    await chat.locator('[part="input"]').fill('What is the status of order 1042?');
+    await chat.locator('[part="input"]').press('Enter');
+    await page.locator('#last-reply', { hasText: 'Last reply: ' }).waitFor({ timeout: 60_000 });
+    expect(await chat.locator('[part~="message-assistant"]').count()).toBeGreaterThan(0);
+    expect(await page.evaluate(() => (window as unknown as { toolCalls: unknown[] }).toolCalls)).toEqual([{ order_id: '1042', status: 'shipped' }]);
     expect(errors).toEqual([]);
     await page.close();
   });
