@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { elementDeclarations, settableProperties } from './manifest-model.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the files are shipped, relative to the package root: their imports of dist/ are relative to it. */
@@ -21,9 +22,7 @@ export const FILES = ['react.d.ts', 'vue.d.ts'];
 
 /** The two files' text, by file name, for a manifest (`root`: the package whose src/ the manifest describes). */
 export function frameworkTypes(manifest, { root = ROOT } = {}) {
-  const elements = manifest.modules
-    .flatMap((mod) => (mod.declarations ?? []).filter((d) => d.customElement && d.tagName).map((d) => ({ mod, decl: d })))
-    .sort((a, b) => byText(a.decl.tagName, b.decl.tagName));
+  const elements = elementDeclarations(manifest);
   const imports = new Imports(root);
   const parsed = elements.map(({ mod, decl }) => parseElement(mod, decl, imports));
   return { 'react.d.ts': reactFile(parsed, imports), 'vue.d.ts': vueFile(parsed, imports) };
@@ -59,8 +58,7 @@ function parseElement(mod, decl, imports) {
     const field = decl.members?.find((m) => m.kind === 'field' && m.name === a.fieldName);
     return { name: a.name, fieldName: a.fieldName, type: typeOf(a, 'string', field?.inheritedFrom?.module), doc: docOf(a) };
   });
-  const properties = (decl.members ?? [])
-    .filter((m) => m.kind === 'field' && !m.static && !m.readonly && !m.name.startsWith('#') && (m.privacy ?? 'public') === 'public')
+  const properties = settableProperties(decl)
     .map((m) => ({ name: m.name, attribute: m.attribute, type: typeOf(m, 'unknown'), doc: docOf(m) }));
   const events = (decl.events ?? []).filter((e) => e.name).map((e) => ({ name: e.name, type: typeOf(e, 'Event'), doc: docOf(e) }));
   const className = imports.element(decl.name, moduleOf(mod.path), where);

@@ -223,6 +223,9 @@ async function runStart(values: Values): Promise<void> {
   });
   const assets = createAssetHandler({ root: browserDir });
   app.all('/assets/*', (c) => assets(c.req.raw, new URL(c.req.url).pathname.slice('/assets/'.length)));
+  // The reference site `npm run docs` writes into dist/docs (its element pages load the bundles from ../assets/).
+  app.get('/docs', (c) => c.redirect('/docs/'));
+  app.use('/docs/*', serveStatic({ root: relativeToCwd(join(KIT_ROOT, 'dist')) }));
   app.use('/*', serveStatic({ root: relativeToCwd(join(KIT_ROOT, 'demo')) }));
 
   const server = await serveFetch(app.fetch, { port, hostname: values.host, upgrade: platform ? [relay.handleUpgrade, platform.handleUpgrade] : [relay.handleUpgrade] });

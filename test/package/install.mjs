@@ -3,7 +3,7 @@
 // takes every package from npm's cache and the test touches no network. Then measures what a site owner
 // installs: packages, bytes on disk, install scripts, native binaries, licences.
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,7 +20,7 @@ export function isPermissive(license) {
 /** The lockfile entries (paths) of `names` and everything they need, as npm resolves them from `from`. */
 function closure(packages, names, from = '') {
   const found = new Set();
-  const visit = (name, at) => {
+  const visit = (name, at, optional = false) => {
     // Node's lookup: at/node_modules/name, then each parent's node_modules.
     let dir = at;
     for (;;) {
@@ -30,9 +30,12 @@ function closure(packages, names, from = '') {
         found.add(key);
         const entry = packages[key];
         const peers = Object.keys(entry.peerDependencies ?? {}).filter((p) => !entry.peerDependenciesMeta?.[p]?.optional);
-        for (const dep of [...Object.keys(entry.dependencies ?? {}), ...Object.keys(entry.optionalDependencies ?? {}), ...peers]) visit(dep, key);
+        for (const dep of [...Object.keys(entry.dependencies ?? {}), ...peers]) visit(dep, key);
+        // Optional ones the lock does not hold are other platforms' binaries (rolldown's, lightningcss's).
+        for (const dep of Object.keys(entry.optionalDependencies ?? {})) visit(dep, key, true);
         return;
       }
+      if (!dir && optional) return;
       if (!dir) throw new Error(`${name} is not in package-lock.json (needed from '${at}')`);
       const i = dir.lastIndexOf('/node_modules/');
       dir = i < 0 ? '' : dir.slice(0, i);
@@ -44,9 +47,11 @@ function closure(packages, names, from = '') {
 
 /**
  * Installs the packed kit into a new empty project and returns its measurements; `inProject(dir)` runs
- * in the installed project before it is removed, and what it returns comes back as `checked`.
+ * in the installed project before it is removed, and what it returns comes back as `checked`. With `example`
+ * (a folder such as examples/react-vite), the project is a copy of it, with its own dependencies taken from
+ * the workspace's lockfile (they must be root devDependencies) and parley-kit from the tarball.
  */
-export function installPackedKit(root, inProject = () => undefined) {
+export function installPackedKit(root, inProject = () => undefined, { example } = {}) {
   const work = mkdtempSync(join(tmpdir(), 'parley-pack-'));
   const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
   try {
@@ -56,17 +61,25 @@ export function installPackedKit(root, inProject = () => undefined) {
     const project = join(work, 'site');
     mkdirSync(project);
     const tarball = `file:../${packed.filename}`;
-    const deps = Object.keys(kit.dependencies ?? {});
+    const site = example ? JSON.parse(readFileSync(join(example, 'package.json'), 'utf8')) : { name: 'site', version: '1.0.0', private: true };
+    if (example) cpSync(example, project, { recursive: true, filter: (src) => !/[\\/](node_modules|dist)$/.test(src) });
+    site.dependencies = { ...site.dependencies, 'parley-kit': tarball };
+    const theirs = [...Object.keys(site.dependencies), ...Object.keys(site.devDependencies ?? {})].filter((name) => name !== 'parley-kit');
+    const deps = [...Object.keys(kit.dependencies ?? {}), ...theirs];
     const packages = {
-      '': { name: 'site', version: '1.0.0', dependencies: { 'parley-kit': tarball } },
+      '': { name: site.name, version: site.version, dependencies: site.dependencies, ...(site.devDependencies ? { devDependencies: site.devDependencies } : {}) },
       'node_modules/parley-kit': { version: kit.version, resolved: tarball, license: kit.license, dependencies: kit.dependencies, bin: kit.bin },
     };
+    // The workspace's lock records no tarball URLs (omit-lockfile-registry-resolved): each entry gets its URL on the
+    // configured registry, so `npm ci --offline` takes the tarball from the cache by its integrity, with no metadata.
+    const registry = npm(['config', 'get', 'registry'], root).trim().replace(/\/$/, '');
     for (const key of closure(lock.packages, deps)) {
       const { dev, devOptional, peer, ...entry } = lock.packages[key];
-      packages[key] = entry;
+      const name = key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length);
+      packages[key] = entry.resolved || !entry.integrity ? entry : { ...entry, resolved: `${registry}/${name}/-/${name.split('/').pop()}-${entry.version}.tgz` };
     }
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'site', version: '1.0.0', private: true, dependencies: { 'parley-kit': tarball } }, null, 2));
-    writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: 'site', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2));
+    writeFileSync(join(project, 'package.json'), JSON.stringify(site, null, 2));
+    writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: site.name, version: site.version, lockfileVersion: 3, requires: true, packages }, null, 2));
     npm(['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], project);
     const checked = inProject(project);
     return { ...measure(join(project, 'node_modules')), tarballBytes: packed.size, unpackedBytes: packed.unpackedSize, files: packed.files.map((f) => f.path), checked };

@@ -1,5 +1,5 @@
 /**
- * The kit's one Trusted Types policy, named `parley-kit` (README, "Content Security Policy"), created on
+ * The kit's one Trusted Types policy, named `parley-kit` (docs/guides/embedding.md, "Content Security Policy"), created on
  * first use and then reused. Its only job is decoding character references: `createHTML` escapes every
  * `<` itself, so what it returns can hold text and references but never a tag. A page whose
  * `trusted-types` directive does not list `parley-kit` (or has no Trusted Types) gets null here, and the

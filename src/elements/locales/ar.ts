@@ -2,7 +2,7 @@
  * Arabic: every string of the four elements. Loaded by itself when an element's language is `ar` (or
  * `ar-EG`, `ar-MA`, …). The page sets `dir="rtl"`; nothing here forces a direction. Names, hosts and
  * other text from outside (often left to right) are wrapped in Unicode isolates (FSI … PDI), so they
- * do not reorder the Arabic around them. To add a language, copy this file (see README, "Languages").
+ * do not reorder the Arabic around them. To add a language, copy this file (see docs/guides/languages.md).
  */
 import { chatErrorKind, clock, counter, fileSizeIn, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
 import type { ChatErrorKind, CompleteLocaleCatalogue, SpeechErrorKind } from '../internal/locale.js';

@@ -1,6 +1,6 @@
 /**
  * French: every string of the four elements. Loaded by itself when an element's language is `fr` (or
- * `fr-CA`, `fr-BE`, …). To add a language, copy this file (see README, "Languages").
+ * `fr-CA`, `fr-BE`, …). To add a language, copy this file (see docs/guides/languages.md).
  */
 import { chatErrorKind, clock, counter, fileSizeIn, numberIn, speakerNumber, speechErrorKind } from '../internal/locale.js';
 import type { ChatErrorKind, CompleteLocaleCatalogue, SpeechErrorKind } from '../internal/locale.js';

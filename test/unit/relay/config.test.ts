@@ -198,9 +198,9 @@ describe('relay config: resumable replies', () => {
   });
 });
 
-describe('the README config example', () => {
-  it('is a valid config file, as printed under "Production deployment"', () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+describe('the relay guide\'s config example', () => {
+  it('is a valid config file, as printed under "Production deployment" (docs/guides/relay-and-production.md)', () => {
+    const readme = readFileSync(new URL('../../../docs/guides/relay-and-production.md', import.meta.url), 'utf8');
     const section = readme.split('## Production deployment')[1]!.split('\n## ')[0]!;
     const example = /```json\n([\s\S]*?)```/.exec(section)![1]!;
     const config = resolve({ config: '/srv/relay.json' }, {}, { '/srv/relay.json': example });
