@@ -43,6 +43,8 @@ Options:
   --database-url <url>  run the local platform on a PostgreSQL server (postgres://user:password@host:5432/db) instead
                         of the embedded database in --data; several processes on one database share one platform
   --token-delay <ms>    pause between streamed tokens of the local model (start: 25, platform: 0)
+  --max-file-bytes <n>  largest file POST /v1/files takes (default 536870912, 512 MB as the real service); it
+                        streams to storage, so a large cap costs no memory
   --headers-timeout <s> time to receive a request's headers (default 20)
   --body-idle-timeout <s>  a request body that sends no byte for this long gets a 408 and is closed (default 30)
   --request-timeout <s> a request body still arriving after this long at under 16 KiB/s gets a 408 (default 300;
@@ -66,6 +68,7 @@ Environment:
   PARLEY_CHAT_URL       an OpenAI-compatible server (Ollama, llama.cpp) served as an extra local chat model
   PARLEY_CHAT_MODEL     that server's model name; PARLEY_CHAT_API_KEY its key
   PARLEY_HEADERS_TIMEOUT, PARLEY_BODY_IDLE_TIMEOUT, PARLEY_REQUEST_TIMEOUT  like the flags (seconds)
+  PARLEY_MAX_FILE_BYTES like --max-file-bytes
 `;
 
 type Values = { port?: string; host: string; data: string; 'database-url'?: string; 'token-delay'?: string; 'allow-origin'?: string[]; 'public-origin'?: string; help?: boolean; [timeout: string]: unknown };
@@ -84,6 +87,7 @@ function parseCommandLine(argv: string[]) {
         'token-delay': { type: 'string' },
         'allow-origin': { type: 'string', multiple: true },
         'public-origin': { type: 'string' },
+        'max-file-bytes': { type: 'string' },
         ...Object.fromEntries(SERVER_LIMIT_SETTINGS.map((s) => [s.flag, { type: 'string' as const }])),
         help: { type: 'boolean', short: 'h' },
       },
@@ -122,6 +126,7 @@ function localPlatform(values: Values, defaultDelay: number): { platform: Platfo
     // The CLI says why the database could not be opened itself (see ready below).
     onError: (e) => { if (!isOpenError(e)) console.error('[parley platform]', e); },
     tokenDelayMs: parseNumber('--token-delay', values['token-delay'] ?? String(defaultDelay)),
+    maxFileBytes: maxFileBytes(values),
     chatUrl: process.env.PARLEY_CHAT_URL || undefined,
     chatModel: process.env.PARLEY_CHAT_MODEL || undefined,
     chatApiKey: process.env.PARLEY_CHAT_API_KEY || undefined,
@@ -293,6 +298,15 @@ function onStop(stop: () => Promise<void>): void {
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+}
+
+/** `--max-file-bytes` or `PARLEY_MAX_FILE_BYTES`: the cap of `POST /v1/files` (undefined: the default, 512 MB). */
+function maxFileBytes(values: Values): number | undefined {
+  const raw = (values['max-file-bytes'] as string | undefined) ?? (process.env.PARLEY_MAX_FILE_BYTES?.trim() || undefined);
+  if (raw === undefined) return undefined;
+  const n = parseNumber('--max-file-bytes', raw);
+  if (n < 1) fail(`--max-file-bytes needs a whole number of bytes above 0, got '${raw}'`);
+  return n;
 }
 
 /** `--headers-timeout`, `--body-idle-timeout`, `--request-timeout` and their variables as serveFetch options (http/server-limits.ts). */
