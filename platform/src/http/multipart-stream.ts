@@ -10,10 +10,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import { genericError, invalidField } from './errors.js';
 import { checkForm } from './input-guard.js';
-import { fileTooLarge, type MultipartLimits } from './multipart.js';
-
-/** Room for the text fields and part headers on top of the file cap (as multipart.ts). */
-const FORM_OVERHEAD = 64 * 1024;
+import { FORM_OVERHEAD, checkMultipartHead, type MultipartLimits } from './multipart.js';
 
 /** The file part being streamed. */
 export interface FilePart {
@@ -40,14 +37,7 @@ export interface StreamedForm<T> {
  * (malformed, input rules); an error of `onFile` is thrown as it is, and the rest of the body is not read.
  */
 export async function streamMultipart<T>(request: Request, limits: MultipartLimits, onFile: (part: FilePart) => Promise<T>): Promise<StreamedForm<T>> {
-  const type = request.headers.get('content-type') ?? '';
-  if (!/^multipart\/form-data\s*;/i.test(type)) {
-    throw genericError(415, `${limits.route} takes multipart/form-data, not '${type || 'no content type'}'`, 'invalid_request_error', 'unsupported_media_type');
-  }
-  const tooLarge = () => fileTooLarge(limits.maxFileBytes, limits.fileField, limits.fileKind);
-  const limit = limits.maxFileBytes + FORM_OVERHEAD;
-  const declared = Number(request.headers.get('content-length') ?? 'NaN');
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  const { type, limit, tooLarge } = checkMultipartHead(request, limits);
   if (!request.body) throw invalidField(['body'], 'Malformed multipart/form-data body', 'value_error');
 
   let parser: busboy.Busboy;
