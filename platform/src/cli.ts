@@ -23,6 +23,7 @@ import { DEMO_LIBRARY_NAME, ensureDemoLibrary, readShopPages, shopPage } from '.
 import { ensureFeedbackDataset } from './demo/feedback-dataset.js';
 import { playgroundConfig } from './demo/playground.js';
 import { startDemoMcpServer, type DemoMcpServer } from './demo-mcp/server.js';
+import { SERVER_LIMIT_SETTINGS, serverLimitsFrom, servingOptions } from './http/server-limits.js';
 
 const DEV_API_KEY = 'parley-dev-key';
 const DEV_ADMIN_KEY = 'parley-dev-admin-key';
@@ -43,6 +44,12 @@ Options:
   --database-url <url>  run the local platform on a PostgreSQL server (postgres://user:password@host:5432/db) instead
                         of the embedded database in --data; several processes on one database share one platform
   --token-delay <ms>    pause between streamed tokens of the local model (start: 25, platform: 0)
+  --max-file-bytes <n>  largest file POST /v1/files takes (default 536870912, 512 MB as the real service); it
+                        streams to storage, so a large cap costs no memory
+  --headers-timeout <s> time to receive a request's headers (default 20)
+  --body-idle-timeout <s>  a request body that sends no byte for this long gets a 408 and is closed (default 30)
+  --request-timeout <s> a request body still arriving after this long at under 16 KiB/s gets a 408 (default 300;
+                        an upload that keeps sending is never cut, nor an answer that has started)
   --allow-origin <url>  start: a page origin (https://shop.example) that may use the relay from another site
                         (repeatable; the server's own pages always may; the /assets bundles load from anywhere)
   --public-origin <url> start: the origin visitors use to reach this server when it is not localhost or an IP
@@ -63,9 +70,11 @@ Environment:
   PARLEY_AGENT_ID       start with a real platform: the agent the demo talks to (else PARLEY_MODEL or mistral-small-latest)
   PARLEY_CHAT_URL       an OpenAI-compatible server (Ollama, llama.cpp) served as an extra local chat model
   PARLEY_CHAT_MODEL     that server's model name; PARLEY_CHAT_API_KEY its key
+  PARLEY_HEADERS_TIMEOUT, PARLEY_BODY_IDLE_TIMEOUT, PARLEY_REQUEST_TIMEOUT  like the flags (seconds)
+  PARLEY_MAX_FILE_BYTES like --max-file-bytes
 `;
 
-type Values = { port?: string; host: string; data: string; 'database-url'?: string; 'token-delay'?: string; 'allow-origin'?: string[]; 'public-origin'?: string; 'access-log'?: boolean; help?: boolean };
+type Values = { port?: string; host: string; data: string; 'database-url'?: string; 'token-delay'?: string; 'allow-origin'?: string[]; 'public-origin'?: string; 'access-log'?: boolean; help?: boolean; [timeout: string]: unknown };
 
 /** The options and the command; a mistyped option ends the process with the help text. */
 function parseCommandLine(argv: string[]) {
@@ -82,6 +91,8 @@ function parseCommandLine(argv: string[]) {
         'allow-origin': { type: 'string', multiple: true },
         'public-origin': { type: 'string' },
         'access-log': { type: 'boolean' },
+        'max-file-bytes': { type: 'string' },
+        ...Object.fromEntries(SERVER_LIMIT_SETTINGS.map((s) => [s.flag, { type: 'string' as const }])),
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -119,6 +130,7 @@ function localPlatform(values: Values, defaultDelay: number): { platform: Platfo
     // The CLI says why the database could not be opened itself (see ready below).
     onError: (e) => { if (!isOpenError(e)) console.error('[parley platform]', e); },
     tokenDelayMs: parseNumber('--token-delay', values['token-delay'] ?? String(defaultDelay)),
+    maxFileBytes: maxFileBytes(values),
     chatUrl: process.env.PARLEY_CHAT_URL || undefined,
     chatModel: process.env.PARLEY_CHAT_MODEL || undefined,
     chatApiKey: process.env.PARLEY_CHAT_API_KEY || undefined,
@@ -133,7 +145,7 @@ function localPlatform(values: Values, defaultDelay: number): { platform: Platfo
 async function runPlatform(values: Values): Promise<void> {
   const { platform, notes } = localPlatform(values, 0);
   await readyOrExit(platform);
-  const server = await serveFetch(platform.fetch, { port: parseNumber('--port', values.port ?? '8788'), hostname: values.host, upgrade: [platform.handleUpgrade] });
+  const server = await serveFetch(platform.fetch, { port: parseNumber('--port', values.port ?? '8788'), hostname: values.host, upgrade: [platform.handleUpgrade], ...serving(values) });
   process.stdout.write([
     `Parley local platform: ${server.url}/v1`,
     `  realtime       ${server.url.replace(/^http/, 'ws')}${REALTIME_TRANSCRIPTION_PATH}?model=${DEFAULT_REALTIME_MODEL}`,
@@ -228,7 +240,7 @@ async function runStart(values: Values): Promise<void> {
   app.use('/docs/*', serveStatic({ root: relativeToCwd(join(KIT_ROOT, 'dist')) }));
   app.use('/*', serveStatic({ root: relativeToCwd(join(KIT_ROOT, 'demo')) }));
 
-  const server = await serveFetch(app.fetch, { port, hostname: values.host, upgrade: platform ? [relay.handleUpgrade, platform.handleUpgrade] : [relay.handleUpgrade] });
+  const server = await serveFetch(app.fetch, { port, hostname: values.host, upgrade: platform ? [relay.handleUpgrade, platform.handleUpgrade] : [relay.handleUpgrade], ...serving(values) });
   ownUrl = server.url;
   if (platform && demo.agentId) {
     // The shop's pages as the shop agent's library, linked at this server's address (loaded once, kept in step).
@@ -304,6 +316,22 @@ function onStop(stop: () => Promise<void>): void {
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+}
+
+/** `--max-file-bytes` or `PARLEY_MAX_FILE_BYTES`: the cap of `POST /v1/files` (undefined: the default, 512 MB). */
+function maxFileBytes(values: Values): number | undefined {
+  const raw = (values['max-file-bytes'] as string | undefined) ?? (process.env.PARLEY_MAX_FILE_BYTES?.trim() || undefined);
+  if (raw === undefined) return undefined;
+  const n = parseNumber('--max-file-bytes', raw);
+  if (n < 1) fail(`--max-file-bytes needs a whole number of bytes above 0, got '${raw}'`);
+  return n;
+}
+
+/** `--headers-timeout`, `--body-idle-timeout`, `--request-timeout` and their variables as serveFetch options (http/server-limits.ts). */
+function serving(values: Values) {
+  const limits = serverLimitsFrom(values, process.env);
+  if (typeof limits === 'string') fail(limits);
+  return servingOptions(limits);
 }
 
 function parseNumber(flag: string, value: string): number {

@@ -7,3 +7,4 @@
 export { DEFAULT_SERVER_TIMEOUTS, serveFetch, type NodeIncoming, type ServedFetch, type ServerTimeouts, type UpgradeHandler } from './node-serve.js';
 export { BodyTooLargeError, readCapped } from './read-capped.js';
 export { DEFAULT_REALTIME_FLOOD_LIMITS, TokenBucket, createBackpressure, type BackpressureLimits, type FlowSocket, type RealtimeFloodLimits } from './socket-flow.js';
+export { DEFAULT_DRAIN_MAX_BYTES, DEFAULT_MIN_BYTES_PER_SECOND, type BodyGuardOptions } from './body-guard.js';

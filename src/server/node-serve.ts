@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { guardBodies, type BodyGuardOptions } from './body-guard.js';
 
 /** What a handler may read of the Node request: socket address, raw request target. */
 export interface NodeIncoming { url?: string; socket: { remoteAddress?: string } }
@@ -64,11 +65,14 @@ export interface ServedFetch {
 /**
  * Serves a Web-standard fetch handler on Node (shared by the platform, the relay and `parley start`);
  * resolves with the bound URL once listening. The handler also gets `{ incoming }`, the Node request.
+ * `bodies`: how refused and stalled request bodies are handled (body-guard.ts).
  */
 export function serveFetch(
   fetch: (request: Request, env: { incoming: NodeIncoming }) => Promise<Response> | Response,
-  { port = 0, hostname = '127.0.0.1', upgrade = [], timeouts = {} }: { port?: number; hostname?: string; upgrade?: UpgradeHandler[]; timeouts?: ServerTimeouts } = {},
+  { port = 0, hostname = '127.0.0.1', upgrade = [], timeouts = {}, bodies }: { port?: number; hostname?: string; upgrade?: UpgradeHandler[]; timeouts?: ServerTimeouts; bodies?: BodyGuardOptions } = {},
 ): Promise<ServedFetch> {
+  // Refused bodies are drained before their answer; with `bodies` timeouts, stalled bodies get a 408 (body-guard.ts).
+  const handler = guardBodies(fetch as Parameters<typeof guardBodies>[0], bodies);
   const t = { ...DEFAULT_SERVER_TIMEOUTS, ...definedOnly(timeouts) };
   const serverOptions = {
     headersTimeout: t.headersTimeoutMs,
@@ -77,7 +81,7 @@ export function serveFetch(
     connectionsCheckingInterval: t.timeoutCheckIntervalMs,
   };
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: (request, env) => fetch(request, env as { incoming: NodeIncoming }), port, hostname, serverOptions }, (info: AddressInfo) => {
+    const server = serve({ fetch: (request, env) => handler(request, env as Parameters<typeof handler>[1]), port, hostname, serverOptions }, (info: AddressInfo) => {
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
       let stopped: Promise<void> | undefined;
       const closeIdle = () => (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
@@ -100,7 +104,7 @@ export function serveFetch(
     Object.assign(server, { headersTimeout: t.headersTimeoutMs, requestTimeout: t.requestTimeoutMs, keepAliveTimeout: t.keepAliveTimeoutMs });
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on('error', () => socket.destroy());
-      for (const handler of upgrade) if (handler(request, socket, head)) return;
+      for (const take of upgrade) if (take(request, socket, head)) return;
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     });
     server.once('error', reject);

@@ -2,9 +2,11 @@
  * What an upload is, from its purpose, name and bytes: `mimetype`, `num_lines`, `sample_type`, and whether
  * it is acceptable for its purpose. As the real service answers: `ocr` files are `ocr_input` with
  * `num_lines: 0`; `batch` files are JSONL requests (`batch_request`); `fine-tune` files must be JSONL whose
- * records are chat samples (`messages` → `instruct`) or plain text (`text` → `pretrain`).
+ * records are chat samples (`messages` → `instruct`) or plain text (`text` → `pretrain`). Lines are judged
+ * as the file streams in (jsonl-scan.ts).
  */
 import { getMimeType } from 'hono/utils/mime';
+import { JsonlScan, MAX_JSONL_LINE_BYTES, type BadLine, type JsonlFacts } from './jsonl-scan.js';
 
 /** Purposes of `POST /v1/files` (the SDK's FilePurpose). */
 export const FILE_PURPOSES = ['fine-tune', 'batch', 'ocr'] as const;
@@ -23,40 +25,37 @@ export function mimetypeOf(filename: string, partType: string): string | null {
   return (ext && (EXTRA_TYPES[ext] ?? getMimeType(filename))) || declared || null;
 }
 
-/** Why a JSONL file is not usable for `purpose`, or its sample type. */
-function jsonlSampleType(text: string, purpose: 'fine-tune' | 'batch'): { sampleType: string } | { error: string } {
-  const lines = text.split(/\r?\n/);
-  let first: Record<string, unknown> | undefined;
-  for (let i = 0; i < lines.length; i++) {
-    if (!lines[i].trim()) continue;
-    let record: unknown;
-    try {
-      record = JSON.parse(lines[i]);
-    } catch {
-      return { error: `Line ${i + 1} is not valid JSON; ${purpose} files must be JSONL (one JSON object per line)` };
-    }
-    if (typeof record !== 'object' || record === null || Array.isArray(record)) return { error: `Line ${i + 1} is not a JSON object` };
-    if (purpose === 'batch' && !('body' in record)) return { error: `Line ${i + 1} has no "body"; batch files hold one request per line ({"custom_id", "body"})` };
-    first ??= record as Record<string, unknown>;
+/** The 422 sentence for a line that does not fit `purpose`. */
+function badLineError(bad: BadLine, purpose: 'fine-tune' | 'batch'): string {
+  switch (bad.why) {
+    case 'json': return `Line ${bad.line} is not valid JSON; ${purpose} files must be JSONL (one JSON object per line)`;
+    case 'object': return `Line ${bad.line} is not a JSON object`;
+    case 'long': return `Line ${bad.line} is longer than ${MAX_JSONL_LINE_BYTES} bytes; ${purpose} files must be JSONL (one JSON object per line)`;
+    case 'body': return `Line ${bad.line} has no "body"; batch files hold one request per line ({"custom_id", "body"})`;
   }
-  if (!first) return { error: `The file has no records; ${purpose} files must be JSONL (one JSON object per line)` };
-  if (purpose === 'batch') return { sampleType: 'batch_request' };
-  if (Array.isArray(first.messages)) return { sampleType: 'instruct' };
-  if (typeof first.text === 'string') return { sampleType: 'pretrain' };
+}
+
+/**
+ * Describes an upload from what its scan found (jsonl-scan.ts, fed while the file streamed), or says why
+ * it does not fit its purpose (→ 422).
+ */
+export function describeScanned(purpose: FilePurpose, filename: string, partType: string, facts: JsonlFacts): FileDescription | { error: string } {
+  const mimetype = mimetypeOf(filename, partType);
+  if (purpose === 'ocr') return { mimetype, numLines: 0, sampleType: 'ocr_input' };
+  if (facts.notUtf8) return { error: `${purpose} files must be UTF-8 JSONL text` };
+  const bad = purpose === 'batch' ? facts.firstBadBatch : facts.firstBad;
+  if (bad) return { error: badLineError(bad, purpose) };
+  if (!facts.first) return { error: `The file has no records; ${purpose} files must be JSONL (one JSON object per line)` };
+  const described = (sampleType: string) => ({ mimetype, numLines: facts.lines, sampleType });
+  if (purpose === 'batch') return described('batch_request');
+  if (facts.first === 'messages') return described('instruct');
+  if (facts.first === 'text') return described('pretrain');
   return { error: 'Line 1 is neither a chat sample ({"messages": […]}) nor a pretraining sample ({"text": "…"})' };
 }
 
-/** Describes an upload, or says why it does not fit its purpose (→ 422). */
+/** Describes an upload held whole (as {@link describeScanned}). */
 export function describeUpload(purpose: FilePurpose, filename: string, partType: string, bytes: Uint8Array): FileDescription | { error: string } {
-  const mimetype = mimetypeOf(filename, partType);
-  if (purpose === 'ocr') return { mimetype, numLines: 0, sampleType: 'ocr_input' };
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return { error: `${purpose} files must be UTF-8 JSONL text` };
-  }
-  const kind = jsonlSampleType(text, purpose);
-  if ('error' in kind) return kind;
-  return { mimetype, numLines: text.split(/\r?\n/).filter((l) => l.trim()).length, sampleType: kind.sampleType };
+  const scan = new JsonlScan();
+  if (purpose !== 'ocr') scan.push(bytes);
+  return describeScanned(purpose, filename, partType, scan.end());
 }

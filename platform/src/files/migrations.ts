@@ -31,4 +31,9 @@ export const MIGRATIONS: string[] = [
     secret bytea not null
   );
   `,
+  // 2: uploads stream into their chunks before they are acknowledged (files/upload.ts): a file is `pending`,
+  // and seen by no one, until its last chunk is stored and its fields are checked
+  `
+  alter table files add column pending boolean not null default false;
+  `,
 ];

@@ -4,7 +4,8 @@
  * - `POST /v1/files` (multipart: `file`*, `purpose` = fine-tune (default) | batch | ocr, `expiry` hours,
  *   `visibility` = workspace (default) | user) → the file. The cap (default {@link DEFAULT_MAX_FILE_BYTES},
  *   512 MB as the real service) is counted while the body streams → 413; not multipart → 415; malformed
- *   or a file that does not fit its purpose (files/describe.ts) → 422.
+ *   or a file that does not fit its purpose (files/describe.ts) → 422. The file streams into storage as it
+ *   arrives (files/upload.ts): memory stays at a chunk or two, whatever the file's size.
  * - `GET /v1/files` (`page` from 0, `page_size` (=100, ≤1000), `include_total` (=true), `purpose`, and
  *   repeatable `sample_type`, `source`, `mimetypes`, `search` in the filename) → `{data, object:"list", total}`.
  * - `GET /v1/files/{id}` → the file with `deleted:false`; `DELETE` → `{id, object:"file", deleted:true}`.
@@ -21,10 +22,11 @@ import type { PlatformContext, PlatformEnv } from '../http/context.js';
 import { callerOf } from '../http/caller.js';
 import { forbidden, notFound, validationError } from '../http/errors.js';
 import { validate } from '../http/validation.js';
-import { checkFilePart, readMultipart } from '../http/multipart.js';
-import { FILE_PURPOSES, describeUpload } from './describe.js';
+import { streamMultipart, type StreamedForm } from '../http/multipart-stream.js';
+import { FILE_PURPOSES, describeScanned } from './describe.js';
+import { storeUpload, type StoredUpload } from './upload.js';
 import { checkSignedUrl, signFileUrl, signedContentPath } from './signed-url.js';
-import { createFile, deleteFile, fileChunks, getFile, getFileById, listFiles, urlSecret, type FileOwner, type FileRecord, type FileVisibility } from './store.js';
+import { deleteFile, fileChunks, getFile, getFileById, listFiles, urlSecret, type FileOwner, type FileRecord, type FileVisibility, type NewFileFields } from './store.js';
 
 /** Largest upload accepted by default, in bytes (the real service's limit). */
 export const DEFAULT_MAX_FILE_BYTES = 512 * 1024 * 1024;
@@ -58,14 +60,16 @@ const ownerOf = (c: Context): FileOwner => {
 
 const fileNotFound = (id: string) => notFound(`File '${id}' not found`);
 
-/** Parses the upload form's fields into what the store needs; every problem is one 422 detail. */
-async function parseUpload(form: FormData, maxFileBytes: number) {
+/**
+ * Checks the upload form's fields and the stored file (every problem is one 422 detail) and returns what the
+ * store needs to finish it.
+ */
+function checkUpload(form: StreamedForm<StoredUpload>): NewFileFields {
   const issues: ValidationIssue[] = [];
   const text = (field: string): string | undefined => {
-    const v = form.get(field);
-    if (v === null || v === '') return undefined;
-    if (typeof v !== 'string') { issues.push({ loc: ['body', field], msg: 'Input should be a valid string', type: 'string_type' }); return undefined; }
-    return v.trim();
+    if (form.otherFiles.includes(field)) { issues.push({ loc: ['body', field], msg: 'Input should be a valid string', type: 'string_type' }); return undefined; }
+    const v = form.fields.get(field);
+    return v === undefined || v === '' ? undefined : v.trim();
   };
   const purposeRaw = text('purpose') ?? 'fine-tune';
   const purpose = FILE_PURPOSES.find((p) => p === purposeRaw);
@@ -76,17 +80,18 @@ async function parseUpload(form: FormData, maxFileBytes: number) {
   const expiry = expiryRaw === undefined || expiryRaw === 'null' ? null : Number(expiryRaw);
   if (expiry !== null && !(Number.isInteger(expiry) && expiry >= 1)) issues.push({ loc: ['body', 'expiry'], msg: 'Input should be a whole number of hours, at least 1', type: 'int_parsing', input: expiryRaw });
 
-  const entry = form.get('file');
-  const file = entry === null ? undefined : checkFilePart(entry, maxFileBytes, 'file');
-  if (!file) issues.push({ loc: ['body', 'file'], msg: 'Field required', type: 'missing' });
-  else if ('loc' in file) issues.push(file);
-  if (issues.length || !purpose || !file || 'loc' in file) throw validationError(issues);
+  const file = form.file;
+  if (!file) {
+    issues.push(form.fields.has('file')
+      ? { loc: ['body', 'file'], msg: 'file should be an uploaded file (a multipart part with a filename), not a text field', type: 'value_error' }
+      : { loc: ['body', 'file'], msg: 'Field required', type: 'missing' });
+  } else if (file.result.bytes === 0) issues.push({ loc: ['body', 'file'], msg: 'The uploaded file is empty', type: 'value_error' });
+  if (issues.length || !purpose || !file) throw validationError(issues);
 
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  const filename = file.name || 'upload';
-  const described = describeUpload(purpose, filename, file.type, bytes);
+  const filename = file.filename || 'upload';
+  const described = describeScanned(purpose, filename, file.mimeType, file.result.facts);
   if ('error' in described) throw validationError([{ loc: ['body', 'file'], msg: described.error, type: 'value_error' }]);
-  return { filename, purpose, sampleType: described.sampleType, mimetype: described.mimetype, numLines: described.numLines, visibility: visibilityRaw as FileVisibility, expiryHours: expiry, bytes };
+  return { filename, purpose, sampleType: described.sampleType, mimetype: described.mimetype, numLines: described.numLines, visibility: visibilityRaw as FileVisibility, expiryHours: expiry };
 }
 
 /** The file's bytes as a streamed `application/octet-stream` answer. */
@@ -113,10 +118,19 @@ export function fileRoutes(ctx: PlatformContext, options: FileRouteOptions = {})
   const app = new Hono<PlatformEnv>();
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
 
+  // The file streams into storage as it arrives (files/upload.ts); it becomes visible once its fields are checked.
   app.post('/', async (c) => {
-    const form = await readMultipart(c.req.raw, { maxFileBytes, route: 'POST /v1/files (fields file, purpose, expiry, visibility)', fileField: 'file' });
-    const upload = await parseUpload(form, maxFileBytes);
-    return c.json(await createFile(ctx.db, ownerOf(c), upload));
+    const owner = ownerOf(c);
+    let stored: StoredUpload | undefined;
+    try {
+      const form = await streamMultipart(c.req.raw, { maxFileBytes, route: 'POST /v1/files (fields file, purpose, expiry, visibility)', fileField: 'file' },
+        async ({ chunks }) => (stored = await storeUpload(ctx.db, owner, chunks)));
+      const fields = checkUpload(form);
+      return c.json(await form.file!.result.finish(fields));
+    } catch (err) {
+      await stored?.discard().catch(() => {});
+      throw err;
+    }
   });
 
   app.get('/', async (c) => {

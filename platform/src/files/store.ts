@@ -8,10 +8,11 @@
  * Files uploaded with `expiry` (hours) disappear when it passes (hidden at once, purged on the next upload).
  *
  * Other areas read stored files through {@link readFileBytes} (OCR `{type:"file", file_id}`, dataset imports).
+ * Uploads stream in through files/upload.ts: a file is `pending`, and seen by no one, until it is finished.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
-import { readChunks, writeChunks, type ChunkTable } from '../store/chunked-bytes.js';
+import { chunksOf, readChunks, writeChunks, type ChunkTable } from '../store/chunked-bytes.js';
 
 export type FileVisibility = 'workspace' | 'user';
 
@@ -38,7 +39,8 @@ export interface FileRecord {
   visibility: FileVisibility;
 }
 
-export interface NewFile {
+/** The fields of a new file (its bytes aside). */
+export interface NewFileFields {
   filename: string;
   purpose: string;
   sampleType: string;
@@ -47,6 +49,9 @@ export interface NewFile {
   visibility: FileVisibility;
   /** Hours until the file expires, or null. */
   expiryHours: number | null;
+}
+
+export interface NewFile extends NewFileFields {
   bytes: Uint8Array;
 }
 
@@ -64,6 +69,7 @@ export interface FileQuery {
 
 interface FileRow {
   id: string;
+  pending?: boolean;
   filename: string;
   purpose: string;
   sample_type: string;
@@ -77,7 +83,7 @@ interface FileRow {
   visibility: string;
 }
 
-const FILE_CHUNKS: ChunkTable = { table: 'file_chunks', key: 'file_id' };
+export const FILE_CHUNKS: ChunkTable = { table: 'file_chunks', key: 'file_id' };
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -103,24 +109,50 @@ function toRecord(r: FileRow): FileRecord {
 function visibleTo(owner: FileOwner, params: unknown[]): string {
   params.push(owner.workspaceId, owner.userId, nowSeconds());
   const [w, u, now] = [params.length - 2, params.length - 1, params.length];
-  return `workspace_id = $${w} and (visibility = 'workspace' or user_id = $${u}) and (expires_at is null or expires_at > $${now})`;
+  return `workspace_id = $${w} and (visibility = 'workspace' or user_id = $${u}) and (expires_at is null or expires_at > $${now}) and not pending`;
 }
 
-/** Stores a new file and its bytes in one transaction; also purges expired files. */
+/** Pending uploads older than this were cut by a stop (an upload in progress is never this old): purged. */
+const PENDING_PURGE_SECONDS = 24 * 3600;
+
+/** Purges expired files and abandoned pending uploads (inside the caller's transaction). */
+async function purge(tx: Pick<Db, 'query'>, now: number): Promise<void> {
+  await tx.query('delete from files where (expires_at is not null and expires_at <= $1) or (pending and created_at < $2)', [now, now - PENDING_PURGE_SECONDS]);
+}
+
+/** Stores a new file and its bytes in one transaction (files made by the platform: batch output); also purges. */
 export async function createFile(db: Db, owner: FileOwner, file: NewFile): Promise<FileRecord> {
   const id = randomUUID();
   const created = nowSeconds();
-  const expires = file.expiryHours === null ? null : created + Math.round(file.expiryHours * 3600);
   await db.transaction(async (tx) => {
-    await tx.query('delete from files where expires_at is not null and expires_at <= $1', [created]);
+    await purge(tx, created);
     await tx.query(
       `insert into files (id, workspace_id, user_id, visibility, filename, purpose, sample_type, source, mimetype, bytes, num_lines, signature, created_at, expires_at)
        values ($1, $2, $3, $4, $5, $6, $7, 'upload', $8, $9, $10, $11, $12, $13)`,
-      [id, owner.workspaceId, owner.userId, file.visibility, file.filename, file.purpose, file.sampleType, file.mimetype, file.bytes.byteLength, file.numLines, createHash('md5').update(file.bytes).digest('hex'), created, expires],
+      [id, owner.workspaceId, owner.userId, file.visibility, file.filename, file.purpose, file.sampleType, file.mimetype, file.bytes.byteLength, file.numLines, createHash('md5').update(file.bytes).digest('hex'), created, expiresAt(created, file.expiryHours)],
     );
     await writeChunks(tx, FILE_CHUNKS, id, file.bytes);
   });
   return (await getFile(db, owner, id))!;
+}
+
+const expiresAt = (created: number, hours: number | null) => hours === null ? null : created + Math.round(hours * 3600);
+
+/**
+ * Makes a pending upload (files/upload.ts: its chunks are stored) a visible file with `fields`, in one
+ * committed update; also purges. Its owner is the one it was stored for.
+ */
+export async function finishFile(db: Db, id: string, fields: NewFileFields & { bytes: number; signature: string; created: number }): Promise<FileRecord> {
+  const { rows } = await db.transaction(async (tx) => {
+    await purge(tx, nowSeconds());
+    return tx.query<FileRow>(
+      `update files set pending = false, visibility = $2, filename = $3, purpose = $4, sample_type = $5, mimetype = $6, bytes = $7, num_lines = $8, signature = $9, expires_at = $10
+       where id = $1 and pending returning *`,
+      [id, fields.visibility, fields.filename, fields.purpose, fields.sampleType, fields.mimetype, fields.bytes, fields.numLines, fields.signature, expiresAt(fields.created, fields.expiryHours)],
+    );
+  });
+  if (!rows[0]) throw new Error(`upload ${id} is no longer pending`);
+  return toRecord(rows[0]);
 }
 
 /** The file if `owner` may see it, else undefined. */
@@ -161,17 +193,13 @@ export async function deleteFile(db: Db, owner: FileOwner, id: string): Promise<
 }
 
 /** The file's bytes chunk by chunk, read one chunk at a time (a download never holds the whole file). */
-export async function* fileChunks(db: Db, id: string): AsyncGenerator<Uint8Array> {
-  for (let position = 0; ; position++) {
-    const { rows } = await db.query<{ data: string }>(`select encode(data, 'base64') as data from file_chunks where file_id = $1 and position = $2`, [id, position]);
-    if (!rows[0]) return;
-    yield new Uint8Array(Buffer.from(rows[0].data, 'base64'));
-  }
+export function fileChunks(db: Db, id: string): AsyncGenerator<Uint8Array> {
+  return chunksOf(db, FILE_CHUNKS, id);
 }
 
 /** A file no longer scoped to a caller: for signed URLs, which carry their own proof. */
 export async function getFileById(db: Db, id: string): Promise<FileRecord | undefined> {
-  const { rows } = await db.query<FileRow>('select * from files where id = $1 and (expires_at is null or expires_at > $2)', [id, nowSeconds()]);
+  const { rows } = await db.query<FileRow>('select * from files where id = $1 and (expires_at is null or expires_at > $2) and not pending', [id, nowSeconds()]);
   return rows[0] && toRecord(rows[0]);
 }
 

@@ -9,7 +9,7 @@ import { genericError, invalidField } from './errors.js';
 import { checkForm } from './input-guard.js';
 
 /** Room for the non-file fields and part headers on top of the file cap. */
-const FORM_OVERHEAD = 64 * 1024;
+export const FORM_OVERHEAD = 64 * 1024;
 
 export interface MultipartLimits {
   /** Cap on the file part, in bytes; the whole body may be {@link FORM_OVERHEAD} larger. */
@@ -38,8 +38,11 @@ export function checkFilePart(entry: FormDataEntryValue, maxBytes: number, field
   return entry;
 }
 
-/** The form of a multipart request: 415 for another content type, 413 over the cap, 422 when malformed or against the input rules (input-guard.ts). */
-export async function readMultipart(request: Request, limits: MultipartLimits): Promise<FormData> {
+/**
+ * What every multipart reader checks before reading (here and multipart-stream.ts): 415 for another content
+ * type, 413 for a declared length over the cap; the content type, the body cap and its 413.
+ */
+export function checkMultipartHead(request: Request, limits: MultipartLimits): { type: string; limit: number; tooLarge: () => Error } {
   const type = request.headers.get('content-type') ?? '';
   if (!/^multipart\/form-data\s*;/i.test(type)) {
     throw genericError(415, `${limits.route} takes multipart/form-data, not '${type || 'no content type'}'`, 'invalid_request_error', 'unsupported_media_type');
@@ -48,6 +51,12 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
   const limit = limits.maxFileBytes + FORM_OVERHEAD;
   const declared = Number(request.headers.get('content-length') ?? 'NaN');
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  return { type, limit, tooLarge };
+}
+
+/** The form of a multipart request: 415 for another content type, 413 over the cap, 422 when malformed or against the input rules (input-guard.ts). */
+export async function readMultipart(request: Request, limits: MultipartLimits): Promise<FormData> {
+  const { type, limit, tooLarge } = checkMultipartHead(request, limits);
   let bytes: Uint8Array;
   try {
     bytes = await readCapped(request.body, limit);

@@ -46,7 +46,7 @@ import type { JudgeStore } from './judges.js';
 import { DatasetImports } from './dataset-imports.js';
 import { ObservabilityHttpError, invalid, missing, pathUuid, uuidField } from './errors.js';
 import { PageQuerySchema, paginated } from './pagination.js';
-import { decodeDataUrl, recordsToDataUrl } from './jsonl.js';
+import { dataUrlJsonStream, decodeDataUrl } from './jsonl.js';
 import { getFile, readFileBytes } from '../files/store.js';
 import type { CompletionEventStore } from './events.js';
 import type { CampaignStore } from './campaigns.js';
@@ -183,7 +183,8 @@ export function datasetRoutes(ctx: PlatformContext, stores: ObservabilityStores)
 
   app.get('/datasets/:dataset_id/exports/to-jsonl', async (c) => {
     const { id } = await datasetOf(c);
-    return c.json({ file_url: recordsToDataUrl(await datasets.allRecords(id)) }, 200);
+    // Streamed a page of records at a time (jsonl.ts): a large dataset is never held whole.
+    return new Response(dataUrlJsonStream('file_url', datasets.recordPages(id)), { status: 200, headers: { 'content-type': 'application/json' } });
   });
 
   // ------------------------------------------------------------ imports and their tasks

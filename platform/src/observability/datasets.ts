@@ -181,11 +181,15 @@ export class DatasetStore {
     return { results: rows.map(toRecord), count: count.rows[0].n };
   }
 
-  /** Every record of a dataset, in insertion order (for exports). */
-  async allRecords(datasetId: string): Promise<DatasetRecord[]> {
-    const { rows } = await this.db.query<Omit<DatasetRecord, 'deleted_at'>>(
-      `select ${RECORD_COLUMNS} from dataset_records where dataset_id = $1 order by seq`, [datasetId]);
-    return rows.map(toRecord);
+  /** Every record of a dataset, in insertion order, a page at a time (exports stream them). */
+  async *recordPages(datasetId: string, pageSize = 200): AsyncGenerator<DatasetRecord[]> {
+    for (let after = 0; ;) {
+      const { rows } = await this.db.query<Omit<DatasetRecord, 'deleted_at'> & { seq: number | string }>(
+        `select ${RECORD_COLUMNS}, seq from dataset_records where dataset_id = $1 and seq > $2 order by seq limit $3`, [datasetId, after, pageSize]);
+      if (!rows.length) return;
+      after = Number(rows[rows.length - 1]!.seq);
+      yield rows.map(({ seq: _seq, ...row }) => toRecord(row));
+    }
   }
 
   /** Replaces the record's payload or properties; false when unknown. */

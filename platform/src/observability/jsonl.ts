@@ -10,10 +10,41 @@ import { parseJsonDocument } from '../http/input-guard.js';
 /** MIME type of exported files. */
 export const JSONL_MIME = 'application/jsonl';
 
-/** `data:application/jsonl;base64,…` of the records, one object per line. */
-export function recordsToDataUrl(records: ReadonlyArray<Pick<NewRecord, 'payload' | 'properties'>>): string {
-  const text = records.map((r) => JSON.stringify({ payload: r.payload, properties: r.properties })).join('\n');
-  return `data:${JSONL_MIME};base64,${Buffer.from(text ? `${text}\n` : '', 'utf8').toString('base64')}`;
+/** One record as a JSONL line (with its newline). */
+const recordLine = (r: Pick<NewRecord, 'payload' | 'properties'>) => `${JSON.stringify({ payload: r.payload, properties: r.properties })}\n`;
+
+/**
+ * The JSON answer `{"<field>":"data:application/jsonl;base64,…"}` of records read a page at a time, as a byte
+ * stream: a page is encoded and sent before the next is read, so an export holds one page, not the dataset
+ * (one object per line, each ending with a newline).
+ */
+export function dataUrlJsonStream(field: string, pages: AsyncIterator<ReadonlyArray<Pick<NewRecord, 'payload' | 'properties'>>>): ReadableStream<Uint8Array> {
+  let carry = Buffer.alloc(0); // bytes not yet encoded: base64 goes 3 bytes at a time
+  let ended = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(Buffer.from(`{${JSON.stringify(field)}:"data:${JSONL_MIME};base64,`));
+    },
+    async pull(controller) {
+      // Until something is sent: a pull that enqueues nothing is not called again.
+      while (!ended) {
+        const next = await pages.next();
+        if (next.done) {
+          ended = true;
+          controller.enqueue(Buffer.from(`${carry.toString('base64')}"}`));
+          controller.close();
+          return;
+        }
+        const bytes = Buffer.concat([carry, Buffer.from(next.value.map(recordLine).join(''), 'utf8')]);
+        const whole = bytes.byteLength - (bytes.byteLength % 3);
+        carry = bytes.subarray(whole);
+        if (whole) return controller.enqueue(Buffer.from(bytes.subarray(0, whole).toString('base64')));
+      }
+    },
+    async cancel() {
+      await pages.return?.(undefined);
+    },
+  });
 }
 
 /** The text of a `data:` URL (base64 or percent-encoded), or null when `url` is not a well-formed one. */
