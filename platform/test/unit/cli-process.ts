@@ -13,10 +13,11 @@ export function requireBuild(): void {
 
 /**
  * `parley platform --port 0 …args` with `env` added to this process's; resolves with its base URL once it
- * prints its banner (it is ready then), or rejects with what it printed when it exits first.
+ * prints its banner (it is ready then), or rejects with what it printed when it exits first or does not start
+ * within `timeoutMs` (generous: a fresh PGlite directory takes a minute and more on a loaded 2-core machine).
  */
 export function startPlatformCli(
-  env: Record<string, string>, args: string[] = [], track?: ChildProcess[], timeoutMs = 30_000,
+  env: Record<string, string>, args: string[] = [], track?: ChildProcess[], timeoutMs = 120_000,
 ): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'platform', '--port', '0', ...args], {

@@ -1,35 +1,19 @@
 // The local platform as users run it (`parley platform`, the compiled CLI), killed with SIGKILL after
 // 2xx answers: a new process on the same data directory must find everything.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ON_POSTGRES, testDatabaseUrl } from './helpers.js';
+import { requireBuild, startPlatformCli, stopChild } from './cli-process.js';
 
-const CLI = join(import.meta.dirname, '../../bin/parley.js');
 const KEY = 'durable-key';
 let dataDir: string;
 /** `--data <dir>`, or in the platform-pg project `--database-url` of a new PostgreSQL database. */
 let databaseArgs: string[];
 
-function startCli(): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'platform', '--port', '0', ...databaseArgs], {
-      env: { ...process.env, PARLEY_API_KEY: KEY, PARLEY_ADMIN_KEY: 'durable-admin' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`platform did not start: ${out}`)), 30_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = out.match(/API base URL\s+(http:\/\/\S+)/);
-      if (m) { clearTimeout(timer); resolve({ child, url: m[1] }); }
-    });
-    child.stderr!.on('data', (d) => { out += d; });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`platform exited (${code}): ${out}`)); });
-  });
-}
+const startCli = () => startPlatformCli({ PARLEY_API_KEY: KEY, PARLEY_ADMIN_KEY: 'durable-admin' }, databaseArgs);
 
 async function api(url: string, path: string, body?: unknown) {
   const res = await fetch(url + path, {
@@ -40,12 +24,10 @@ async function api(url: string, path: string, body?: unknown) {
   return { status: res.status, json: await res.json() as any };
 }
 
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => { child.once('exit', () => resolve()); child.kill('SIGKILL'); });
-}
+const kill = (child: ChildProcess) => stopChild(child, 'SIGKILL');
 
 beforeAll(async () => {
-  if (!existsSync(join(import.meta.dirname, '../../dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does) first');
+  requireBuild();
   dataDir = mkdtempSync(join(tmpdir(), 'parley-durable-'));
   databaseArgs = ON_POSTGRES ? ['--database-url', (await testDatabaseUrl())!] : ['--data', dataDir];
 });
@@ -81,5 +63,5 @@ describe('durability', () => {
     } finally {
       await kill(second.child);
     }
-  }, 90_000);
+  }, 300_000);
 });
