@@ -1,8 +1,9 @@
 // Local platform on loopback, as users run it (`parley platform` in its own process, in-memory data dir on tmpfs-like temp):
 // non-streamed conversation starts per second (zero pacing) and time to first SSE event p50/p99,
-// with a bare authenticated GET /v1/models in the same run as the baseline the ratios are against.
+// with a bare authenticated GET /v1/models in the same run as the baseline the ratios are against; and its
+// resident memory once ready on that fresh PGlite directory, as a ratio to issue 26's 300 MiB target.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,6 +31,11 @@ export function startPlatformWith(args) {
   });
 }
 
+/** Issue 26: `parley platform` on a fresh embedded data directory holds at most this once ready. */
+const RSS_TARGET_MIB = 300;
+/** A process's resident memory (VmRSS of /proc/<pid>/status), in MiB. */
+const residentMiB = (pid) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)[1]) / 1024;
+
 export const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 /** The p-th percentile of an ascending array. */
 export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -48,6 +54,7 @@ async function rate(label, n, concurrency, once) {
 export async function benchPlatform() {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
   const { child, url } = await startPlatform(dataDir);
+  const rssAtStart = residentMiB(child.pid);
   try {
     const models = await rate('models', 1000, 8, async () => {
       const r = await fetch(`${url}/v1/models`, { headers });
@@ -81,7 +88,11 @@ export async function benchPlatform() {
     }
     ttfe.sort((a, b) => a - b);
     total.sort((a, b) => a - b);
+    const rssAfter = residentMiB(child.pid);
     return {
+      'RSS once ready on a fresh PGlite data dir (MiB)': rssAtStart.toFixed(0),
+      [`RSS once ready / ${RSS_TARGET_MIB} MiB target`]: (rssAtStart / RSS_TARGET_MIB).toFixed(2),
+      'RSS after this benchmark\'s requests (MiB)': rssAfter.toFixed(0),
       'bare GET /v1/models per second (baseline)': models.toFixed(0),
       'non-streamed conversation starts per second': starts.toFixed(1),
       'starts / baseline ratio': (starts / models).toFixed(3),

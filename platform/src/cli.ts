@@ -16,13 +16,12 @@ import { redactDatabaseUrl } from './store/pg.js';
 import { createAssetHandler } from './demo/assets.js';
 import { REALTIME_TRANSCRIPTION_PATH } from './realtime/endpoint.js';
 import { serveFetch, type NodeIncoming } from 'parley-kit/server';
-import { createRelay, nodeRelayEnv, type Relay, type RelayPolicy } from 'parley-kit/relay';
+import type { Relay, RelayPolicy } from 'parley-kit/relay';
 import { DEFAULT_MODELS, DEFAULT_REALTIME_MODEL } from 'parley-kit/client';
 import { ensureAgentLibrary, ensureDemoAgents, ensureDemoConnector } from './demo/agents.js';
 import { DEMO_LIBRARY_NAME, ensureDemoLibrary, readShopPages, shopPage } from './demo/library.js';
 import { ensureFeedbackDataset } from './demo/feedback-dataset.js';
-import { playgroundConfig } from './demo/playground.js';
-import { startDemoMcpServer, type DemoMcpServer } from './demo-mcp/server.js';
+import type { DemoMcpServer } from './demo-mcp/server.js';
 import { SERVER_LIMIT_SETTINGS, serverLimitsFrom, servingOptions } from './http/server-limits.js';
 
 const DEV_API_KEY = 'parley-dev-key';
@@ -161,6 +160,10 @@ async function runStart(values: Values): Promise<void> {
   const browserDir = join(KIT_ROOT, 'dist/browser');
   if (!existsSync(join(browserDir, 'agent-chat.js'))) fail(`the browser bundle is missing (${browserDir}); run \`npm run build\` first`);
 
+  // Loaded here, not at the top: `parley platform` runs without them (its memory at rest, issue 26).
+  const { createRelay, nodeRelayEnv } = await import('parley-kit/relay');
+  const { startDemoMcpServer } = await import('./demo-mcp/server.js');
+  const { playgroundConfig } = await import('./demo/playground.js'); // it reads parley-kit/relay's scopes: not for `parley platform`
   const allowedOrigins = allowOrigins(values);
   const publicOrigin = publicOriginOf(values);
   const realKey = process.env.PLATFORM_API_KEY;

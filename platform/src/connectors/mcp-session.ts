@@ -7,9 +7,8 @@
  * timeout; failures become platform errors in the generic shape (502 unreachable or failing server,
  * 504 timeout, 422 for arguments the server rejects) — never a 500 or a hang.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { PlatformHttpError, genericError, invalidField } from '../http/errors.js';
 
 export type { McpTool };
@@ -26,6 +25,21 @@ export interface McpTarget {
 export const MCP_TIMEOUT_MS = 10_000;
 
 const CLIENT_INFO = { name: 'parley-local-platform', version: '1.0.0' };
+
+/**
+ * The SDK's client, loaded with the first connector call rather than at start: with its schemas it is about
+ * 10 MB of the platform's memory at rest, which most platforms never use.
+ */
+let sdk: Promise<{
+  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+  types: typeof import('@modelcontextprotocol/sdk/types.js');
+}> | undefined;
+const loadSdk = () => (sdk ??= Promise.all([
+  import('@modelcontextprotocol/sdk/client/index.js'),
+  import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  import('@modelcontextprotocol/sdk/types.js'),
+]).then(([client, transport, types]) => ({ Client: client.Client, StreamableHTTPClientTransport: transport.StreamableHTTPClientTransport, types })));
 
 /** An open session to one connector's server, for several operations (e.g. one conversation turn). */
 export interface McpSession {
@@ -46,6 +60,7 @@ export interface McpSession {
  */
 export async function openMcpSession(target: McpTarget, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<McpSession> {
   const timeout = options.timeoutMs ?? MCP_TIMEOUT_MS;
+  const { Client, StreamableHTTPClientTransport, types } = await loadSdk();
   // The SDK leaves an abort listener on the signal of every request: give it a session-scoped signal
   // that follows the caller's, so a long-lived caller signal does not collect listeners.
   const session = new AbortController();
@@ -68,7 +83,7 @@ export async function openMcpSession(target: McpTarget, options: { timeoutMs?: n
     try {
       return await work();
     } catch (err) {
-      throw mcpFailure(target, err);
+      throw mcpFailure(target, err, types);
     }
   };
   try {
@@ -139,7 +154,7 @@ export function toolResultText(result: CallToolResult): string {
   return parts.join('\n');
 }
 
-function mcpFailure(target: McpTarget, err: unknown): PlatformHttpError {
+function mcpFailure(target: McpTarget, err: unknown, { McpError, ErrorCode }: typeof import('@modelcontextprotocol/sdk/types.js')): PlatformHttpError {
   if (err instanceof PlatformHttpError) return err;
   const where = `connector '${target.name}' (${target.url})`;
   if (err instanceof McpError) {

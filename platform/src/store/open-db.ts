@@ -2,10 +2,10 @@
  * Opens the platform's database (db.ts): PGlite, in memory or in a directory, or a PostgreSQL server; then
  * migrates it: the core schema, every area's migrations as app.ts hands them, the job leases' last.
  */
-import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type { Db, Tx } from './db.js';
 import { openPostgres } from './pg.js';
+import { openPglite } from './pglite.js';
 import { MIGRATIONS as LEASES, clearLeases } from './leases.js';
 
 /**
@@ -81,11 +81,8 @@ export async function openDb(options: DbOptions): Promise<Db> {
   let db: Db;
   if (databaseUrl) {
     db = await openPostgres(databaseUrl);
-  } else if (dataDir) {
-    mkdirSync(dataDir, { recursive: true });
-    db = wrapPglite(await PGlite.create(dataDir));
   } else {
-    db = wrapPglite(await PGlite.create());
+    db = wrapPglite(await openPglite(dataDir));
   }
   try {
     // Two processes starting at once on one server: one migrates, the other waits and then finds nothing to do.

@@ -6,15 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ON_POSTGRES, testDatabaseUrl } from './helpers.js';
-import { requireBuild, startPlatformProcess } from './platform-process.js';
+import { requireBuild, startPlatformCli, stopChild } from './cli-process.js';
 
 const KEY = 'durable-key';
 let dataDir: string;
 /** `--data <dir>`, or in the platform-pg project `--database-url` of a new PostgreSQL database. */
 let databaseArgs: string[];
 
-/** The platform CLI on this test's database. */
-const startCli = () => startPlatformProcess(databaseArgs, { PARLEY_API_KEY: KEY, PARLEY_ADMIN_KEY: 'durable-admin' });
+const startCli = () => startPlatformCli({ PARLEY_API_KEY: KEY, PARLEY_ADMIN_KEY: 'durable-admin' }, databaseArgs);
 
 async function api(url: string, path: string, body?: unknown) {
   const res = await fetch(url + path, {
@@ -25,11 +24,7 @@ async function api(url: string, path: string, body?: unknown) {
   return { status: res.status, json: await res.json() as any };
 }
 
-const kill = (child: ChildProcess): Promise<void> => new Promise((resolve) => {
-  if (child.exitCode !== null || child.signalCode !== null) return resolve();
-  child.once('exit', () => resolve());
-  child.kill('SIGKILL');
-});
+const kill = (child: ChildProcess) => stopChild(child, 'SIGKILL');
 
 beforeAll(async () => {
   requireBuild();
@@ -68,5 +63,5 @@ describe('durability', () => {
     } finally {
       await kill(second.child);
     }
-  }, 90_000);
+  }, 300_000);
 });

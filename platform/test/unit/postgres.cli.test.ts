@@ -1,19 +1,17 @@
 // `DATABASE_URL=postgres://… parley platform` twice, on two ports: one shared platform. And an unreachable
 // server ends the process with a clear message that never shows the password.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { freshDatabase, startPostgres, type PostgresServer } from './postgres-server.js';
+import { requireBuild, startPlatformCli } from './cli-process.js';
 
-const CLI = join(import.meta.dirname, '../../bin/parley.js');
 const KEY = 'shared-key';
 let server: PostgresServer;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(join(import.meta.dirname, '../../dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does) first');
+  requireBuild();
   server = await startPostgres();
 }, 60_000);
 afterAll(async () => {
@@ -22,24 +20,8 @@ afterAll(async () => {
 });
 
 /** `parley platform --port 0` with `env`; resolves with its base URL, or rejects with what it printed when it exits. */
-function startCli(env: Record<string, string>, args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'platform', '--port', '0', ...args], {
-      env: { ...process.env, PARLEY_API_KEY: KEY, PARLEY_ADMIN_KEY: 'shared-admin', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`platform did not start: ${out}`)), 30_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = out.match(/API base URL\s+(http:\/\/\S+)/);
-      if (m) { clearTimeout(timer); resolve({ child, url: m[1] }); }
-    });
-    child.stderr!.on('data', (d) => { out += d; });
-    child.on('exit', (code) => { clearTimeout(timer); reject(Object.assign(new Error(`platform exited (${code}): ${out}`), { code, out })); });
-  });
-}
+const startCli = (env: Record<string, string>, args: string[] = []) =>
+  startPlatformCli({ PARLEY_API_KEY: KEY, PARLEY_ADMIN_KEY: 'shared-admin', ...env }, args, children);
 
 async function api(url: string, path: string, body?: unknown) {
   const res = await fetch(url + path, {

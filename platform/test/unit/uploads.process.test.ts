@@ -5,28 +5,31 @@
 // - uploads that stall get a 408 in the error shape and their socket closed, and leave no file behind;
 // - six parallel 20 MB JSON bodies over the 10 MB cap all read the 413 (never EPIPE/ECONNRESET).
 // Memory bounds are generous (the process's own growth, sampled from /proc); no duration is asserted.
+import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendBody } from '../../../test/unit/server/send-body.js';
-import { requireBuild, startPlatformProcess, type PlatformProcess } from './platform-process.js';
+import { requireBuild, residentMiB, startPlatformCli, stopChild } from './cli-process.js';
 
 const KEY = 'uploads-key';
 const MiB = 1024 * 1024;
 const BOUNDARY = 'parley-upload-boundary-7f3a9c1e5b2d4f6a8c0e';
 let dataDir: string;
-let platform: PlatformProcess;
+let platform: { child: ChildProcess; url: string; rss(): number };
 
 beforeAll(async () => {
   requireBuild();
   dataDir = mkdtempSync(join(tmpdir(), 'parley-uploads-'));
-  platform = await startPlatformProcess(['--data', dataDir, '--body-idle-timeout', '1.5'], { PARLEY_API_KEY: KEY, PARLEY_ADMIN_KEY: 'uploads-admin' });
+  const started = await startPlatformCli({ PARLEY_API_KEY: KEY, PARLEY_ADMIN_KEY: 'uploads-admin' }, ['--data', dataDir, '--body-idle-timeout', '1.5'], undefined, 150_000);
+  // Its resident set size in bytes (VmRSS).
+  platform = { ...started, rss: () => residentMiB(started.child.pid!).rss * MiB };
 }, 180_000);
 
 afterAll(async () => {
-  await platform?.stop();
+  if (platform) await stopChild(platform.child, 'SIGTERM');
   rmSync(dataDir, { recursive: true, force: true });
 });
 
