@@ -143,12 +143,13 @@ describe('asset handler', () => {
     expect(await second.text()).toBe('export const v = 22;\n');
   });
 
-  it('in the real build, the four entries keep stable names and every other script has a hashed one', () => {
+  it('in the real build, the four entries and the microphone worklet keep stable names and every other script has a hashed one', () => {
     const kit = dirname(createRequire(import.meta.url).resolve('parley-kit/package.json'));
     const browser = join(kit, 'dist/browser');
     const files = readdirSync(browser, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js')).map((f) => f.split('\\').join('/'));
     expect(files.length, 'dist/browser is built (npm run build)').toBeGreaterThan(10);
-    const entries = ['agent-chat.js', 'speech-player.js', 'audio-transcriber.js', 'doc-ocr-viewer.js'];
+    // The worklet is named by the capture code itself (MIC_WORKLET_FILE), so it is revalidated like the entries.
+    const entries = ['agent-chat.js', 'speech-player.js', 'audio-transcriber.js', 'doc-ocr-viewer.js', 'parley-mic-worklet.js'];
     for (const entry of entries) {
       expect(files).toContain(entry);
       expect(isHashedName(entry), entry).toBe(false);
