@@ -5,6 +5,7 @@
  * check of `trustProxy`. No `node:` imports: the edge build has this too.
  */
 import type { RelayError } from './errors.js';
+import { requestIdFrom } from '../server/request-id.js';
 
 /** What `POST {base}/session` is doing. */
 export type SessionRequestKind = 'new' | 'resume' | 'refresh';
@@ -52,19 +53,12 @@ export function refusalReason(error: RelayError): RefusalReason | null {
   return status >= 400 && status < 499 ? 'invalid' : null;
 }
 
-/** A request id the relay takes as it is: 1–128 of letters, digits and `._:+=/-` (UUIDs, trace ids, base64). */
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:+=/-]{1,128}$/;
-
 /**
  * The request's id: the `X-Request-Id` a trusted proxy set (`trusted`: `trustProxy` is on), when it is sane;
  * otherwise a new UUID. Without a trusted proxy a client's own id is not taken (it could mimic another's in logs).
  */
 export function requestIdOf(request: Request, trusted: boolean): string {
-  if (trusted) {
-    const given = request.headers.get('x-request-id');
-    if (given !== null && SANE_REQUEST_ID.test(given)) return given;
-  }
-  return crypto.randomUUID();
+  return requestIdFrom(trusted ? request.headers.get('x-request-id') : null);
 }
 
 /**

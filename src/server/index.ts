@@ -8,3 +8,4 @@ export { DEFAULT_SERVER_TIMEOUTS, serveFetch, type NodeIncoming, type ServedFetc
 export { BodyTooLargeError, readCapped } from './read-capped.js';
 export { DEFAULT_REALTIME_FLOOD_LIMITS, TokenBucket, createBackpressure, type BackpressureLimits, type FlowSocket, type RealtimeFloodLimits } from './socket-flow.js';
 export { DEFAULT_DRAIN_MAX_BYTES, DEFAULT_MIN_BYTES_PER_SECOND, type BodyGuardOptions } from './body-guard.js';
+export { requestIdFrom } from './request-id.js';

@@ -9,6 +9,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { requestIdFrom } from 'parley-kit/server';
 
 /** The platform's metrics registry and what the middleware records in it. */
 export interface PlatformMetrics {
@@ -18,7 +19,6 @@ export interface PlatformMetrics {
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:+=/-]{1,128}$/;
 
 /** A registry of its own per platform (several platforms may share a process: tests). */
 export function createPlatformMetrics(): PlatformMetrics {
@@ -47,8 +47,7 @@ export function watchRequests(metrics: PlatformMetrics, accessLog?: (line: strin
     // The admin API's alias dispatches to `/v1/admin/…` again: counted and logged there.
     if (c.req.path.startsWith('/api/admin/')) return next();
     const started = performance.now();
-    const given = c.req.header('x-request-id');
-    const requestId = given !== undefined && SANE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    const requestId = requestIdFrom(c.req.header('x-request-id'));
     await next();
     setHeader(c, 'x-request-id', requestId);
     const seconds = (performance.now() - started) / 1000;

@@ -2,9 +2,10 @@
 // dir, without persistence; stoppable and restartable on the same port (outage tests).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../browser/server/free-port.mjs';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
 
@@ -64,17 +65,7 @@ export async function startRedis(): Promise<RedisServer> {
   };
 }
 
-/** A free loopback port (the OS picks it; free again once this resolves). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../browser/server/free-port.mjs';
 
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
