@@ -37,7 +37,7 @@ import type { PlatformContext, PlatformEnv } from './http/context.js';
 import { DEFAULT_JSON_LIMIT } from './http/validation.js';
 import { urlGuard } from './http/input-guard.js';
 import { createPlatformMetrics, watchRequests, type PlatformMetrics } from './http/watch.js';
-import { createProbes } from './http/probes.js';
+import { createProbes, withRequestId } from './http/probes.js';
 // areas: their routes, the services the context carries, their migrations
 import { modelRoutes } from './models/routes.js';
 import { agentRoutes } from './agents/routes.js';
@@ -229,7 +229,8 @@ export function createPlatform(options: PlatformOptions): Platform {
   return {
     async fetch(request) {
       const probed = probe(request);
-      if (probed) return probed;
+      // Probes answer before the app (and its watch middleware): they carry a request id all the same.
+      if (probed) return probed.then((answer) => withRequestId(answer, request));
       const { app } = await opened;
       return app.fetch(request);
     },

@@ -28,6 +28,8 @@ import type { TicketClaims } from './sessions/session-tokens.js';
 import { DEFAULT_REALTIME_FLOOD_LIMITS, createRealtimeGuards, type RealtimeGuards, type SocketGuard } from './realtime-guard.js';
 import { createBackpressure } from '../server/socket-flow.js';
 import { RELAY_RESTARTING } from './drain.js';
+import { refusalReason, type RefusalReason } from './watch.js';
+import { requestIdFrom } from '../server/request-id.js';
 
 /** Default realtime caps. */
 export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
@@ -69,9 +71,28 @@ const CLIENT_TYPES = new Set<string>(ClientMessage.options.map((o) => o.entries.
 /** Close codes the relay sends. */
 const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, tooBig: 1009, upstream: 1011 } as const;
 
+/**
+ * How one realtime upgrade ended, for a host that watches (metrics, the access log): accepted (101) or refused
+ * (the HTTP status written on the raw socket, with its refusal reason), after `ownMs` of the relay's own checks.
+ */
+export interface UpgradeOutcome {
+  request: IncomingMessage;
+  socket: Duplex;
+  /** A trusted proxy's sane `X-Request-Id`, else a new UUID (as for requests). */
+  requestId: string;
+  status: number;
+  refusal: RefusalReason | null;
+  /** The relay's own time until the answer, ms (the upstream handshake excluded). */
+  ownMs: number;
+  /** Time the upstream handshake took, ms (0: none was made). */
+  upstreamMs: number;
+}
+
 /** The relay's realtime side: its upgrade handler (open sockets are registered in `runtime.openStreams`). */
 export interface RealtimeEndpoint {
   handleUpgrade: UpgradeHandler;
+  /** Calls `listener` once per realtime upgrade taken, when it is accepted or refused; returns the unlink. */
+  observeUpgrades(listener: (outcome: UpgradeOutcome) => void): () => void;
 }
 
 /** Creates the relay's realtime endpoint: takes exactly the realtime path, leaves every other upgrade. */
@@ -85,27 +106,54 @@ export function createRealtimeEndpoint(runtime: RelayRuntime): RealtimeEndpoint 
   })));
 
   const guards = createRealtimeGuards(runtime.realtime);
+  const observers = new Set<(outcome: UpgradeOutcome) => void>();
   const handleUpgrade: UpgradeHandler = (request, socket, head) => {
     const target = request.url ?? '';
     const q = target.indexOf('?');
     // Exact, case-sensitive raw path: `%2F`, `//`, `;`, trailing `/` and case variants are someone else's (or 404).
     if ((q < 0 ? target : target.slice(0, q)) !== path) return false;
-    void accept(runtime, load, guards, request, socket, head, q < 0 ? '' : target.slice(q + 1)).catch((error: unknown) => {
-      if (!(error instanceof RelayError)) runtime.report(error);
-      refuse(socket, error instanceof RelayError ? error : internalError());
-    });
+    const started = performance.now();
+    const timing = { upstreamMs: 0 };
+    const told = (status: number, refusal: RefusalReason | null) => {
+      if (!observers.size) return;
+      const value = runtime.trustedRequestIds ? request.headers['x-request-id'] : undefined;
+      const outcome: UpgradeOutcome = {
+        request, socket, requestId: requestIdFrom(typeof value === 'string' ? value : null), status, refusal,
+        ownMs: Math.max(0, performance.now() - started - timing.upstreamMs), upstreamMs: timing.upstreamMs,
+      };
+      for (const observer of observers) observer(outcome);
+    };
+    void accept(runtime, load, guards, request, socket, head, q < 0 ? '' : target.slice(q + 1), timing).then(
+      (accepted) => { if (accepted) told(101, null); },
+      (error: unknown) => {
+        if (!(error instanceof RelayError)) runtime.report(error);
+        const answer = error instanceof RelayError ? error : internalError();
+        refuse(socket, answer);
+        told(answer.status, refusalReason(answer));
+      },
+    );
     return true;
   };
-  return { handleUpgrade };
+  return {
+    handleUpgrade,
+    observeUpgrades(listener) {
+      observers.add(listener);
+      return () => observers.delete(listener);
+    },
+  };
 }
 
-/** Checks the upgrade, opens the upstream, then accepts the page's socket and pipes. Throws a RelayError to refuse. */
+/**
+ * Checks the upgrade, opens the upstream, then accepts the page's socket and pipes. Throws a RelayError to refuse;
+ * resolves true once the page's socket is accepted, false when the page left first (or ws refused its handshake).
+ */
 async function accept(
   runtime: RelayRuntime,
   load: () => Promise<{ wss: WebSocketServer; WebSocket: typeof NodeWebSocket }>,
   guards: RealtimeGuards,
   request: IncomingMessage, socket: Duplex, head: Buffer, query: string,
-): Promise<void> {
+  timing: { upstreamMs: number },
+): Promise<boolean> {
   const model = modelOf(query);
   const origin = header(request, 'origin');
   const scheme = (request.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
@@ -139,6 +187,7 @@ async function accept(
   };
   socket.once('close', pageGone);
 
+  const handshake = performance.now();
   const opened = await new Promise<RelayError | null>((resolve) => {
     upstream.once('open', () => resolve(null));
     upstream.once('unexpected-response', (_req, res) => {
@@ -148,19 +197,23 @@ async function accept(
     // `on`, not `once`: an error with no listener would throw; after the pipe takes over, its own listener reports.
     upstream.on('error', () => resolve(upstreamError(502)));
   });
+  timing.upstreamMs = performance.now() - handshake;
   if (opened) {
     socket.off('close', pageGone);
     slot.release();
     upstream.terminate();
     throw opened;
   }
-  if (socket.destroyed) return;
+  if (socket.destroyed) return false;
   // `pageGone` stays until the page socket is accepted: ws answers a malformed handshake 400 without calling back.
+  let accepted = false;
   wss.handleUpgrade(request, socket, head, (page) => {
+    accepted = true;
     socket.off('close', pageGone);
     upstream.off('message', onEarly);
     pipe(runtime, page, upstream, slot, early, ticket, guards.open(ticket.sid));
   });
+  return accepted;
 }
 
 /** The page's answer when the platform refuses the upstream handshake: its 4xx as is, else 502 in the relay's words. */

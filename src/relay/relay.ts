@@ -27,7 +27,7 @@ import { OPERATOR_REVOKE_PATH, checkOperatorSecret, handleOperatorRevoke } from 
 import { handlePlatformRequest } from './proxy/proxy.js';
 import { createMemoryStreamBuffers, resumeLimitsOf, type ResumeLimits } from './streams/resumable.js';
 import { handleStreamRequest } from './streams/resume-route.js';
-import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf } from './realtime.js';
+import { DEFAULT_REALTIME_LIMITS, createRealtimeEndpoint, webSocketBaseOf, type UpgradeOutcome } from './realtime.js';
 import type { UpgradeHandler } from '../server/node-serve.js';
 import { CONVERSATION_TEXT_BYTES, DEFAULT_BODY_LIMITS, createRouteTable, defaultRoutes, isCleanPath, type BodyLimits, type RelayRoute } from './proxy/route-table.js';
 import type { AuthorizeHook, FeedbackOptions, RealtimeLimits, RelayRuntime, RequestState } from './runtime.js';
@@ -177,6 +177,11 @@ export interface Relay {
    */
   handleUpgrade: UpgradeHandler;
   /**
+   * Calls `listener` once per realtime upgrade `handleUpgrade` took, when it is accepted (101) or refused (its
+   * status and refusal reason): what the Node adapter's metrics and access log count. Returns the unlink.
+   */
+  observeUpgrades(listener: (outcome: UpgradeOutcome) => void): () => void;
+  /**
    * Ends a session: its tokens, resume tokens and unused tickets are refused from now on, on every
    * instance sharing the store; its open SSE streams (an error event, then the end) and realtime
    * sockets (an `error` event, close 1008) are closed at once here and, through the store's
@@ -308,6 +313,7 @@ export function createRelay(options: RelayOptions): Relay {
   return {
     fetch: handle,
     handleUpgrade: realtime.handleUpgrade,
+    observeUpgrades: realtime.observeUpgrades,
     revokeSession,
     revokeSubject,
     drain: drain.drain,
@@ -425,6 +431,7 @@ function resolve(options: RelayOptions): RelayRuntime {
     now,
     report,
     warn,
+    trustedRequestIds: options.trustProxy === true || (typeof options.trustProxy === 'number' && options.trustProxy > 0),
   };
 }
 

@@ -8,6 +8,7 @@
  *   GET /metrics  Prometheus text format (watch.ts), with `Authorization: Bearer <admin key>` (the API key when
  *                 no admin key is set); without it 401.
  */
+import { requestIdFrom } from 'parley-kit/server';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../store/db.js';
 import { genericError } from './errors.js';
@@ -55,6 +56,12 @@ export function createProbes(options: ProbeOptions): (request: Request) => Promi
     }
     return options.metrics.registry.metrics().then((body) => new Response(body, { headers: { 'content-type': options.metrics.registry.contentType, 'cache-control': 'no-store' } }));
   };
+}
+
+/** `answer` with the request's `X-Request-Id` (its own when sane, else a new UUID), as every other answer has. */
+export function withRequestId(answer: Response, request: Request): Response {
+  answer.headers.set('x-request-id', requestIdFrom(request.headers.get('x-request-id')));
+  return answer;
 }
 
 function probePath(url: string): string | undefined {

@@ -39,6 +39,10 @@ describe('platform /healthz and /readyz', () => {
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok' });
+    expect(health.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const traced = await fetch(`${url}/readyz`, { headers: { 'x-request-id': 'probe-7' } });
+    expect(traced.headers.get('x-request-id')).toBe('probe-7');
+    await traced.text();
     const ready = await fetch(`${url}/readyz`);
     expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok' } });
     expect((await fetch(`${url}/readyz`, { method: 'POST' })).status).toBe(405);

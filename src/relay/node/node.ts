@@ -81,7 +81,7 @@ function whenResponseCloses(outgoing: ServerResponse, listener: () => void): () 
  * Serves `relay` over HTTP on Node, its realtime WebSocket included; resolves once listening. Event
  * streams are written here (write-event-stream.ts: their head leaves with the first event).
  */
-export async function serveRelay(relay: Pick<Relay, 'fetch' | 'handleUpgrade'> & Partial<Pick<Relay, 'drain'>>, options: ServeRelayOptions = {}): Promise<ServedRelay> {
+export async function serveRelay(relay: Pick<Relay, 'fetch' | 'handleUpgrade'> & Partial<Pick<Relay, 'drain' | 'observeUpgrades'>>, options: ServeRelayOptions = {}): Promise<ServedRelay> {
   const watcher = options.watch && (options.watch.metrics || options.watch.accessLog) ? createRelayWatcher(options.watch) : undefined;
   let draining: Promise<DrainReport> | undefined;
   const served = await serveFetch(async (request, env) => {
@@ -91,7 +91,7 @@ export async function serveRelay(relay: Pick<Relay, 'fetch' | 'handleUpgrade'> &
     const response = await relay.fetch(request, relayEnv);
     watched?.(response);
     return outgoing && isEventStreamAnswer(response) ? writeEventStream(response, outgoing) : response;
-  }, { ...options, upgrade: [upgradeUnlessDraining(watcher ? watcher.upgrade(relay.handleUpgrade) : relay.handleUpgrade, () => draining !== undefined)] });
+  }, { ...options, upgrade: [upgradeUnlessDraining(watcher ? watcher.upgrade(relay.handleUpgrade, relay.observeUpgrades) : relay.handleUpgrade, () => draining !== undefined)] });
   return {
     url: served.url,
     port: served.port,

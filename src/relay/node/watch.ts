@@ -10,11 +10,13 @@
  *    "session":null,"completed":true}
  */
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { ServerResponse } from 'node:http';
 import type { UpgradeHandler } from '../../server/node-serve.js';
 import type { RelayEnv } from '../proxy/client-address.js';
 import type { RequestRecord } from '../watch.js';
 import type { RelayMetrics } from './metrics.js';
+import type { UpgradeOutcome } from '../realtime.js';
 import { isEventStreamAnswer } from './write-event-stream.js';
 
 /** What to watch: metrics, the access log, or both. */
@@ -30,8 +32,12 @@ export interface RelayWatchOptions {
 export interface RelayWatcher {
   /** Called as a request arrives; the returned function gets the answer once the relay has it. */
   begin(method: string, socket: Socket | undefined, outgoing: ServerResponse | undefined, env: RelayEnv): (response: Response) => void;
-  /** Wraps the realtime upgrade handler: open sockets and their bytes. */
-  upgrade(handler: UpgradeHandler): UpgradeHandler;
+  /**
+   * Wraps the realtime upgrade handler: with `observe` (the relay's `observeUpgrades`), each upgrade is a request of
+   * route `realtime` (status 101 or its refusal, the refusal reason, one access-log line when the socket closes), and
+   * accepted ones are open sockets; their bytes are counted either way.
+   */
+  upgrade(handler: UpgradeHandler, observe?: (listener: (outcome: UpgradeOutcome) => void) => () => void): UpgradeHandler;
 }
 
 const METHOD = /^[A-Z]{1,12}$/;
@@ -83,19 +89,43 @@ export function createRelayWatcher(options: RelayWatchOptions): RelayWatcher {
         else ended();
       };
     },
-    upgrade(handler) {
-      if (!metrics) return handler;
+    upgrade(handler, observe) {
+      /** Per upgraded socket, its byte counts and time when the upgrade arrived. */
+      const arrived = new WeakMap<Duplex, { read0: number; written0: number; head: number; started: number }>();
+      observe?.((outcome) => {
+        const socket = outcome.socket as Socket;
+        const at = arrived.get(socket) ?? { read0: 0, written0: 0, head: 0, started: performance.now() };
+        const accepted = outcome.status === 101;
+        if (metrics) {
+          metrics.request('realtime', outcome.status, outcome.ownMs, outcome.upstreamMs);
+          if (outcome.refusal) metrics.refusal(outcome.refusal);
+          if (accepted) metrics.openSockets(1);
+        }
+        const ended = () => {
+          const bytesIn = (socket.bytesRead ?? 0) - at.read0 + at.head;
+          const bytesOut = (socket.bytesWritten ?? 0) - at.written0;
+          if (metrics) {
+            metrics.bytes(bytesIn, bytesOut);
+            if (accepted) metrics.openSockets(-1);
+          }
+          if (accessLog) {
+            const line: Record<string, unknown> = {
+              time: new Date().toISOString(), request_id: outcome.requestId, method: 'GET', route: 'realtime', status: outcome.status,
+              duration_ms: round(performance.now() - at.started), relay_ms: round(outcome.ownMs), upstream_ms: round(outcome.upstreamMs),
+              bytes_in: bytesIn, bytes_out: bytesOut, refusal: outcome.refusal, session: null, completed: true,
+            };
+            if (logAddresses) line.client = outcome.request.socket.remoteAddress ?? '';
+            accessLog(`${JSON.stringify(line)}\n`);
+          }
+        };
+        if (socket.destroyed) ended();
+        else socket.once('close', ended);
+      });
+      if (!metrics && !accessLog) return handler;
       return (request, duplex, head) => {
-        if (!handler(request, duplex, head)) return false;
         const socket = duplex as Socket;
-        const read0 = socket.bytesRead ?? 0;
-        const written0 = socket.bytesWritten ?? 0;
-        metrics.openSockets(1);
-        socket.once('close', () => {
-          metrics.openSockets(-1);
-          metrics.bytes((socket.bytesRead ?? 0) - read0 + head.length, (socket.bytesWritten ?? 0) - written0);
-        });
-        return true;
+        arrived.set(duplex, { read0: socket.bytesRead ?? 0, written0: socket.bytesWritten ?? 0, head: head.length, started: performance.now() });
+        return handler(request, duplex, head);
       };
     },
   };

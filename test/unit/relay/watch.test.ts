@@ -280,15 +280,25 @@ describe('relay metrics and access log', () => {
 });
 
 describe('relay realtime sockets in the metrics', () => {
-  it('counts a page socket while it is open, and its bytes', async () => {
+  it('counts a page socket while it is open, and its bytes; a refused upgrade is a refusal; each has an access-log line', async () => {
     const upstream = await fakeRealtimeUpstream();
     closers.push(() => upstream.close());
     const http = fakeUpstream();
     const relay = makeRelay(http.fetch, { upstream: { baseUrl: UPSTREAM, apiKey: UPSTREAM_KEY, fetch: http.fetch, webSocketBaseUrl: () => upstream.url } });
     const metrics = createRelayMetrics();
-    const served = await serveRelay(relay, { watch: { metrics } });
+    const log: string[] = [];
+    const served = await serveRelay(relay, { watch: { metrics, accessLog: (line) => log.push(line) } });
     closers.push(() => served.close());
     const sample = async (name: string) => value(await scrape(metrics), name);
+    expect(await sample('parley_relay_open_sockets')).toBe(0);
+    // A refused upgrade (no ticket) is a refusal like any request's: counted, and one log line.
+    const refused = await openPage(served.url, '/api/v1/audio/transcriptions/realtime?model=voxtral-mini-transcribe-realtime-2602', ['realtime']);
+    expect(refused.kind).toBe('refused');
+    await waitFor(() => log.length === 1, 10_000, 'the refused upgrade\'s log line');
+    expect(JSON.parse(log[0]!)).toMatchObject({ method: 'GET', route: 'realtime', status: 401, refusal: 'auth', upstream_ms: 0 });
+    expect(JSON.parse(log[0]!).request_id).toMatch(UUID);
+    expect(await sample('parley_relay_refusals_total{reason="auth"}')).toBe(1);
+    expect(await sample('parley_relay_requests_total{route="realtime",status="401"}')).toBe(1);
     expect(await sample('parley_relay_open_sockets')).toBe(0);
     const bytesBefore = await sample('parley_relay_bytes_total{direction="out"}');
     const { token } = await openSession(relay);
@@ -300,6 +310,13 @@ describe('relay realtime sockets in the metrics', () => {
     await page.closed;
     await waitFor(async () => await sample('parley_relay_open_sockets') === 0, 10_000, 'the socket gauge to fall');
     expect(await sample('parley_relay_bytes_total{direction="out"}')).toBeGreaterThan(bytesBefore);
+    expect(await sample('parley_relay_requests_total{route="realtime",status="101"}')).toBe(1);
+    // The accepted socket's line is written when it closes, with its bytes.
+    await waitFor(() => log.length === 2, 10_000, 'the socket\'s log line');
+    const line = JSON.parse(log[1]!);
+    expect(line).toMatchObject({ route: 'realtime', status: 101, refusal: null, completed: true });
+    expect(line.bytes_out).toBeGreaterThan(0);
+    expect(line.upstream_ms).toBeGreaterThan(0);
   });
 });
 
