@@ -54,6 +54,8 @@ Options:
   --public-origin <url> start: the origin visitors use to reach this server when it is not localhost or an IP
                         address (e.g. http://devbox.lan:8787); its own pages are judged same-origin against it
   --access-log          platform: one JSON line per request on stdout (request id, route, status, duration)
+  --drain-timeout <s>   on SIGTERM or SIGINT, seconds open requests and replies get to end before the process
+                        stops (default 10; a second signal stops at once)
   -h, --help            this text
 
 Environment:
@@ -71,6 +73,7 @@ Environment:
   PARLEY_CHAT_MODEL     that server's model name; PARLEY_CHAT_API_KEY its key
   PARLEY_HEADERS_TIMEOUT, PARLEY_BODY_IDLE_TIMEOUT, PARLEY_REQUEST_TIMEOUT  like the flags (seconds)
   PARLEY_MAX_FILE_BYTES like --max-file-bytes
+  PARLEY_DRAIN_TIMEOUT  like --drain-timeout
 `;
 
 type Values = { port?: string; host: string; data: string; 'database-url'?: string; 'token-delay'?: string; 'allow-origin'?: string[]; 'public-origin'?: string; 'access-log'?: boolean; help?: boolean; [timeout: string]: unknown };
@@ -91,6 +94,7 @@ function parseCommandLine(argv: string[]) {
         'public-origin': { type: 'string' },
         'access-log': { type: 'boolean' },
         'max-file-bytes': { type: 'string' },
+        'drain-timeout': { type: 'string' },
         ...Object.fromEntries(SERVER_LIMIT_SETTINGS.map((s) => [s.flag, { type: 'string' as const }])),
         help: { type: 'boolean', short: 'h' },
       },
@@ -142,6 +146,7 @@ function localPlatform(values: Values, defaultDelay: number): { platform: Platfo
 }
 
 async function runPlatform(values: Values): Promise<void> {
+  const drain = drainSeconds(values);
   const { platform, notes } = localPlatform(values, 0);
   await readyOrExit(platform);
   const server = await serveFetch(platform.fetch, { port: parseNumber('--port', values.port ?? '8788'), hostname: values.host, upgrade: [platform.handleUpgrade], ...serving(values) });
@@ -152,16 +157,23 @@ async function runPlatform(values: Values): Promise<void> {
     `  health         ${server.url}/healthz, ${server.url}/readyz; Prometheus metrics at ${server.url}/metrics with the admin key`,
     ...notes,
   ].join('\n') + '\n');
-  onStop(async () => { await server.close(); await platform.close(); });
+  // Graceful stop: no new connections; requests under way (a streamed reply, an upload) get the drain time to end.
+  onStop(drain, async (timeoutMs, hurry) => {
+    const ended = await endsWithin(server.stopListening(), timeoutMs, hurry);
+    await server.close();
+    await platform.close();
+    return ended ? 'every open request ended' : 'requests still open at the deadline were cut';
+  });
 }
 
 async function runStart(values: Values): Promise<void> {
+  const drain = drainSeconds(values);
   const port = parseNumber('--port', values.port ?? process.env.PORT ?? '8787');
   const browserDir = join(KIT_ROOT, 'dist/browser');
   if (!existsSync(join(browserDir, 'agent-chat.js'))) fail(`the browser bundle is missing (${browserDir}); run \`npm run build\` first`);
 
   // Loaded here, not at the top: `parley platform` runs without them (its memory at rest, issue 26).
-  const { createRelay, nodeRelayEnv } = await import('parley-kit/relay');
+  const { createRelay, drainServed, nodeRelayEnv, upgradeUnlessDraining } = await import('parley-kit/relay');
   const { startDemoMcpServer } = await import('./demo-mcp/server.js');
   const { playgroundConfig } = await import('./demo/playground.js'); // it reads parley-kit/relay's scopes: not for `parley platform`
   const allowedOrigins = allowOrigins(values);
@@ -243,7 +255,10 @@ async function runStart(values: Values): Promise<void> {
   app.use('/docs/*', serveStatic({ root: relativeToCwd(join(KIT_ROOT, 'dist')) }));
   app.use('/*', serveStatic({ root: relativeToCwd(join(KIT_ROOT, 'demo')) }));
 
-  const server = await serveFetch(app.fetch, { port, hostname: values.host, upgrade: platform ? [relay.handleUpgrade, platform.handleUpgrade] : [relay.handleUpgrade], ...serving(values) });
+  // While draining (SIGTERM), the relay refuses new realtime sockets with 503 as it refuses requests.
+  let draining = false;
+  const relayUpgrade = upgradeUnlessDraining(relay.handleUpgrade, () => draining);
+  const server = await serveFetch(app.fetch, { port, hostname: values.host, upgrade: platform ? [relayUpgrade, platform.handleUpgrade] : [relayUpgrade], ...serving(values) });
   ownUrl = server.url;
   if (platform && demo.agentId) {
     // The shop's pages as the shop agent's library, linked at this server's address (loaded once, kept in step).
@@ -255,7 +270,14 @@ async function runStart(values: Values): Promise<void> {
     `  origins        ${[publicOrigin ?? server.url, ...allowedOrigins].join(', ')}   (pages that may use the relay; --allow-origin adds one${publicOrigin ? '' : '; by a host name other than localhost, set --public-origin'})`,
     `  CDN-style tag  <script type="module" src="${server.url}/assets/agent-chat.js"></script>`,
     ...lines.map((l) => l.replace('<port>', String(server.port)))].join('\n') + '\n');
-  onStop(async () => { await server.close(); await platform?.close(); await demoMcp?.close(); });
+  // Graceful stop, as parley-relay's (drain.ts): new relay requests get 503, replies under way get the drain time.
+  onStop(drain, async (timeoutMs, hurry) => {
+    draining = true;
+    const report = await drainServed(server, relay, { timeoutMs, signal: hurry });
+    await platform?.close();
+    await demoMcp?.close();
+    return report.endedAtDeadline ? `${report.endedAtDeadline} repl${report.endedAtDeadline === 1 ? 'y' : 'ies'} ended at the deadline` : 'every open reply ended';
+  });
 }
 
 /** `--public-origin` or `PARLEY_PUBLIC_ORIGIN`, checked like an allowed origin; undefined when unset. */
@@ -309,16 +331,47 @@ function relativeToCwd(path: string): string {
   return rel || '.';
 }
 
-function onStop(stop: () => Promise<void>): void {
+/**
+ * On SIGTERM or SIGINT: `stop` gets the drain time (`--drain-timeout`, `PARLEY_DRAIN_TIMEOUT`, default 10 s) and a
+ * signal that a second SIGTERM or SIGINT aborts (stop at once); then the process exits 0.
+ */
+function onStop(seconds: number, stop: (timeoutMs: number, hurry: AbortSignal) => Promise<string>): void {
+  const hurry = new AbortController();
   let stopping = false;
-  const handler = async () => {
-    if (stopping) return;
+  const handler = async (signal: NodeJS.Signals) => {
+    if (stopping) return hurry.abort();
     stopping = true;
-    await stop();
+    process.stdout.write(`parley: ${signal}: stopping (open replies get up to ${seconds} s; send it again to stop at once)\n`);
+    const said = await stop(seconds * 1000, hurry.signal);
+    process.stdout.write(`parley: stopped (${said})\n`);
     process.exit(0);
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+}
+
+/** `--drain-timeout` or `PARLEY_DRAIN_TIMEOUT` in seconds (default 10); anything else than 0–3600 ends the process. */
+function drainSeconds(values: Values): number {
+  const raw = (values['drain-timeout'] as string | undefined) ?? (process.env.PARLEY_DRAIN_TIMEOUT?.trim() || '10');
+  const seconds = parseNumber('--drain-timeout', raw);
+  if (seconds > 3600) fail(`--drain-timeout needs a whole number of seconds from 0 to 3600, got '${raw}'`);
+  return seconds;
+}
+
+/** Resolves true once `closed` settles, false at `timeoutMs` or when `hurry` aborts first. */
+function endsWithin(closed: Promise<unknown>, timeoutMs: number, hurry: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ended: boolean) => {
+      clearTimeout(timer);
+      hurry.removeEventListener('abort', onHurry);
+      resolve(ended);
+    };
+    const onHurry = () => done(false);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    hurry.addEventListener('abort', onHurry);
+    if (hurry.aborted) done(false);
+    closed.then(() => done(true), () => done(true));
+  });
 }
 
 /** `--max-file-bytes` or `PARLEY_MAX_FILE_BYTES`: the cap of `POST /v1/files` (undefined: the default, 512 MB). */

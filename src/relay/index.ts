@@ -8,4 +8,5 @@
 export * from './edge.js';
 export { serveRelay, nodeRelayEnv, type ServeRelayOptions, type ServedRelay } from './node/node.js';
 export type { RelayWatchOptions } from './node/watch.js';
+export { drainServed, upgradeUnlessDraining, type ServedDrainOptions } from './node/drain-server.js';
 export { createRedisStateStore, type RedisClientLike, type RedisStateStore, type RedisStateStoreOptions } from './state/redis-store.js';
