@@ -15,10 +15,10 @@
 import type { Db } from '../store/db.js';
 import { claimNext, pollForWork, type JobQueue, type Lease } from '../store/leases.js';
 import { genericError } from '../http/errors.js';
-import { createFile } from '../files/store.js';
+import { storeUpload } from '../files/upload.js';
 import { lineRequest, type BatchEndpoint, type Dispatch } from './dispatch.js';
 import {
-  errorSummary, finishJob, getStoredJob, markStarted, nowSeconds, pendingLines, recordResult, resultsOf,
+  errorSummary, finishJob, getStoredJob, markStarted, nowSeconds, pendingLines, recordResult, resultPages,
   type BatchResult, type BatchStatus, type StoredBatchJob,
 } from './store.js';
 
@@ -136,22 +136,37 @@ export class BatchRunner {
     const { id } = job.record;
     const owner = { workspaceId: job.creator.workspaceId, userId: job.creator.userId };
     const visibility = job.privateOutput ? 'user' as const : 'workspace' as const;
-    const write = async (results: BatchResult[], kind: 'output' | 'error') => {
-      if (!results.length) return null;
-      const bytes = new TextEncoder().encode(results.map((r) => JSON.stringify(r)).join('\n') + '\n');
-      const file = await createFile(this.db, owner, {
-        filename: `batch_${kind}_${id}.jsonl`, purpose: 'batch', sampleType: `batch_${kind === 'output' ? 'result' : 'error'}`, mimetype: 'application/jsonl',
-        numLines: results.length, visibility, expiryHours: null, bytes,
+    // Each file streams from the stored results page by page into 1 MiB chunks (files/upload.ts): a job of a
+    // million lines never holds its results in memory, and the file is visible only once complete.
+    const db = this.db;
+    const encoder = new TextEncoder();
+    const write = async (ok: boolean) => {
+      const kind = ok ? 'output' : 'error';
+      let lines = 0;
+      async function* jsonl() {
+        for await (const page of resultPages(db, id, ok)) {
+          lines += page.length;
+          yield encoder.encode(page.map((r) => `${JSON.stringify(r)}\n`).join(''));
+        }
+      }
+      const stored = await storeUpload(db, owner, jsonl());
+      if (lines === 0) {
+        await stored.discard();
+        return { file: null, lines };
+      }
+      const file = await stored.finish({
+        filename: `batch_${kind}_${id}.jsonl`, purpose: 'batch', sampleType: `batch_${ok ? 'result' : 'error'}`, mimetype: 'application/jsonl',
+        numLines: lines, visibility, expiryHours: null,
       });
-      return file.id;
+      return { file: file.id, lines };
     };
-    const succeeded = await resultsOf(this.db, id, true);
-    const failed = await resultsOf(this.db, id, false);
-    const final = status === 'SUCCESS' && failed.length > 0 && succeeded.length === 0 ? 'FAILED' : status;
+    if (!(await getStoredJob(this.db, id))) return;
+    const output = await write(true);
+    const error = await write(false);
+    const final = status === 'SUCCESS' && error.lines > 0 && output.lines === 0 ? 'FAILED' : status;
     const errors = await errorSummary(this.db, id);
     if (status === 'TIMEOUT_EXCEEDED') errors.unshift({ message: `The job did not finish within its timeout of ${job.timeoutHours} hours`, count: 1 });
-    if (!(await getStoredJob(this.db, id))) return;
-    await finishJob(this.db, id, final, { outputFile: await write(succeeded, 'output'), errorFile: await write(failed, 'error'), errors });
+    await finishJob(this.db, id, final, { outputFile: output.file, errorFile: error.file, errors });
   }
 }
 

@@ -247,10 +247,18 @@ export async function recordResult(db: Db, jobId: string, line: number, ok: bool
   });
 }
 
-/** The results so far, in line order: those that succeeded or those that failed. */
-export async function resultsOf(db: Db, jobId: string, ok: boolean): Promise<BatchResult[]> {
-  const { rows } = await db.query<{ result: BatchResult }>('select result from batch_requests where job_id = $1 and done and ok = $2 order by line', [jobId, ok]);
-  return rows.map((r) => r.result);
+/** The results that succeeded (or failed), in line order, `pageSize` at a time (keyset paging: each page one query). */
+export async function* resultPages(db: Db, jobId: string, ok: boolean, pageSize = 500): AsyncGenerator<BatchResult[]> {
+  let after = -1;
+  for (;;) {
+    const { rows } = await db.query<{ line: number; result: BatchResult }>(
+      'select line, result from batch_requests where job_id = $1 and done and ok = $2 and line > $3 order by line limit $4', [jobId, ok, after, pageSize],
+    );
+    if (!rows.length) return;
+    yield rows.map((r) => r.result);
+    if (rows.length < pageSize) return;
+    after = rows[rows.length - 1]!.line;
+  }
 }
 
 /** Every result so far, in line order (`?inline=true`). */

@@ -113,6 +113,27 @@ describe('batch jobs over HTTP', () => {
     expect(failed.errors).toEqual([{ message: expect.stringMatching(/^Invalid model: no-such-model/), count: 2 }]);
   });
 
+  it('writes result files of several pages in line order, streamed from the stored results (1,203 lines)', { timeout: 180_000 }, async () => {
+    // Every third line has no input (422): both files span several pages of the writer (500 results a page).
+    const records = Array.from({ length: 1203 }, (_, i) => ({ custom_id: `r${i}`, body: i % 3 === 2 ? {} : { input: `line ${i} is calm` } }));
+    const file = await upload(platform, jsonl(records));
+    const job = await create(platform, { input_files: [file], endpoint: '/v1/moderations', model: 'mistral-moderation-latest' });
+    expect(job.status).toBe(200);
+    const done = await waitFor(platform, job.json.id, undefined, 150_000);
+    expect(done).toMatchObject({ status: 'SUCCESS', total_requests: 1203, succeeded_requests: 802, failed_requests: 401 });
+    const outputMeta = await call(platform, `/v1/files/${done.output_file}`);
+    expect(outputMeta.json).toMatchObject({ purpose: 'batch', sample_type: 'batch_result', num_lines: 802, mimetype: 'application/jsonl' });
+    const errorMeta = await call(platform, `/v1/files/${done.error_file}`);
+    expect(errorMeta.json).toMatchObject({ sample_type: 'batch_error', num_lines: 401 });
+    const outputs = await download(platform, done.output_file);
+    expect(outputs.map((l) => l.custom_id)).toEqual(records.filter((_, i) => i % 3 !== 2).map((r) => r.custom_id));
+    expect(outputs.every((l) => l.response.status_code === 200)).toBe(true);
+    const errors = await download(platform, done.error_file);
+    expect(errors.map((l) => l.custom_id)).toEqual(records.filter((_, i) => i % 3 === 2).map((r) => r.custom_id));
+    const raw = await call(platform, `/v1/files/${done.output_file}/content`);
+    expect(outputMeta.json.bytes).toBe(Buffer.byteLength(raw.text));
+  });
+
   it('runs lines on other endpoints too: moderations and fim', async () => {
     const mod = await create(platform, { endpoint: '/v1/moderations', model: 'mistral-moderation-latest', requests: [{ custom_id: 'm', body: { input: 'I will kill you' } }] });
     const fim = await create(platform, { endpoint: '/v1/fim/completions', model: 'codestral-latest', requests: [{ custom_id: 'f', body: { prompt: 'def add(a, b):', suffix: 'return c' } }] });
