@@ -232,6 +232,10 @@ async function runStart(values: Values): Promise<void> {
     const p = platform;
     app.all('/v1/*', (c) => p.fetch(c.req.raw));
   }
+  // Probes at the root too, where load balancers ask: the relay's, which also ask the platform behind it.
+  for (const probe of ['healthz', 'readyz']) {
+    app.get(`/${probe}`, (c) => relay.fetch(new Request(new URL(`/api/${probe}`, c.req.url), { headers: c.req.raw.headers }), { clientIp: c.env.incoming.socket.remoteAddress }));
+  }
   app.get('/demo-config.json', (c) => c.json(demo));
   // The playground (demo/playground.html) builds its controls from the manifest and writes a runnable relay command.
   const manifest = readFileSync(join(KIT_ROOT, 'custom-elements.json'), 'utf8');

@@ -69,6 +69,13 @@ async function streamReply(url: string): Promise<{ firstChunk: Promise<void>; te
 describe('parley start on SIGTERM', () => {
   it('lets a streaming reply finish within the drain time, then exits 0', { timeout: 240_000 }, async () => {
     const parley = await start(['--token-delay', '20', '--drain-timeout', '60']);
+    // Its probes answer at the root too (and under /api, the relay's own).
+    for (const path of ['/healthz', '/readyz', '/api/healthz', '/api/readyz']) {
+      const probe = await fetch(`${parley.url}${path}`);
+      expect(probe.status, path).toBe(200);
+      expect(probe.headers.get('x-request-id'), path).toBeTruthy();
+      await probe.text();
+    }
     const reply = await streamReply(parley.url);
     await reply.firstChunk;
     parley.child.kill('SIGTERM');
