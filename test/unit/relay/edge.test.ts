@@ -340,7 +340,7 @@ describe('a host that never cancels a departed client\'s body, only aborts reque
 
 describe('parley-kit/relay for edge runtimes (edge.ts)', () => {
   /** What only Node can run: the Node adapter and the Redis store (its client needs TCP sockets). */
-  const NODE_ONLY = ['serveRelay', 'nodeRelayEnv', 'createRedisStateStore'];
+  const NODE_ONLY = ['serveRelay', 'nodeRelayEnv', 'drainServed', 'upgradeUnlessDraining', 'createRedisStateStore'];
 
   it('exports everything of parley-kit/relay but the Node-only parts', async () => {
     const full = Object.keys(await import('../../../src/relay/index.js'));
