@@ -25,9 +25,11 @@ const OPERATOR_SECRET = 'operator-secret-edge-0123456789-abcdefghij';
 /** What wrangler bundles a Worker with (its esbuild conditions), so `parley-kit/relay` resolves as it would there. */
 const WORKER_CONDITIONS = ['workerd', 'worker', 'browser'];
 /** Polls are safety nets, not timing claims. */
-const SAFETY_MS = 10_000;
+const SAFETY_MS = 30_000;
 /** What every conversation here says; the local model answers it in about 90 tokens. */
 const PROMPT = 'Hello there';
+/** A prompt whose reply lasts seconds at 20 ms a token: a revocation sent after its first event lands mid-reply, however busy the machine. */
+const LONG_PROMPT = 'Show me everything in markdown, please: headings, a table, code, a list and links.';
 
 /** What the platform's HTTP server received, and whether the caller (the worker) went away. */
 interface PlatformCall { method: string; path: string; aborted: boolean; done?: boolean }
@@ -239,7 +241,7 @@ describe('the relay in workerd, in front of the local platform', () => {
 
   it('revoking the session through the operator endpoint ends its open stream and the platform call', async () => {
     const session = await openSession();
-    const res = await startStream(session, PROMPT);
+    const res = await startStream(session, LONG_PROMPT);
     expect(res.status).toBe(200);
     const upstreamCall = calls.filter((c) => c.path === '/v1/conversations' && c.method === 'POST').at(-1)!;
     const reader = res.body!.getReader();
