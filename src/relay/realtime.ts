@@ -113,12 +113,13 @@ export function createRealtimeEndpoint(runtime: RelayRuntime): RealtimeEndpoint 
     // Exact, case-sensitive raw path: `%2F`, `//`, `;`, trailing `/` and case variants are someone else's (or 404).
     if ((q < 0 ? target : target.slice(0, q)) !== path) return false;
     const started = performance.now();
-    const timing = { upstreamMs: 0 };
+    // As for requests: also sent upstream (the platform's handshake), and the access log's `request_id`.
+    const given = runtime.trustedRequestIds ? request.headers['x-request-id'] : undefined;
+    const timing = { upstreamMs: 0, requestId: requestIdFrom(typeof given === 'string' ? given : null) };
     const told = (status: number, refusal: RefusalReason | null) => {
       if (!observers.size) return;
-      const value = runtime.trustedRequestIds ? request.headers['x-request-id'] : undefined;
       const outcome: UpgradeOutcome = {
-        request, socket, requestId: requestIdFrom(typeof value === 'string' ? value : null), status, refusal,
+        request, socket, requestId: timing.requestId, status, refusal,
         ownMs: Math.max(0, performance.now() - started - timing.upstreamMs), upstreamMs: timing.upstreamMs,
       };
       for (const observer of observers) observer(outcome);
@@ -152,7 +153,7 @@ async function accept(
   load: () => Promise<{ wss: WebSocketServer; WebSocket: typeof NodeWebSocket }>,
   guards: RealtimeGuards,
   request: IncomingMessage, socket: Duplex, head: Buffer, query: string,
-  timing: { upstreamMs: number },
+  timing: { upstreamMs: number; requestId: string },
 ): Promise<boolean> {
   const model = modelOf(query);
   const origin = header(request, 'origin');
@@ -168,7 +169,7 @@ async function accept(
     const ws = await load();
     wss = ws.wss;
     upstream = new ws.WebSocket(upstreamRealtimeUrl(runtime.upstream.webSocketBaseUrl(), model), {
-      headers: { authorization: `Bearer ${runtime.upstream.apiKey}` },
+      headers: { authorization: `Bearer ${runtime.upstream.apiKey}`, 'x-request-id': timing.requestId },
       handshakeTimeout: runtime.upstreamTimeoutMs,
       perMessageDeflate: false,
     });

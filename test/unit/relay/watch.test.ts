@@ -315,6 +315,9 @@ describe('relay realtime sockets in the metrics', () => {
     await waitFor(() => log.length === 2, 10_000, 'the socket\'s log line');
     const line = JSON.parse(log[1]!);
     expect(line).toMatchObject({ route: 'realtime', status: 101, refusal: null, completed: true });
+    // The id of the line is the one the platform's handshake got.
+    expect(line.request_id).toMatch(UUID);
+    expect(upstream.connections.at(-1)!.headers['x-request-id']).toBe(line.request_id);
     expect(line.bytes_out).toBeGreaterThan(0);
     expect(line.upstream_ms).toBeGreaterThan(0);
   });
