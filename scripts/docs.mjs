@@ -9,6 +9,7 @@
 // mailto, fragments and relative paths, and every text of the manifest escaped.
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Marked } from 'marked';
 import { ROOT, SECTIONS, elementModels, memberId } from './manifest-model.mjs';
@@ -70,9 +71,12 @@ export function markdownRenderer() {
   };
 }
 
+/** The elements every page's navigation lists: read once per build (buildDocs), not once per page. */
+let navElements = [];
+
 function page({ title, body, depth = 0, current }) {
   const up = '../'.repeat(depth);
-  const nav = [['index.html', 'Overview'], ...elementModels().map((e) => [`${e.tag}.html`, `<${e.tag}>`])]
+  const nav = [['index.html', 'Overview'], ...navElements.map((e) => [`${e.tag}.html`, `<${e.tag}>`])]
     .map(([href, label]) => `<li><a href="${up}${href}"${href === current ? ' aria-current="page"' : ''}>${escapeHtml(label)}</a></li>`).join('');
   const guides = GUIDES.map((g) => `<li><a href="${up}guides/${g}.html"${`guides/${g}.html` === current ? ' aria-current="page"' : ''}>${escapeHtml(guideTitle(g))}</a></li>`).join('');
   return `<!doctype html>
@@ -177,6 +181,7 @@ offline. Each element's page lists every attribute, property, method, event, slo
 export function buildDocs(outdir = join(ROOT, 'dist/docs'), { assets = '../assets/' } = {}) {
   const md = markdownRenderer();
   const elements = elementModels();
+  navElements = elements;
   const missing = readdirSync(join(ROOT, 'docs/guides')).filter((f) => f.endsWith('.md') && !GUIDES.includes(f.slice(0, -3)));
   if (missing.length) throw new Error(`docs/guides has pages not listed in GUIDES (scripts/docs.mjs): ${missing.join(', ')}`);
   rmSync(outdir, { recursive: true, force: true });
@@ -190,13 +195,10 @@ export function buildDocs(outdir = join(ROOT, 'dist/docs'), { assets = '../asset
   return written;
 }
 
-if (process.argv[1] === fileURLToPathSafe(import.meta.url)) {
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({ options: { out: { type: 'string' }, assets: { type: 'string' } } });
   const out = values.out ?? join(ROOT, 'dist/docs');
   const written = buildDocs(out, values.assets ? { assets: values.assets } : undefined);
   console.log(`docs: ${written.length} files in ${out}`);
 }
 
-function fileURLToPathSafe(url) {
-  return new URL(url).pathname;
-}

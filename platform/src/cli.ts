@@ -15,7 +15,7 @@ import { createPlatform, type Platform } from './app.js';
 import { redactDatabaseUrl } from './store/pg.js';
 import { createAssetHandler } from './demo/assets.js';
 import { REALTIME_TRANSCRIPTION_PATH } from './realtime/endpoint.js';
-import { serveFetch, type NodeIncoming } from 'parley-kit/server';
+import { serveFetch, within, type NodeIncoming } from 'parley-kit/server';
 import type { Relay, RelayPolicy } from 'parley-kit/relay';
 import { DEFAULT_MODELS, DEFAULT_REALTIME_MODEL } from 'parley-kit/client';
 import { ensureAgentLibrary, ensureDemoAgents, ensureDemoConnector } from './demo/agents.js';
@@ -159,7 +159,7 @@ async function runPlatform(values: Values): Promise<void> {
   ].join('\n') + '\n');
   // Graceful stop: no new connections; requests under way (a streamed reply, an upload) get the drain time to end.
   onStop(drain, async (timeoutMs, hurry) => {
-    const ended = await endsWithin(server.stopListening(), timeoutMs, hurry);
+    const ended = await within(server.stopListening(), timeoutMs, hurry);
     await server.close();
     await platform.close();
     return ended ? 'every open request ended' : 'requests still open at the deadline were cut';
@@ -360,22 +360,6 @@ function drainSeconds(values: Values): number {
   const seconds = parseNumber('--drain-timeout', raw);
   if (seconds > 3600) fail(`--drain-timeout needs a whole number of seconds from 0 to 3600, got '${raw}'`);
   return seconds;
-}
-
-/** Resolves true once `closed` settles, false at `timeoutMs` or when `hurry` aborts first. */
-function endsWithin(closed: Promise<unknown>, timeoutMs: number, hurry: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    const done = (ended: boolean) => {
-      clearTimeout(timer);
-      hurry.removeEventListener('abort', onHurry);
-      resolve(ended);
-    };
-    const onHurry = () => done(false);
-    const timer = setTimeout(() => done(false), timeoutMs);
-    hurry.addEventListener('abort', onHurry);
-    if (hurry.aborted) done(false);
-    closed.then(() => done(true), () => done(true));
-  });
 }
 
 /** `--max-file-bytes` or `PARLEY_MAX_FILE_BYTES`: the cap of `POST /v1/files` (undefined: the default, 512 MB). */

@@ -19,14 +19,13 @@ export interface StartingContext {
   removeEventListener(type: 'statechange', listener: () => void): void;
 }
 
-/** How often the state is read besides its `statechange` event (a wrapped context may not forward the event). */
+/** How often the state is read besides its `statechange` event (kept from when contexts were wrapped by a library that did not always forward it). */
 const POLL_MS = 50;
 
 /**
  * Resolves true once `context` is `running` (at once when it already is), false when it is not running
  * `timeoutMs` after the call, or was closed. Never rejects. The state is read on its `statechange` event and
- * every {@link POLL_MS}: a context wrapped by a library (standardized-audio-context's) does not always forward
- * the native event, and a context that started silently must not be waited on until the timeout.
+ * every {@link POLL_MS}, so a context that started without the event is never waited on until the timeout.
  */
 export function audioStarted(context: StartingContext, timeoutMs = AUDIO_START_TIMEOUT_MS): Promise<boolean> {
   if (context.state === 'running') return Promise.resolve(true);

@@ -21,6 +21,7 @@
  */
 import { RelayError } from './errors.js';
 import type { RelayRuntime } from './runtime.js';
+import { within } from '../server/within.js';
 
 /** The message of the `error` event a realtime socket gets before its close 1001. */
 export const RELAY_RESTARTING = 'The relay is restarting';
@@ -87,20 +88,4 @@ export function createRelayDrain(runtime: RelayRuntime): RelayDrain {
       return (running ??= drain(options));
     },
   };
-}
-
-/** Whether `promise` settled within `ms` (and before `signal` aborted). */
-export function within(promise: Promise<unknown>, ms: number, signal?: AbortSignal): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(false);
-  return new Promise<boolean>((resolve) => {
-    const done = (value: boolean) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(value);
-    };
-    const onAbort = () => done(false);
-    const timer = setTimeout(() => done(false), ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    promise.then(() => done(true), () => done(true));
-  });
 }

@@ -114,8 +114,7 @@ export function createRealtimeEndpoint(runtime: RelayRuntime): RealtimeEndpoint 
     if ((q < 0 ? target : target.slice(0, q)) !== path) return false;
     const started = performance.now();
     // As for requests: also sent upstream (the platform's handshake), and the access log's `request_id`.
-    const given = runtime.trustedRequestIds ? request.headers['x-request-id'] : undefined;
-    const timing = { upstreamMs: 0, requestId: requestIdFrom(typeof given === 'string' ? given : null) };
+    const timing = { upstreamMs: 0, requestId: requestIdFrom(runtime.trustedHops > 0 ? header(request, 'x-request-id') : null) };
     const told = (status: number, refusal: RefusalReason | null) => {
       if (!observers.size) return;
       const outcome: UpgradeOutcome = {

@@ -240,7 +240,7 @@ export function createRelay(options: RelayOptions): Relay {
   const healthzPath = `${base}/healthz`;
   const readyzPath = `${base}/readyz`;
   const health = createRelayHealth(runtime);
-  const hops = options.trustProxy === true ? 1 : typeof options.trustProxy === 'number' ? options.trustProxy : 0;
+  const hops = runtime.trustedHops;
   const proxyCheck = createProxyCheck(hops, runtime.warn);
   /** The relay's own route table: `/session`, `/operator/revoke` (with a secret), `/v1/…`; anything else 404. */
   const dispatch = (state: RequestState): Promise<Response> | Response => {
@@ -431,7 +431,7 @@ function resolve(options: RelayOptions): RelayRuntime {
     now,
     report,
     warn,
-    trustedRequestIds: options.trustProxy === true || (typeof options.trustProxy === 'number' && options.trustProxy > 0),
+    trustedHops: options.trustProxy === true ? 1 : typeof options.trustProxy === 'number' ? options.trustProxy : 0,
   };
 }
 

@@ -105,8 +105,8 @@ export interface RelayRuntime {
   report: (error: unknown) => void;
   /** Where warnings about risky use go (trustProxy with no proxy in front). */
   warn: (message: string) => void;
-  /** `trustProxy` is on: a proxy's sane `X-Request-Id` is taken as the request's id (else a new one is made). */
-  trustedRequestIds: boolean;
+  /** Proxies believed in front (`trustProxy`; 0: none): with one, a proxy's sane `X-Request-Id` is taken as the request's id. */
+  trustedHops: number;
 }
 
 /** Resumable streams: limits, buffers, and the streams this instance relays now (by stream id). */

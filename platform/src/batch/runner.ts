@@ -142,18 +142,17 @@ export class BatchRunner {
     const encoder = new TextEncoder();
     const write = async (ok: boolean) => {
       const kind = ok ? 'output' : 'error';
+      const pages = resultPages(db, id, ok);
+      let page = await pages.next();
+      if (page.done) return { file: null, lines: 0 }; // no such results: no file (and no pending row to write and delete)
       let lines = 0;
       async function* jsonl() {
-        for await (const page of resultPages(db, id, ok)) {
-          lines += page.length;
-          yield encoder.encode(page.map((r) => `${JSON.stringify(r)}\n`).join(''));
+        for (; !page.done; page = await pages.next()) {
+          lines += page.value.length;
+          yield encoder.encode(page.value.map((r) => `${JSON.stringify(r)}\n`).join(''));
         }
       }
       const stored = await storeUpload(db, owner, jsonl());
-      if (lines === 0) {
-        await stored.discard();
-        return { file: null, lines };
-      }
       const file = await stored.finish({
         filename: `batch_${kind}_${id}.jsonl`, purpose: 'batch', sampleType: `batch_${ok ? 'result' : 'error'}`, mimetype: 'application/jsonl',
         numLines: lines, visibility, expiryHours: null,

@@ -6,7 +6,7 @@
  * as the file streams in (jsonl-scan.ts).
  */
 import { getMimeType } from 'hono/utils/mime';
-import { JsonlScan, MAX_JSONL_LINE_BYTES, type BadLine, type JsonlFacts } from './jsonl-scan.js';
+import { MAX_JSONL_LINE_BYTES, type BadLine, type JsonlFacts } from './jsonl-scan.js';
 
 /** Purposes of `POST /v1/files` (the SDK's FilePurpose). */
 export const FILE_PURPOSES = ['fine-tune', 'batch', 'ocr'] as const;
@@ -51,11 +51,4 @@ export function describeScanned(purpose: FilePurpose, filename: string, partType
   if (facts.first === 'messages') return described('instruct');
   if (facts.first === 'text') return described('pretrain');
   return { error: 'Line 1 is neither a chat sample ({"messages": […]}) nor a pretraining sample ({"text": "…"})' };
-}
-
-/** Describes an upload held whole (as {@link describeScanned}). */
-export function describeUpload(purpose: FilePurpose, filename: string, partType: string, bytes: Uint8Array): FileDescription | { error: string } {
-  const scan = new JsonlScan();
-  if (purpose !== 'ocr') scan.push(bytes);
-  return describeScanned(purpose, filename, partType, scan.end());
 }

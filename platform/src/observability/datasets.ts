@@ -189,6 +189,7 @@ export class DatasetStore {
       if (!rows.length) return;
       after = Number(rows[rows.length - 1]!.seq);
       yield rows.map(({ seq: _seq, ...row }) => toRecord(row));
+      if (rows.length < pageSize) return; // a short page is the last: no empty query after it
     }
   }
 

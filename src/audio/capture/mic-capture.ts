@@ -4,7 +4,7 @@
  * `stop()` hands over the last partial chunk, stops the tracks (the browser's recording indicator goes off)
  * and closes the context. Failures are {@link VoiceInputFailure}s with a kind.
  *
- * The browser's own Web Audio, not standardized-audio-context (which speech out uses): that library loads
+ * The browser's own Web Audio, not standardized-audio-context (no longer used by the kit): that library loads
  * every worklet module back from a `blob:` URL it writes, which a strict Content-Security-Policy refuses.
  * Here the module is the file the build ships beside this one ({@link MIC_WORKLET_FILE}), so `script-src
  * 'self'` (or the CDN's host) is enough. AudioWorklet, which the capture needs, is in every engine the kit

@@ -8,7 +8,8 @@
 import type { Duplex } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { ServedFetch, UpgradeHandler } from '../../server/node-serve.js';
-import { relayDraining, within, type DrainOptions, type DrainReport } from '../drain.js';
+import { relayDraining, type DrainOptions, type DrainReport } from '../drain.js';
+import { within } from '../../server/within.js';
 import { refuse } from '../realtime.js';
 import type { Relay } from '../relay.js';
 

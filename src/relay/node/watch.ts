@@ -46,6 +46,17 @@ export function createRelayWatcher(options: RelayWatchOptions): RelayWatcher {
   const { metrics, accessLog, logAddresses = false } = options;
   /** Per keep-alive connection, its byte counts when its last request ended. */
   const counted = new WeakMap<Socket, { read: number; written: number }>();
+  /** One access-log line (requests and realtime upgrades alike), written when the answer or the socket ends. */
+  const logLine = (record: RequestRecord, method: string, status: number, started: number, bytesIn: number, bytesOut: number, completed: boolean) => {
+    if (!accessLog) return;
+    const line: Record<string, unknown> = {
+      time: new Date().toISOString(), request_id: record.requestId, method: METHOD.test(method) ? method : 'OTHER', route: record.route, status,
+      duration_ms: round(performance.now() - started), relay_ms: round(record.ownMs), upstream_ms: round(record.upstreamMs),
+      bytes_in: bytesIn, bytes_out: bytesOut, refusal: record.refusal, session: record.session, completed,
+    };
+    if (logAddresses) line.client = record.clientIp;
+    accessLog(`${JSON.stringify(line)}\n`);
+  };
   return {
     begin(method, socket, outgoing, env) {
       const started = performance.now();
@@ -74,16 +85,7 @@ export function createRelayWatcher(options: RelayWatchOptions): RelayWatcher {
             metrics.bytes(bytesIn, bytesOut);
             if (streaming) metrics.openStreams(-1);
           }
-          if (accessLog) {
-            const line: Record<string, unknown> = {
-              time: new Date().toISOString(), request_id: record.requestId, method: METHOD.test(method) ? method : 'OTHER', route: record.route, status,
-              duration_ms: round(performance.now() - started), relay_ms: round(record.ownMs), upstream_ms: round(record.upstreamMs),
-              bytes_in: bytesIn, bytes_out: bytesOut, refusal: record.refusal, session: record.session,
-              completed: outgoing ? outgoing.writableFinished : true,
-            };
-            if (logAddresses) line.client = record.clientIp;
-            accessLog(`${JSON.stringify(line)}\n`);
-          }
+          logLine(record, method, status, started, bytesIn, bytesOut, outgoing ? outgoing.writableFinished : true);
         };
         if (outgoing && !outgoing.destroyed) outgoing.once('close', ended);
         else ended();
@@ -108,20 +110,14 @@ export function createRelayWatcher(options: RelayWatchOptions): RelayWatcher {
             metrics.bytes(bytesIn, bytesOut);
             if (accepted) metrics.openSockets(-1);
           }
-          if (accessLog) {
-            const line: Record<string, unknown> = {
-              time: new Date().toISOString(), request_id: outcome.requestId, method: 'GET', route: 'realtime', status: outcome.status,
-              duration_ms: round(performance.now() - at.started), relay_ms: round(outcome.ownMs), upstream_ms: round(outcome.upstreamMs),
-              bytes_in: bytesIn, bytes_out: bytesOut, refusal: outcome.refusal, session: null, completed: true,
-            };
-            if (logAddresses) line.client = outcome.request.socket.remoteAddress ?? '';
-            accessLog(`${JSON.stringify(line)}\n`);
-          }
+          logLine({
+            requestId: outcome.requestId, route: 'realtime', refusal: outcome.refusal, session: null, ownMs: outcome.ownMs, upstreamMs: outcome.upstreamMs,
+            clientIp: outcome.request.socket.remoteAddress ?? '',
+          }, 'GET', outcome.status, at.started, bytesIn, bytesOut, true);
         };
         if (socket.destroyed) ended();
         else socket.once('close', ended);
       });
-      if (!metrics && !accessLog) return handler;
       return (request, duplex, head) => {
         const socket = duplex as Socket;
         arrived.set(duplex, { read0: socket.bytesRead ?? 0, written0: socket.bytesWritten ?? 0, head: head.length, started: performance.now() });
