@@ -72,7 +72,8 @@ describe('AudioDeltaScheduler', () => {
       expect(a.first).to.equal(true);
       const b = scheduler.enqueue(sine(480), RATE)!;
       expect(b.start).to.equal(a.end);
-      await sleep(200);
+      // Wait on the audio clock itself (a busy machine may run it behind the wall clock): past the end of b, the next chunk is late.
+      for (let waited = 0; context.currentTime <= b.end && waited < 10_000; waited += 20) await sleep(20);
       const late = scheduler.enqueue(sine(480), RATE)!;
       expect(late.underrun).to.equal(true);
       expect(scheduler.underruns).to.equal(1);
